@@ -1,0 +1,95 @@
+/**
+ * The service's own SQLite file in the data directory.
+ *
+ * It holds the embedded store's item graphs, the index outbox, indexing job history and the
+ * embedded search index, so that an item write and its outbox entry commit together.
+ * WAL mode with `synchronous=FULL`: an acknowledged write survives SIGKILL and power loss.
+ */
+import { DatabaseSync } from "node:sqlite";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+/** The file name inside the data directory. */
+export const LOCAL_DB_FILE = "rdf-content-service.db";
+
+const MIGRATIONS: string[] = [
+  // 1: items and their triples (terms in N3.js id form), the outbox.
+  `CREATE TABLE items (
+     id INTEGER PRIMARY KEY,
+     collection TEXT NOT NULL,
+     uri TEXT NOT NULL UNIQUE,
+     hash TEXT NOT NULL,
+     triple_count INTEGER NOT NULL,
+     created TEXT NOT NULL,
+     modified TEXT NOT NULL
+   );
+   CREATE INDEX items_by_collection ON items(collection, uri);
+   CREATE TABLE triples (
+     item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+     s TEXT NOT NULL,
+     p TEXT NOT NULL,
+     o TEXT NOT NULL
+   );
+   CREATE INDEX triples_by_item ON triples(item_id, s);
+   CREATE TABLE index_outbox (
+     id INTEGER PRIMARY KEY,
+     collection TEXT NOT NULL,
+     uri TEXT NOT NULL,
+     enqueued TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0
+   );`,
+];
+
+/** Opens (and migrates) the local database at `dataDir`; `":memory:"` for tests. */
+export function openLocalDatabase(dataDir: string): DatabaseSync {
+  let path = ":memory:";
+  if (dataDir !== ":memory:") {
+    mkdirSync(dataDir, { recursive: true });
+    path = join(dataDir, LOCAL_DB_FILE);
+  }
+  const db = new DatabaseSync(path);
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = FULL");
+  db.exec("PRAGMA foreign_keys = ON");
+  db.exec("PRAGMA busy_timeout = 5000");
+  migrate(db);
+  return db;
+}
+
+function migrate(db: DatabaseSync): void {
+  db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+  const row = db.prepare("SELECT max(version) AS v FROM schema_version").get() as
+    | { v: number | null }
+    | undefined;
+  let version = row?.v ?? 0;
+  while (version < MIGRATIONS.length) {
+    inTransaction(db, () => {
+      db.exec(MIGRATIONS[version]);
+      db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(version + 1);
+    });
+    version++;
+  }
+}
+
+/** Runs `work` in one IMMEDIATE transaction: all of it commits, or none of it. */
+export function inTransaction<T>(db: DatabaseSync, work: () => T): T {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const result = work();
+    db.exec("COMMIT");
+    return result;
+  } catch (error) {
+    db.exec("ROLLBACK");
+    throw error;
+  }
+}
+
+/**
+ * Records that an item's index document must be brought in step with the store.
+ * The entry names only the item: the worker reads the item's current state, so replays
+ * are idempotent and order does not matter.
+ */
+export function enqueueIndexUpdate(db: DatabaseSync, collection: string, uri: string): void {
+  db.prepare("INSERT INTO index_outbox (collection, uri, enqueued) VALUES (?, ?, ?)")
+    .run(collection, uri, new Date().toISOString());
+}

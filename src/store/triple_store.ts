@@ -1,0 +1,84 @@
+/**
+ * The triple store contract: where item graphs live.
+ *
+ * Two real implementations: `embedded.ts` (SQLite file + in-process SPARQL engine) and
+ * `sparql.ts` (any SPARQL 1.1 endpoint). Routes and domain code only see this interface.
+ */
+import type { Quad, Term } from "n3";
+
+/** What the store knows about one item besides its triples. */
+export interface ItemRecord {
+  collection: string;
+  uri: string;
+  /** SHA-256 of the RDFC-1.0 canonical form: the item's ETag. */
+  hash: string;
+  tripleCount: number;
+  /** ISO 8601 timestamps. */
+  created: string;
+  modified: string;
+}
+
+/** A whole-graph write of one item. `quads` are in the default graph. */
+export interface ItemWrite {
+  collection: string;
+  uri: string;
+  quads: Quad[];
+  hash: string;
+}
+
+/** Optimistic concurrency: the write succeeds only if the stored hash equals this. */
+export interface WriteCondition {
+  ifMatch?: string;
+}
+
+/** The result of a read-only SPARQL query, already bounded by `limit`. */
+export type SparqlQueryResult =
+  | { kind: "bindings"; variables: string[]; rows: Map<string, Term>[]; truncated: boolean }
+  | { kind: "boolean"; value: boolean }
+  | { kind: "quads"; quads: Quad[]; truncated: boolean };
+
+/** Options of a read-only query. */
+export interface SparqlQueryOptions {
+  /** Most rows (or triples) returned; more sets `truncated`. */
+  limit: number;
+  /** Abort after this many milliseconds with a 504 problem. */
+  timeoutMs: number;
+}
+
+/** State of a backend for `/ready`. */
+export interface BackendHealth {
+  ok: boolean;
+  detail: string;
+}
+
+/**
+ * Item graphs keyed by (collection, item URI). Item URIs are unique across collections:
+ * each item is one named graph.
+ *
+ * Errors are {@link ProblemError}s: 404 `item-not-found`, 409 `item-exists`,
+ * 412 `precondition-failed`, 503 `store-unavailable`, 502 `store-error`.
+ */
+export interface TripleStore {
+  readonly kind: "embedded" | "sparql";
+  /** Metadata of an item, or undefined when the collection holds no such item. */
+  getItem(collection: string, uri: string): Promise<ItemRecord | undefined>;
+  /**
+   * The item's triples, all triples of one subject next to each other (serialisers rely on
+   * it). Streams: a large item is never held whole in memory by the embedded store.
+   */
+  readItemQuads(collection: string, uri: string): AsyncIterable<Quad>;
+  /** Creates an item; 409 if the URI exists in any collection. Atomic. */
+  createItem(write: ItemWrite): Promise<ItemRecord>;
+  /** Replaces an item's whole graph; 404 if missing, 412 if `ifMatch` differs. Atomic. */
+  replaceItem(write: ItemWrite, condition?: WriteCondition): Promise<ItemRecord>;
+  /** Deletes an item; 404 if missing, 412 if `ifMatch` differs. Atomic. */
+  deleteItem(collection: string, uri: string, condition?: WriteCondition): Promise<void>;
+  /** Every item of a collection, in URI order. */
+  listItems(collection: string): AsyncIterable<ItemRecord>;
+  /** All triples of every item of a collection (for initialise rules with `from: store`). */
+  collectionQuads(collection: string): AsyncIterable<Quad>;
+  /** A read-only SPARQL query over all item graphs (union default graph). */
+  query(sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult>;
+  health(): Promise<BackendHealth>;
+  close(): Promise<void>;
+}
