@@ -1,0 +1,158 @@
+/**
+ * The shape of `customer.yml`, after `${VAR:default}` substitution.
+ *
+ * Values arrive as strings when they came from a reference, so numbers and booleans are
+ * coerced here; an empty string means "not set" for optional values.
+ */
+import { z } from "zod";
+
+const emptyAsUndefined = (value: unknown) => value === "" || value === null ? undefined : value;
+
+const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
+
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(
+    (value) => typeof value === "string" && value.trim() !== "" ? Number(value) : value,
+    z.number().int().min(min).max(max),
+  );
+
+const flag = z.preprocess((value) => {
+  if (value === "true") return true;
+  if (value === "false") return false;
+  return value;
+}, z.boolean());
+
+const absoluteIri = z.string().regex(
+  /^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>"{}|\\^`]*$/,
+  "must be an absolute IRI",
+);
+
+/** One initialise rule: a SPARQL CONSTRUCT with `?this` bound to each listed URI. */
+export const initializeRuleSchema = z.object({
+  name: z.string().min(1),
+  forType: absoluteIri.optional(),
+  construct: z.string().min(1),
+  from: z.enum(["body", "store"]).default("body"),
+});
+
+/** A collection of items, with its search index and optional per-collection behaviour. */
+export const collectionSchema = z.object({
+  uri: absoluteIri,
+  name: z.string().min(1),
+  index: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lowercase letters, digits, - and _"),
+  itemUriTemplate: z.string().min(1).optional(),
+  /** JSON-LD context used to compact search documents. */
+  context: z.record(z.string(), z.unknown()).optional(),
+  /** Path to a SHACL shapes file (Turtle) that every write must satisfy. */
+  shapes: optionalString,
+  /** OpenSearch mappings that replace the defaults for this collection's index. */
+  mappings: z.record(z.string(), z.unknown()).optional(),
+  initialize: z.array(initializeRuleSchema).default([]),
+});
+
+/** A workspace: a group of collections with shared initialise rules. */
+export const workspaceSchema = z.object({
+  uri: absoluteIri,
+  name: z.string().min(1),
+  initialize: z.array(initializeRuleSchema).default([]),
+  collections: z.array(collectionSchema).default([]),
+});
+
+const tokenSchema = z.object({
+  name: z.string().min(1),
+  token: z.string().min(16, "tokens must be at least 16 characters"),
+  role: z.enum(["reader", "editor", "admin"]),
+});
+
+const endpointSchema = z.object({
+  id: z.string().regex(/^[A-Za-z0-9_-]+$/, "letters, digits, - and _"),
+  name: z.string().min(1),
+  url: z.url(),
+  username: optionalString,
+  password: optionalString,
+  readOnly: flag.default(true),
+});
+
+/** The whole configuration. */
+export const configSchema = z.object({
+  service: z.object({
+    http: z.object({
+      host: z.string().min(1).default("127.0.0.1"),
+      port: integer(0, 65535).default(8080),
+      maxBodyBytes: integer(1).default(16 * 1024 * 1024),
+    }).prefault({}),
+    data: z.object({ dir: z.string().min(1).default("./data") }).prefault({}),
+    store: z.object({
+      backend: z.enum(["embedded", "sparql"]).default("embedded"),
+      sparql: z.object({
+        queryUrl: optionalString,
+        updateUrl: optionalString,
+        graphStoreUrl: optionalString,
+        username: optionalString,
+        password: optionalString,
+        timeoutMs: integer(100).default(30_000),
+      }).prefault({}),
+    }).prefault({}),
+    search: z.object({
+      backend: z.enum(["embedded", "opensearch"]).default("embedded"),
+      opensearch: z.object({
+        node: z.string().default("http://127.0.0.1:9200"),
+        username: optionalString,
+        password: optionalString,
+        indexPrefix: z.preprocess((v) => v ?? "", z.string()).default(""),
+      }).prefault({}),
+      query: z.object({
+        maxResultsLimit: integer(1).default(10000),
+        maxWindow: integer(1).default(10000),
+      }).prefault({}),
+    }).prefault({}),
+    security: z.object({
+      tokens: z.array(tokenSchema).default([]),
+    }).prefault({}),
+    sparqlEndpoints: z.array(endpointSchema).default([]),
+    jsonld: z.object({
+      /** Remote @context URL → local file holding its copy. Nothing else is fetched. */
+      contexts: z.record(z.string(), z.string()).default({}),
+    }).prefault({}),
+    hash: z.object({
+      /** rdf-canonize work limit: graphs needing more work are refused with 422. */
+      maxWorkFactor: integer(0, 10).optional(),
+    }).prefault({}),
+    query: z.object({
+      /** Timeout of the admin query tool and initialise rules. */
+      timeoutMs: integer(100).default(30_000),
+    }).prefault({}),
+  }).prefault({}),
+  workspaces: z.array(workspaceSchema).default([]),
+}).superRefine((config, ctx) => {
+  const seen = new Map<string, string>();
+  config.workspaces.forEach((workspace, w) => {
+    workspace.collections.forEach((collection, c) => {
+      const path = ["workspaces", w, "collections", c, "uri"];
+      if (seen.has(collection.uri)) {
+        ctx.addIssue({ code: "custom", path, message: "collection URI is used twice" });
+      }
+      seen.set(collection.uri, workspace.uri);
+    });
+  });
+  if (config.service.store.backend === "sparql") {
+    for (const key of ["queryUrl", "updateUrl", "graphStoreUrl"] as const) {
+      if (!config.service.store.sparql[key]) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["service", "store", "sparql", key],
+          message: "required when service.store.backend is sparql",
+        });
+      }
+    }
+  }
+});
+
+/** The validated configuration the service runs with. */
+export type ServiceConfig = z.infer<typeof configSchema>;
+/** One workspace of the configuration. */
+export type WorkspaceConfig = z.infer<typeof workspaceSchema>;
+/** One collection of the configuration. */
+export type CollectionConfig = z.infer<typeof collectionSchema>;
+/** One initialise rule. */
+export type InitializeRule = z.infer<typeof initializeRuleSchema>;

@@ -1,0 +1,126 @@
+import { strict as assert } from "node:assert";
+import { join } from "node:path";
+import { ConfigError, findConfigFile, loadConfig, parseConfigText } from "../../src/config/load.ts";
+import { BUILT_IN_CUSTOMER_YML } from "../../src/config/defaults.ts";
+import { substituteEnv } from "../../src/config/substitute.ts";
+
+const noEnv = () => undefined;
+const envOf = (values: Record<string, string>) => (name: string) => values[name];
+
+Deno.test("the built-in defaults are the shipped customer.yml, word for word", () => {
+  const shipped = Deno.readTextFileSync(new URL("../../customer.yml", import.meta.url));
+  assert.equal(BUILT_IN_CUSTOMER_YML, shipped);
+});
+
+Deno.test("the shipped file gives the documented defaults", () => {
+  const config = parseConfigText(BUILT_IN_CUSTOMER_YML, "test", noEnv);
+  assert.equal(config.service.http.host, "127.0.0.1");
+  assert.equal(config.service.http.port, 8080);
+  assert.equal(config.service.http.maxBodyBytes, 16777216);
+  assert.equal(config.service.data.dir, "./data");
+  assert.equal(config.service.store.backend, "embedded");
+  assert.equal(config.service.store.sparql.queryUrl, undefined);
+  assert.equal(config.service.search.query.maxResultsLimit, 10000);
+  assert.equal(config.service.search.query.maxWindow, 10000);
+  assert.equal(config.workspaces[0].collections[0].index, "documents");
+});
+
+Deno.test("environment variables set typed values with no file at all", () => {
+  const config = parseConfigText(
+    BUILT_IN_CUSTOMER_YML,
+    "test",
+    envOf({
+      SERVICE_HTTP_PORT: "9090",
+      SERVICE_ES_MAX_RESULTS: "50",
+      SERVICE_ES_MAX_WINDOW: "70",
+      SERVICE_SEARCH_BACKEND: "opensearch",
+      SERVICE_OPENSEARCH_INDEX_PREFIX: "t-",
+    }),
+  );
+  assert.equal(config.service.http.port, 9090);
+  assert.equal(config.service.search.query.maxResultsLimit, 50);
+  assert.equal(config.service.search.query.maxWindow, 70);
+  assert.equal(config.service.search.backend, "opensearch");
+  assert.equal(config.service.search.opensearch.indexPrefix, "t-");
+});
+
+Deno.test("references work anywhere in a value and ${VAR} without default is required", () => {
+  assert.deepEqual(
+    substituteEnv({ a: ["x-${A}-${B:b}-y"] }, envOf({ A: "1" })),
+    { a: ["x-1-b-y"] },
+  );
+  assert.throws(
+    () => parseConfigText("service:\n  http:\n    host: ${NEEDED_HOST}\n", "f.yml", noEnv),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      error.message.includes("service.http.host") && error.message.includes("NEEDED_HOST"),
+  );
+});
+
+Deno.test("a bad value names its key path and the reason", () => {
+  assert.throws(
+    () => parseConfigText("service:\n  http:\n    port: eighty\n", "f.yml", noEnv),
+    (error: unknown) => error instanceof ConfigError && /service\.http\.port/.test(error.message),
+  );
+  assert.throws(
+    () =>
+      parseConfigText(
+        "workspaces:\n  - uri: not an iri\n    name: W\n",
+        "f.yml",
+        noEnv,
+      ),
+    (error: unknown) =>
+      error instanceof ConfigError && error.message.includes("workspaces.0.uri") &&
+      error.message.includes("absolute IRI"),
+  );
+});
+
+Deno.test("a YAML syntax error names the line", () => {
+  assert.throws(
+    () => parseConfigText("service:\n  http: [unclosed\n", "f.yml", noEnv),
+    (error: unknown) => error instanceof ConfigError && /line \d+/.test(error.message),
+  );
+});
+
+Deno.test("the sparql backend requires its three URLs", () => {
+  assert.throws(
+    () =>
+      parseConfigText(BUILT_IN_CUSTOMER_YML, "t", envOf({ SERVICE_STORE_BACKEND: "sparql" })),
+    (error: unknown) =>
+      error instanceof ConfigError && error.message.includes("service.store.sparql.queryUrl"),
+  );
+});
+
+Deno.test("search order: --config, $CUSTOMER_YML, ./customer.yml, beside the executable", () => {
+  const dir = Deno.makeTempDirSync();
+  const exeDir = Deno.makeTempDirSync();
+  try {
+    const explicit = join(dir, "explicit.yml");
+    const fromEnv = join(dir, "env.yml");
+    for (const path of [explicit, fromEnv]) Deno.writeTextFileSync(path, "workspaces: []\n");
+    Deno.writeTextFileSync(join(exeDir, "customer.yml"), "workspaces: []\n");
+    const env = envOf({ CUSTOMER_YML: fromEnv });
+    assert.equal(findConfigFile({ args: ["--config", explicit], env, cwd: dir }), explicit);
+    assert.equal(findConfigFile({ args: [`--config=${explicit}`], env, cwd: dir }), explicit);
+    assert.equal(findConfigFile({ args: [], env, cwd: dir }), fromEnv);
+    assert.equal(
+      findConfigFile({ args: [], env: noEnv, cwd: dir, executableDir: exeDir }),
+      join(exeDir, "customer.yml"),
+    );
+    Deno.writeTextFileSync(join(dir, "customer.yml"), "workspaces: []\n");
+    assert.equal(
+      findConfigFile({ args: [], env: noEnv, cwd: dir, executableDir: exeDir }),
+      join(dir, "customer.yml"),
+    );
+    const empty = Deno.makeTempDirSync();
+    assert.equal(findConfigFile({ args: [], env: noEnv, cwd: empty }), undefined);
+    assert.equal(loadConfig({ args: [], env: noEnv, cwd: empty }).source, "built-in defaults");
+    assert.throws(
+      () => findConfigFile({ args: ["--config", join(dir, "missing.yml")], env: noEnv, cwd: dir }),
+      ConfigError,
+    );
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+    Deno.removeSync(exeDir, { recursive: true });
+  }
+});
