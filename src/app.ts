@@ -1,0 +1,30 @@
+/**
+ * The Hono app: middleware, routes and error handling. No I/O happens at import time; all
+ * dependencies come in through {@link AppDeps}.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "./http/app_env.ts";
+import type { AppDeps } from "./app_deps.ts";
+import { requestId } from "./http/request_id.ts";
+import { accessLog } from "./http/access_log.ts";
+import { handleError, handleNotFound } from "./http/errors.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { itemRoutes } from "./routes/items.ts";
+import { downloadRoutes } from "./routes/downloads.ts";
+
+/** Builds the whole HTTP surface of the service. */
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", requestId());
+  app.use("*", accessLog());
+  app.use("*", async (c, next) => {
+    await next();
+    c.res.headers.set("X-Service-Version", deps.version);
+  });
+  app.route("/", healthRoutes(deps));
+  app.route("/", downloadRoutes(deps));
+  app.route("/", itemRoutes(deps));
+  app.notFound(handleNotFound);
+  app.onError(handleError);
+  return app;
+}

@@ -1,0 +1,66 @@
+/**
+ * Workspaces and collections as configured in customer.yml, looked up by URI.
+ */
+import type { CollectionConfig, WorkspaceConfig } from "../config/schema.ts";
+import { ProblemError } from "../http/problem.ts";
+
+/** A collection together with the workspace that holds it. */
+export interface CollectionEntry {
+  collection: CollectionConfig;
+  workspace: WorkspaceConfig;
+}
+
+/** Read-only lookups over the configured workspaces. */
+export class Catalog {
+  readonly #workspaces = new Map<string, WorkspaceConfig>();
+  readonly #collections = new Map<string, CollectionEntry>();
+
+  constructor(workspaces: WorkspaceConfig[]) {
+    for (const workspace of workspaces) {
+      this.#workspaces.set(workspace.uri, workspace);
+      for (const collection of workspace.collections) {
+        this.#collections.set(collection.uri, { collection, workspace });
+      }
+    }
+  }
+
+  /** The workspace, or 404 `workspace-not-found`. */
+  workspace(uri: string): WorkspaceConfig {
+    const workspace = this.#workspaces.get(uri);
+    if (!workspace) {
+      throw new ProblemError(
+        404,
+        "workspace-not-found",
+        "Workspace not found",
+        `No workspace <${uri}> is configured.`,
+        [{ path: "workspace", message: "unknown workspace" }],
+      );
+    }
+    return workspace;
+  }
+
+  /** The collection and its workspace, or 404 `collection-not-found`. */
+  collection(uri: string): CollectionEntry {
+    const entry = this.#collections.get(uri);
+    if (!entry) {
+      throw new ProblemError(
+        404,
+        "collection-not-found",
+        "Collection not found",
+        `No collection <${uri}> is configured.`,
+        [{ path: "collection", message: "unknown collection" }],
+      );
+    }
+    return entry;
+  }
+
+  /** Every collection, in configuration order. */
+  collections(): CollectionEntry[] {
+    return [...this.#collections.values()];
+  }
+
+  /** Every workspace, in configuration order. */
+  workspaces(): WorkspaceConfig[] {
+    return [...this.#workspaces.values()];
+  }
+}

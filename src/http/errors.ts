@@ -1,0 +1,60 @@
+/**
+ * The app's last line: every error and unknown route becomes problem+json.
+ *
+ * Unexpected exceptions are logged with their stack and answered as a 500 naming only the
+ * request id, so nothing internal leaks to clients.
+ */
+import type { Context, ErrorHandler, NotFoundHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "./app_env.ts";
+import { type ProblemBody, ProblemError } from "./problem.ts";
+import { log } from "../log/logger.ts";
+
+/** Media type of every error response. */
+export const PROBLEM_JSON = "application/problem+json";
+
+/** Renders a problem body as a response. */
+export function problemResponse(c: Context<AppEnv>, body: ProblemBody): Response {
+  const headers = new Headers({ "Content-Type": PROBLEM_JSON });
+  const id = c.get("requestId");
+  if (id) headers.set("X-Request-Id", id);
+  return new Response(JSON.stringify(body), { status: body.status, headers });
+}
+
+/** Maps thrown errors to problem responses. */
+export const handleError: ErrorHandler<AppEnv> = (error, c) => {
+  if (error instanceof ProblemError) {
+    if (error.status === 405) c.header("Allow", String(error.extensions.allow ?? ""));
+    return problemResponse(c, error.toBody());
+  }
+  if (error instanceof HTTPException) {
+    return problemResponse(c, {
+      type: "/problems/http-error",
+      title: error.message || "HTTP error",
+      status: error.status,
+      detail: error.message || `HTTP ${error.status}`,
+    });
+  }
+  const requestId = c.get("requestId");
+  log("error", "unhandled error", {
+    requestId,
+    error: error instanceof Error ? error.message : String(error),
+    stack: error instanceof Error ? error.stack : undefined,
+  });
+  return problemResponse(c, {
+    type: "/problems/internal-error",
+    title: "Internal server error",
+    status: 500,
+    detail: `The service failed to handle this request; quote request id ${requestId}.`,
+    requestId,
+  });
+};
+
+/** Unknown routes are problem+json too. */
+export const handleNotFound: NotFoundHandler<AppEnv> = (c) =>
+  problemResponse(c, {
+    type: "/problems/not-found",
+    title: "Not found",
+    status: 404,
+    detail: `No route for ${c.req.method} ${c.req.path}.`,
+  });

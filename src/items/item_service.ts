@@ -1,0 +1,109 @@
+/**
+ * Item create, read, update and delete: the rules of API.md's Items section, written once
+ * over the TripleStore interface.
+ */
+import type { Quad } from "n3";
+import { ProblemError } from "../http/problem.ts";
+import type { Catalog, CollectionEntry } from "../catalog/catalog.ts";
+import type { ItemRecord, TripleStore } from "../store/triple_store.ts";
+import { chooseItemUri } from "./item_uri.ts";
+import { uniqueQuads } from "../rdf/unique_quads.ts";
+import { itemNotFound } from "../store/store_problems.ts";
+
+/** Hashes a graph (the items' ETag): SHA-256 over its RDFC-1.0 canonical form. */
+export type GraphHasher = (quads: Quad[]) => Promise<string>;
+
+/** Checks a graph against a collection's SHACL shapes; throws a 422 problem on violations. */
+export interface ShapeValidator {
+  validate(entry: CollectionEntry, quads: Quad[]): Promise<void>;
+}
+
+/** An item read: its record and a stream of its triples. */
+export interface ItemRead {
+  record: ItemRecord;
+  quads: AsyncIterable<Quad>;
+}
+
+/** The item operations the routes call. */
+export class ItemService {
+  constructor(
+    private readonly store: TripleStore,
+    private readonly catalog: Catalog,
+    private readonly hash: GraphHasher,
+    private readonly shapes?: ShapeValidator,
+  ) {}
+
+  /** Creates an item and returns its record (its URI chosen per API.md). */
+  async create(collection: string, itemParameter: string | undefined, body: Quad[]) {
+    const entry = this.catalog.collection(collection);
+    const quads = itemGraph(body);
+    const chosen = chooseItemUri(quads, itemParameter, entry.collection.itemUriTemplate);
+    await this.shapes?.validate(entry, chosen.quads);
+    return this.store.createItem({
+      collection,
+      uri: chosen.uri,
+      quads: chosen.quads,
+      hash: await this.hash(chosen.quads),
+    });
+  }
+
+  /** The item's record, or 404. */
+  async record(collection: string, uri: string): Promise<ItemRecord> {
+    this.catalog.collection(collection);
+    const record = await this.store.getItem(collection, uri);
+    if (!record) throw itemNotFound(collection, uri);
+    return record;
+  }
+
+  /** The item's record and triples (subjects grouped), or 404. */
+  async read(collection: string, uri: string): Promise<ItemRead> {
+    const record = await this.record(collection, uri);
+    return { record, quads: this.store.readItemQuads(collection, uri) };
+  }
+
+  /** Replaces the item's whole graph. The body must describe the item. */
+  async update(collection: string, uri: string, body: Quad[], ifMatch?: string) {
+    const entry = this.catalog.collection(collection);
+    const quads = itemGraph(body);
+    if (!quads.some((quad) => quad.subject.termType === "NamedNode" && quad.subject.value === uri)) {
+      throw new ProblemError(
+        400,
+        "item-not-described",
+        "Body does not describe the item",
+        `No triple of the body has <${uri}> as its subject.`,
+        [{ path: "item", message: "not a subject of the body" }],
+      );
+    }
+    await this.shapes?.validate(entry, quads);
+    return this.store.replaceItem(
+      { collection, uri, quads, hash: await this.hash(quads) },
+      { ifMatch },
+    );
+  }
+
+  /** Deletes the item. */
+  async delete(collection: string, uri: string, ifMatch?: string): Promise<void> {
+    this.catalog.collection(collection);
+    await this.store.deleteItem(collection, uri, { ifMatch });
+  }
+}
+
+/** An item is one graph: the body's default graph, duplicates removed, never empty. */
+function itemGraph(body: Quad[]): Quad[] {
+  const named = body.find((quad) => quad.graph.termType !== "DefaultGraph");
+  if (named) {
+    throw new ProblemError(
+      400,
+      "named-graphs-not-allowed",
+      "Named graphs are not allowed",
+      `An item is one graph; the body has triples in the named graph <${named.graph.value}>.`,
+      [{ path: "body", message: `named graph ${named.graph.value}` }],
+    );
+  }
+  if (body.length === 0) {
+    throw new ProblemError(400, "empty-body", "Empty body", "The body holds no triples.", [
+      { path: "body", message: "no triples" },
+    ]);
+  }
+  return uniqueQuads(body);
+}

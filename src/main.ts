@@ -1,0 +1,53 @@
+/**
+ * Entry point: read customer.yml, build the services, serve. Exits non-zero with the key
+ * path and the reason when the configuration is unusable.
+ */
+import { compiledExecutableDir, ConfigError, loadConfig } from "./config/load.ts";
+import { buildServices } from "./services.ts";
+import { createApp } from "./app.ts";
+import { startServer } from "./http/server.ts";
+import { log } from "./log/logger.ts";
+import { isLoopbackHost } from "./http/loopback.ts";
+
+async function main(): Promise<number> {
+  let loaded;
+  try {
+    loaded = loadConfig({ args: Deno.args, executableDir: compiledExecutableDir() });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      return 2;
+    }
+    throw error;
+  }
+  const { config, source } = loaded;
+  log("info", "configuration loaded", { source });
+  const { host, port } = config.service.http;
+  if (config.service.security.tokens.length === 0 && !isLoopbackHost(host)) {
+    console.error(
+      `Refusing to listen on ${host} without access tokens: configure service.security.tokens ` +
+        "or bind to a loopback address (127.0.0.1, ::1, localhost).",
+    );
+    return 2;
+  }
+  const services = buildServices(config);
+  const server = await startServer(createApp(services.deps), { host, port });
+  log("info", "listening", {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`,
+    store: config.service.store.backend,
+    search: config.service.search.backend,
+    dataDir: config.service.data.dir,
+  });
+  const stop = async () => {
+    log("info", "shutting down");
+    await server.close();
+    await services.close();
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+  return -1;
+}
+
+const code = await main();
+if (code >= 0) Deno.exit(code);

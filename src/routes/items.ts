@@ -1,0 +1,81 @@
+/** `/api/item`: create, read, update, delete (API.md, Items). */
+import { Hono } from "hono";
+import type { AppEnv } from "../http/app_env.ts";
+import type { AppDeps } from "../app_deps.ts";
+import { optionalIri, requiredIri } from "../http/params.ts";
+import { readRdfBody } from "../http/rdf_body.ts";
+import { formatEtag, noneMatchHits, parseEtagCondition } from "../http/etag.ts";
+import { ProblemError } from "../http/problem.ts";
+import { negotiateFormat, type RdfFormat } from "../rdf/formats.ts";
+import { serializeRdf } from "../rdf/serialize.ts";
+import { mediaTypeOf } from "./downloads.ts";
+
+const READ_FORMATS: RdfFormat[] = ["jsonld", "rdfjson", "turtle", "ntriples", "rdfxml", "n3"];
+
+/** The item routes. */
+export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const bodyOptions = {
+    maxBodyBytes: deps.config.service.http.maxBodyBytes,
+    contexts: deps.jsonldContexts,
+    accept: "any" as const,
+  };
+
+  app.put("/api/item", async (c) => {
+    const collection = requiredIri(c, "collection");
+    const item = optionalIri(c, "item");
+    deps.catalog.collection(collection);
+    const body = await readRdfBody(c, bodyOptions);
+    const record = await deps.items.create(collection, item, body.quads);
+    const location = `/api/item?collection=${encodeURIComponent(collection)}&item=${
+      encodeURIComponent(record.uri)
+    }`;
+    c.header("Location", location);
+    c.header("ETag", formatEtag(record.hash));
+    return c.json({ uri: record.uri }, 201);
+  });
+
+  app.get("/api/item", async (c) => {
+    const collection = requiredIri(c, "collection");
+    const item = requiredIri(c, "item");
+    const format = negotiateFormat(c.req.header("accept"), READ_FORMATS, "jsonld");
+    if (!format) {
+      throw new ProblemError(
+        406,
+        "not-acceptable",
+        "Not acceptable",
+        "No acceptable RDF format; this resource is available as application/ld+json, " +
+          "application/rdf+json, text/turtle, application/n-triples, application/rdf+xml, text/n3.",
+      );
+    }
+    const record = await deps.items.record(collection, item);
+    const etag = formatEtag(record.hash);
+    if (noneMatchHits(c.req.header("if-none-match"), record.hash)) {
+      return c.body(null, 304, { ETag: etag });
+    }
+    const { quads } = await deps.items.read(collection, item);
+    return new Response(serializeRdf(quads, format), {
+      status: 200,
+      headers: { "Content-Type": mediaTypeOf(format), ETag: etag, Vary: "Accept" },
+    });
+  });
+
+  app.post("/api/item", async (c) => {
+    const collection = requiredIri(c, "collection");
+    const item = requiredIri(c, "item");
+    deps.catalog.collection(collection);
+    const body = await readRdfBody(c, bodyOptions);
+    const ifMatch = parseEtagCondition(c.req.header("if-match"));
+    const record = await deps.items.update(collection, item, body.quads, ifMatch);
+    return c.body(null, 204, { ETag: formatEtag(record.hash) });
+  });
+
+  app.delete("/api/item", async (c) => {
+    const collection = requiredIri(c, "collection");
+    const item = requiredIri(c, "item");
+    await deps.items.delete(collection, item, parseEtagCondition(c.req.header("if-match")));
+    return c.body(null, 204);
+  });
+
+  return app;
+}

@@ -1,0 +1,47 @@
+/**
+ * Worker side of the embedded SPARQL engine: an oxigraph store holding a mirror of every
+ * item graph (one named graph per item).
+ *
+ * It runs in a Worker so that a runaway query can be stopped by terminating the worker:
+ * oxigraph evaluates synchronously and cannot be interrupted from the same thread.
+ */
+import oxigraph from "oxigraph";
+import type { SparqlWorkerReply, SparqlWorkerRequest } from "./sparql_worker_protocol.ts";
+
+const store = new oxigraph.Store();
+
+function reply(message: SparqlWorkerReply): void {
+  (self as unknown as Worker).postMessage(message);
+}
+
+function handle(request: SparqlWorkerRequest): SparqlWorkerReply | undefined {
+  switch (request.op) {
+    case "load":
+      store.load(request.nquads, { format: "application/n-quads", no_transaction: true });
+      return undefined;
+    case "drop":
+      store.update(`DROP SILENT GRAPH <${request.graph}>`);
+      return undefined;
+    case "query": {
+      const result = store.query(request.sparql, {
+        use_default_graph_as_union: true,
+        results_format: request.form === "quads"
+          ? "application/n-triples"
+          : "application/sparql-results+json",
+      });
+      return { op: "result", id: request.id, text: String(result) };
+    }
+  }
+}
+
+self.onmessage = (event: MessageEvent<SparqlWorkerRequest>) => {
+  const request = event.data;
+  try {
+    const answer = handle(request);
+    if (answer) reply(answer);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (request.op === "query") reply({ op: "error", id: request.id, message });
+    else reply({ op: "fatal", message: `${request.op} failed: ${message}` });
+  }
+};

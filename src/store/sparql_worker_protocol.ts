@@ -1,0 +1,13 @@
+/** Messages between the embedded SPARQL engine and its worker. */
+
+/** What the main thread asks of the worker. */
+export type SparqlWorkerRequest =
+  | { op: "load"; nquads: string }
+  | { op: "drop"; graph: string }
+  | { op: "query"; id: number; sparql: string; form: "bindings" | "quads" };
+
+/** What the worker answers. */
+export type SparqlWorkerReply =
+  | { op: "result"; id: number; text: string }
+  | { op: "error"; id: number; message: string }
+  | { op: "fatal"; message: string };

@@ -1,0 +1,32 @@
+/** The problems every TripleStore implementation answers with, worded once. */
+import { ProblemError } from "../http/problem.ts";
+
+/** 404 for an item the collection does not hold. */
+export function itemNotFound(collection: string, uri: string): ProblemError {
+  return new ProblemError(
+    404,
+    "item-not-found",
+    "Item not found",
+    `The collection <${collection}> holds no item <${uri}>.`,
+  );
+}
+
+/** 409 for a URI that already names an item. */
+export function itemExists(uri: string, collection: string): ProblemError {
+  return new ProblemError(
+    409,
+    "item-exists",
+    "Item already exists",
+    `The item <${uri}> already exists in collection <${collection}>.`,
+  );
+}
+
+/** 412 when `If-Match` names another version. */
+export function preconditionFailed(uri: string, current: string): ProblemError {
+  return new ProblemError(
+    412,
+    "precondition-failed",
+    "Precondition failed",
+    `The item <${uri}> has changed: its current ETag is "${current}".`,
+  );
+}

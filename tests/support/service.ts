@@ -1,0 +1,103 @@
+/**
+ * A whole service on a free loopback port, for API tests: real HTTP, real node:http
+ * server, a temporary data directory, and the store backend chosen per suite.
+ */
+import { parseConfigText } from "../../src/config/load.ts";
+import type { ServiceConfig } from "../../src/config/schema.ts";
+import { buildServices, type Services } from "../../src/services.ts";
+import { createApp } from "../../src/app.ts";
+import { type RunningServer, startServer } from "../../src/http/server.ts";
+import { setLogSink } from "../../src/log/logger.ts";
+
+/** The demo collection of the shipped customer.yml. */
+export const DEMO_WORKSPACE = "https://data.example.org/workspace/demo";
+export const DEMO_COLLECTION = "https://data.example.org/collection/documents";
+
+/** A store backend an API suite runs against. */
+export interface StoreBackend {
+  name: "embedded" | "sparql";
+  /** Why the suite is skipped on this backend, if it is. */
+  skip?: string;
+  env: Record<string, string>;
+}
+
+/** The backends to run API suites on: embedded always, SPARQL when a Fuseki is configured. */
+export function storeBackends(): StoreBackend[] {
+  const queryUrl = Deno.env.get("SERVICE_SPARQL_QUERY_URL");
+  return [
+    { name: "embedded", env: {} },
+    {
+      name: "sparql",
+      skip: queryUrl ? undefined : "set SERVICE_SPARQL_QUERY_URL (scripts/fuseki.sh start)",
+      env: {
+        SERVICE_STORE_BACKEND: "sparql",
+        SERVICE_SPARQL_QUERY_URL: queryUrl ?? "",
+        SERVICE_SPARQL_UPDATE_URL: Deno.env.get("SERVICE_SPARQL_UPDATE_URL") ?? "",
+        SERVICE_SPARQL_GSP_URL: Deno.env.get("SERVICE_SPARQL_GSP_URL") ?? "",
+      },
+    },
+  ];
+}
+
+/** A started service and helpers to call it. */
+export interface TestService {
+  url: string;
+  config: ServiceConfig;
+  services: Services;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startTestService}. */
+export interface TestServiceOptions {
+  /** customer.yml text; the shipped demo configuration when omitted. */
+  yaml?: string;
+  env?: Record<string, string>;
+  dataDir?: string;
+}
+
+const SHIPPED = Deno.readTextFileSync(new URL("../../customer.yml", import.meta.url));
+
+/** Starts the service in this process on a free port. */
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "rcs-test-" });
+  const env: Record<string, string> = {
+    SERVICE_HTTP_PORT: "0",
+    SERVICE_DATA_DIR: dataDir,
+    ...options.env,
+  };
+  const config = parseConfigText(options.yaml ?? SHIPPED, "test", (name) => env[name]);
+  const services = buildServices(config);
+  const restoreLog = setLogSink(() => {}, "error");
+  let server: RunningServer;
+  try {
+    server = await startServer(createApp(services.deps), { host: "127.0.0.1", port: 0 });
+  } catch (error) {
+    restoreLog();
+    await services.close();
+    throw error;
+  }
+  const url = `http://127.0.0.1:${server.port}`;
+  return {
+    url,
+    config,
+    services,
+    fetch: (path, init) => fetch(url + path, init),
+    close: async () => {
+      await server.close();
+      await services.close();
+      restoreLog();
+      if (!options.dataDir) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** `?collection=…&item=…` for the demo collection. */
+export function itemQuery(item: string, collection = DEMO_COLLECTION): string {
+  return `collection=${encodeURIComponent(collection)}&item=${encodeURIComponent(item)}`;
+}
+
+/** A unique item URI for one test. */
+export function uniqueItemUri(label = "item"): string {
+  return `https://data.example.org/id/test/${label}-${crypto.randomUUID()}`;
+}
