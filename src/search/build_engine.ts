@@ -1,0 +1,50 @@
+/**
+ * The search engine the configuration names, and the index name of each collection.
+ */
+import type { DatabaseSync } from "node:sqlite";
+import type { CollectionConfig, ServiceConfig } from "../config/schema.ts";
+import { log } from "../log/logger.ts";
+import type { ClampWarning } from "./clamp.ts";
+import { EmbeddedSearchEngine } from "./embedded.ts";
+import { OpenSearchEngine } from "./opensearch.ts";
+import type { CollectionIndexRef, SearchEngine } from "./search_engine.ts";
+
+/** Clamp warnings go to the service log as one `warn` line each. */
+export const logClampWarning: ClampWarning = (entry) => {
+  const { msg, ...fields } = entry;
+  log("warn", typeof msg === "string" ? msg : "search query clamped", fields);
+};
+
+/**
+ * Builds `service.search.backend`: the embedded engine in `db` (the service's own SQLite
+ * file), or an OpenSearch client for `service.search.opensearch.node` (connects lazily).
+ */
+export function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): SearchEngine {
+  const search = config.service.search;
+  const limits = search.query;
+  if (search.backend === "opensearch") {
+    return new OpenSearchEngine({
+      node: search.opensearch.node,
+      username: search.opensearch.username,
+      password: search.opensearch.password,
+      limits,
+      warn: logClampWarning,
+    });
+  }
+  return new EmbeddedSearchEngine(db, { limits, warn: logClampWarning });
+}
+
+/**
+ * The index of a collection: `<indexPrefix><collection.index>` on either engine, so that
+ * several services (or test runs) can share one OpenSearch cluster.
+ */
+export function collectionIndexRef(
+  config: ServiceConfig,
+  collection: CollectionConfig,
+): CollectionIndexRef {
+  return {
+    collection: collection.uri,
+    indexName: `${config.service.search.opensearch.indexPrefix}${collection.index}`,
+    mappings: collection.mappings,
+  };
+}

@@ -1,0 +1,582 @@
+/**
+ * The OpenSearch search engine, through `@opensearch-project/opensearch`.
+ *
+ * Each collection index is an alias over one physical index `<alias>-<timestamp>`; readers
+ * only ever query the alias. A rebuild creates a new physical index and swaps the alias with
+ * one `_aliases` request. Only core APIs are used (no `_delete_by_query`, no scripts), so the
+ * engine runs against the plain integ-test distribution as well as a full cluster.
+ */
+import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
+import { Client, errors } from "@opensearch-project/opensearch";
+import { ProblemError } from "../http/problem.ts";
+import type { BackendHealth } from "../store/triple_store.ts";
+import { clampQueryBody, type ClampWarning, clampWindow, type SearchLimits } from "./clamp.ts";
+import { fieldResolver, indexCreationBody } from "./opensearch_mappings.ts";
+import {
+  type BulkFailure,
+  type BulkResult,
+  type CollectionIndexRef,
+  indexRefOf,
+  type IndexTarget,
+  invalidIndexNameProblem,
+  isPhysicalIndexOf,
+  isRebuildTarget,
+  isValidIndexName,
+  physicalIndexName,
+  type RawSearchResult,
+  rebuildNotActiveProblem,
+  type RebuildTarget,
+  type SearchDocument,
+  type SearchEngine,
+  type SearchRequest,
+  type SearchResponse,
+  type WriteOptions,
+} from "./search_engine.ts";
+
+/** How bulk writes are cut and retried. */
+export interface BulkPolicy {
+  /** Most documents per bulk request. */
+  maxDocuments: number;
+  /** Most bytes of documents per bulk request. */
+  maxBytes: number;
+  /** Attempts per batch when the engine answers 429 or 5xx or cannot be reached. */
+  maxAttempts: number;
+  /** First backoff; doubles per attempt up to `maxBackoffMs`. */
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+}
+
+/** Options of {@link OpenSearchEngine}. */
+export interface OpenSearchEngineOptions {
+  /** Base URL, e.g. `http://127.0.0.1:9200`. */
+  node: string;
+  username?: string;
+  password?: string;
+  limits: SearchLimits;
+  /** Receives clamp warnings; one JSON line on stderr by default. */
+  warn?: ClampWarning;
+  /** Per-request timeout (30 s). */
+  requestTimeoutMs?: number;
+  bulk?: Partial<BulkPolicy>;
+}
+
+/** The default {@link BulkPolicy}. */
+export const DEFAULT_BULK_POLICY: BulkPolicy = {
+  maxDocuments: 500,
+  maxBytes: 5 * 1024 * 1024,
+  maxAttempts: 5,
+  initialBackoffMs: 200,
+  maxBackoffMs: 5000,
+};
+
+/** URIs per page of {@link OpenSearchEngine.listDocumentUris}, before clamping. */
+const LIST_PAGE = 1000;
+/** OpenSearch refuses longer `_id`s. */
+const MAX_ID_BYTES = 512;
+
+/** Bulk lines go pre-serialised; the client passes strings through as NDJSON lines. */
+type BulkBody = Parameters<Client["bulk"]>[0]["body"];
+
+interface BulkOperation {
+  uri: string;
+  lines: string[];
+  bytes: number;
+  isDelete: boolean;
+}
+
+/** Search on an OpenSearch node or cluster. */
+export class OpenSearchEngine implements SearchEngine {
+  /** Which engine this is. */
+  readonly kind = "opensearch" as const;
+  readonly #client: Client;
+  readonly #node: string;
+  readonly #limits: SearchLimits;
+  readonly #warn?: ClampWarning;
+  readonly #bulk: BulkPolicy;
+  /** Aliases known to exist, so that writes do not ask every time. */
+  readonly #ensured = new Set<string>();
+  readonly #ensuring = new Map<string, Promise<void>>();
+  /** Alias → physical indices this process is rebuilding. */
+  readonly #rebuilds = new Map<string, Set<string>>();
+
+  /** Connects lazily: nothing is sent before the first call. */
+  constructor(options: OpenSearchEngineOptions) {
+    this.#node = options.node;
+    this.#limits = options.limits;
+    this.#warn = options.warn;
+    this.#bulk = { ...DEFAULT_BULK_POLICY, ...options.bulk };
+    this.#client = new Client({
+      node: options.node,
+      auth: options.username
+        ? { username: options.username, password: options.password ?? "" }
+        : undefined,
+      maxRetries: 0,
+      requestTimeout: options.requestTimeoutMs ?? 30_000,
+    });
+  }
+
+  /** Creates `<alias>-<timestamp>` with the alias in one request if the alias is missing. */
+  ensureIndex(index: CollectionIndexRef): Promise<void> {
+    if (this.#ensured.has(index.indexName)) return Promise.resolve();
+    let pending = this.#ensuring.get(index.indexName);
+    if (!pending) {
+      pending = this.#createIfMissing(index).finally(() => this.#ensuring.delete(index.indexName));
+      this.#ensuring.set(index.indexName, pending);
+    }
+    return pending;
+  }
+
+  /** Indexes documents in bounded, retried batches; failures are reported per document. */
+  async upsert(
+    target: IndexTarget,
+    documents: SearchDocument[],
+    options: WriteOptions = {},
+  ): Promise<BulkResult> {
+    const indices = await this.#writeTargets(target);
+    const failed: BulkFailure[] = [];
+    const operations: BulkOperation[] = [];
+    for (const document of documents) {
+      if (typeof document?.uri !== "string" || document.uri === "") {
+        failed.push({
+          uri: String(document?.uri ?? ""),
+          status: 400,
+          message: "the document has no uri",
+        });
+        continue;
+      }
+      const source = JSON.stringify(document);
+      const lines = indices.flatMap(({ name, alias }) => [
+        JSON.stringify({
+          index: {
+            _index: name,
+            _id: documentId(document.uri),
+            ...(alias ? { require_alias: true } : {}),
+          },
+        }),
+        source,
+      ]);
+      operations.push({
+        uri: document.uri,
+        lines,
+        bytes: Buffer.byteLength(source) * indices.length,
+        isDelete: false,
+      });
+    }
+    const result = await this.#runBulk(operations, options);
+    return { succeeded: result.succeeded, failed: [...failed, ...result.failed] };
+  }
+
+  /** Deletes documents by URI in bounded, retried batches; missing ones count as removed. */
+  async remove(
+    target: IndexTarget,
+    uris: string[],
+    options: WriteOptions = {},
+  ): Promise<BulkResult> {
+    const indices = await this.#writeTargets(target);
+    const operations = uris.map((uri): BulkOperation => {
+      const lines = indices.map(({ name }) =>
+        JSON.stringify({ delete: { _index: name, _id: documentId(uri) } })
+      );
+      return { uri, lines, bytes: lines.join("").length, isDelete: true };
+    });
+    return await this.#runBulk(operations, options);
+  }
+
+  /** Every document URI in URI order, in clamped `search_after` pages. */
+  async *listDocumentUris(target: IndexTarget): AsyncIterable<string> {
+    const index = isRebuildTarget(target) ? target.physicalName : target.indexName;
+    const window = clampWindow({ from: 0, size: LIST_PAGE }, this.#limits, this.#warn);
+    const size = Math.max(1, window.applied.size);
+    let after: unknown[] | undefined;
+    while (true) {
+      const body: Record<string, unknown> = {
+        size,
+        _source: false,
+        query: { match_all: {} },
+        sort: [{ uri: "asc" }],
+        ...(after ? { search_after: after } : {}),
+      };
+      let hits: { sort?: unknown[] }[];
+      try {
+        hits = (await this.#client.search({ index, body })).body.hits.hits;
+      } catch (error) {
+        if (isIndexNotFound(error)) return;
+        throw this.#problem(error);
+      }
+      for (const hit of hits) yield String(hit.sort?.[0]);
+      if (hits.length < size) return;
+      after = hits[hits.length - 1].sort;
+    }
+  }
+
+  /** Makes writes visible to searches (the index and any rebuild of it). */
+  async refresh(target: IndexTarget): Promise<void> {
+    const names = (await this.#writeTargets(target)).map(({ name }) => name);
+    try {
+      await this.#client.indices.refresh({ index: names, ignore_unavailable: true });
+    } catch (error) {
+      throw this.#problem(error);
+    }
+  }
+
+  /** Creates a new physical index without the alias; leftovers of older rebuilds go first. */
+  async beginRebuild(index: CollectionIndexRef): Promise<RebuildTarget> {
+    await this.ensureIndex(index);
+    try {
+      const serving = new Set(await this.#aliasIndices(index.indexName));
+      const active = this.#rebuilds.get(index.indexName) ?? new Set();
+      const existing = (await this.#client.cat.indices({
+        index: `${index.indexName}-*`,
+        format: "json",
+        h: ["index"],
+      }))
+        .body as { index: string }[];
+      const leftovers = existing.map((row) => row.index).filter((name) =>
+        isPhysicalIndexOf(index.indexName, name) && !serving.has(name) && !active.has(name)
+      );
+      if (leftovers.length > 0) await this.#client.indices.delete({ index: leftovers });
+      const physicalName = await this.#createPhysical(index, false);
+      this.#rebuilds.set(index.indexName, new Set([...active, physicalName]));
+      return { ref: index, physicalName };
+    } catch (error) {
+      throw this.#problem(error);
+    }
+  }
+
+  /** Refreshes the rebuilt index, swaps the alias in one `_aliases` request, drops the old. */
+  async commitRebuild(target: RebuildTarget): Promise<void> {
+    const alias = target.ref.indexName;
+    if (!this.#rebuilds.get(alias)?.has(target.physicalName)) throw rebuildNotActiveProblem(target);
+    try {
+      await this.#client.indices.refresh({ index: target.physicalName });
+      const previous = await this.#aliasIndices(alias);
+      const concrete = previous.length === 0 &&
+        (await this.#client.indices.exists({ index: alias })).body === true;
+      await this.#client.indices.updateAliases({
+        body: {
+          actions: [
+            ...previous.map((index) => ({ remove: { index, alias } })),
+            ...(concrete ? [{ remove_index: { index: alias } }] : []),
+            { add: { index: target.physicalName, alias } },
+          ],
+        },
+      });
+      this.#rebuilds.get(alias)?.delete(target.physicalName);
+      this.#ensured.add(alias);
+      if (previous.length > 0) await this.#client.indices.delete({ index: previous });
+    } catch (error) {
+      throw this.#problem(error);
+    }
+  }
+
+  /** Deletes the rebuilt index; the alias never pointed at it. */
+  async abortRebuild(target: RebuildTarget): Promise<void> {
+    const alias = target.ref.indexName;
+    try {
+      if ((await this.#aliasIndices(alias)).includes(target.physicalName)) {
+        throw rebuildNotActiveProblem(target);
+      }
+      this.#rebuilds.get(alias)?.delete(target.physicalName);
+      await this.#client.indices.delete({ index: target.physicalName, ignore_unavailable: true });
+    } catch (error) {
+      throw this.#problem(error);
+    }
+  }
+
+  /** Full-text, filtered, sorted and clamped search of a collection's index. */
+  async search(index: CollectionIndexRef, request: SearchRequest): Promise<SearchResponse> {
+    const window = clampWindow(request, this.#limits, this.#warn);
+    const response: SearchResponse = {
+      total: 0,
+      from: window.applied.from,
+      size: window.applied.size,
+      clamped: window.clamped ? { requested: window.requested, applied: window.applied } : null,
+      hits: [],
+    };
+    const q = request.q?.trim() ? request.q : undefined;
+    try {
+      const fields = [...(request.filters ?? []), ...(request.sort ?? [])].map((entry) =>
+        entry.field
+      );
+      const resolve = fieldResolver(await this.#fieldMappings(index.indexName, fields));
+      const sort = (request.sort ?? []).map(resolve.sort);
+      const body: Record<string, unknown> = {
+        from: window.applied.from,
+        size: window.applied.size,
+        track_total_hits: true,
+        track_scores: q !== undefined,
+        query: {
+          bool: {
+            must: q === undefined
+              ? [{ match_all: {} }]
+              : [{ match: { text: { query: q, operator: "and" } } }],
+            filter: (request.filters ?? []).map(resolve.filter),
+          },
+        },
+        sort: [...sort, ...(q !== undefined && sort.length === 0 ? ["_score"] : []), {
+          uri: "asc",
+        }],
+      };
+      const result = (await this.#client.search({ index: index.indexName, body })).body.hits;
+      response.total = typeof result.total === "number" ? result.total : result.total?.value ?? 0;
+      response.hits = result.hits.map((hit) => ({
+        uri: (hit._source as SearchDocument).uri,
+        score: q === undefined ? null : hit._score ?? null,
+        document: hit._source as SearchDocument,
+      }));
+      return response;
+    } catch (error) {
+      if (isIndexNotFound(error)) return response;
+      throw this.#problem(error);
+    }
+  }
+
+  /** Runs a query DSL body against the collection's alias after clamping it. */
+  async rawSearch(
+    index: CollectionIndexRef,
+    body: Record<string, unknown>,
+  ): Promise<RawSearchResult> {
+    const clamped = clampQueryBody(body, this.#limits, this.#warn);
+    try {
+      const result = await this.#client.search({ index: index.indexName, body: clamped.body });
+      return { response: result.body as Record<string, unknown>, changes: clamped.changes };
+    } catch (error) {
+      if (error instanceof errors.ResponseError && error.statusCode === 400) {
+        throw new ProblemError(
+          400,
+          "invalid-search-query",
+          "Invalid search query",
+          reasonOf(error),
+        );
+      }
+      if (isIndexNotFound(error)) {
+        throw new ProblemError(
+          404,
+          "search-index-not-found",
+          "Search index not found",
+          reasonOf(error),
+        );
+      }
+      throw this.#problem(error);
+    }
+  }
+
+  /** Cluster health: red or unreachable is not ok. */
+  async health(): Promise<BackendHealth> {
+    try {
+      const { status } = (await this.#client.cluster.health({ timeout: "2s" })).body;
+      return { ok: status !== "red", detail: `opensearch at ${this.#node}: ${status}` };
+    } catch (error) {
+      return { ok: false, detail: this.#problem(error).message };
+    }
+  }
+
+  /** Closes the client's connections. */
+  async close(): Promise<void> {
+    await this.#client.close();
+  }
+
+  async #createIfMissing(index: CollectionIndexRef): Promise<void> {
+    if (!isValidIndexName(index.indexName)) throw invalidIndexNameProblem(index.indexName);
+    try {
+      const exists =
+        (await this.#client.indices.existsAlias({ name: index.indexName })).body === true ||
+        (await this.#client.indices.exists({ index: index.indexName })).body === true;
+      if (!exists) await this.#createPhysical(index, true);
+      this.#ensured.add(index.indexName);
+    } catch (error) {
+      throw this.#problem(error);
+    }
+  }
+
+  /** A new physical index, with the alias if `serving`; a taken name moves on a millisecond. */
+  async #createPhysical(index: CollectionIndexRef, serving: boolean): Promise<string> {
+    const body = {
+      ...indexCreationBody(this.#limits, index.mappings),
+      ...(serving ? { aliases: { [index.indexName]: {} } } : {}),
+    };
+    let now = Date.now();
+    while (true) {
+      const name = physicalIndexName(index.indexName, now++);
+      try {
+        await this.#client.indices.create({ index: name, body });
+        return name;
+      } catch (error) {
+        if (errorType(error) !== "resource_already_exists_exception") throw error;
+      }
+    }
+  }
+
+  /** The alias (which must exist) and the physical indices being rebuilt behind it. */
+  async #writeTargets(target: IndexTarget): Promise<{ name: string; alias: boolean }[]> {
+    if (isRebuildTarget(target)) {
+      if (!this.#rebuilds.get(target.ref.indexName)?.has(target.physicalName)) {
+        throw rebuildNotActiveProblem(target);
+      }
+      return [{ name: target.physicalName, alias: false }];
+    }
+    await this.ensureIndex(target);
+    const rebuilds = [...(this.#rebuilds.get(indexRefOf(target).indexName) ?? [])];
+    return [
+      { name: target.indexName, alias: true },
+      ...rebuilds.map((name) => ({ name, alias: false })),
+    ];
+  }
+
+  async #aliasIndices(alias: string): Promise<string[]> {
+    try {
+      return Object.keys((await this.#client.indices.getAlias({ name: alias })).body);
+    } catch (error) {
+      if (error instanceof errors.ResponseError && error.statusCode === 404) return [];
+      throw error;
+    }
+  }
+
+  async #fieldMappings(alias: string, fields: string[]): Promise<Record<string, unknown>> {
+    if (fields.length === 0) return {};
+    const body = (await this.#client.indices.getFieldMapping({ index: alias, fields })).body;
+    const merged: Record<string, unknown> = {};
+    for (const physical of Object.values(body)) Object.assign(merged, physical.mappings ?? {});
+    return merged;
+  }
+
+  async #runBulk(operations: BulkOperation[], options: WriteOptions): Promise<BulkResult> {
+    const result: BulkResult = { succeeded: 0, failed: [] };
+    let batch: BulkOperation[] = [];
+    let bytes = 0;
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const outcome = await this.#bulkWithRetries(batch, options);
+      result.succeeded += outcome.succeeded;
+      result.failed.push(...outcome.failed);
+      batch = [];
+      bytes = 0;
+    };
+    for (const operation of operations) {
+      if (
+        batch.length >= this.#bulk.maxDocuments ||
+        (batch.length > 0 && bytes + operation.bytes > this.#bulk.maxBytes)
+      ) {
+        await flush();
+      }
+      batch.push(operation);
+      bytes += operation.bytes;
+    }
+    await flush();
+    return result;
+  }
+
+  /** One batch; items the engine rejected with 429 are sent again, alone, after a backoff. */
+  async #bulkWithRetries(operations: BulkOperation[], options: WriteOptions): Promise<BulkResult> {
+    const result: BulkResult = { succeeded: 0, failed: [] };
+    let pending = operations;
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      const lastAttempt = attempt >= this.#bulk.maxAttempts;
+      let items: Record<string, { status: number; error?: unknown }>[];
+      try {
+        const body = pending.flatMap((operation) => operation.lines) as unknown as BulkBody;
+        items =
+          (await this.#client.bulk({ body, refresh: options.refresh ? "wait_for" : undefined }))
+            .body.items;
+      } catch (error) {
+        if (lastAttempt || !isRetryable(error)) throw this.#problem(error);
+        await this.#backoff(attempt);
+        continue;
+      }
+      const retry: BulkOperation[] = [];
+      let cursor = 0;
+      for (const operation of pending) {
+        const outcomes = items.slice(
+          cursor,
+          cursor + operation.lines.length / (operation.isDelete ? 1 : 2),
+        );
+        cursor += outcomes.length;
+        const failures = outcomes.map((item) => Object.values(item)[0]).filter((outcome) =>
+          outcome.status >= 300 && !(operation.isDelete && outcome.status === 404)
+        );
+        if (failures.length === 0) result.succeeded++;
+        else if (!lastAttempt && failures.every((outcome) => outcome.status === 429)) {
+          retry.push(operation);
+        } else {result.failed.push({
+            uri: operation.uri,
+            status: failures[0].status,
+            message: itemMessage(failures[0].error),
+          });}
+      }
+      pending = retry;
+      if (pending.length > 0) await this.#backoff(attempt);
+    }
+    return result;
+  }
+
+  #backoff(attempt: number): Promise<void> {
+    const delay = Math.min(
+      this.#bulk.maxBackoffMs,
+      this.#bulk.initialBackoffMs * 2 ** (attempt - 1),
+    );
+    return new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)));
+  }
+
+  #problem(error: unknown): ProblemError {
+    if (error instanceof ProblemError) return error;
+    if (
+      error instanceof errors.ConnectionError || error instanceof errors.NoLivingConnectionsError ||
+      error instanceof errors.TimeoutError || error instanceof errors.RequestAbortedError ||
+      (error instanceof errors.ResponseError && [429, 502, 503, 504].includes(error.statusCode))
+    ) {
+      return new ProblemError(
+        503,
+        "search-unavailable",
+        "Search unavailable",
+        `OpenSearch at ${this.#node} cannot serve the request: ${reasonOf(error)}`,
+      );
+    }
+    return new ProblemError(502, "search-error", "Search failed", `OpenSearch: ${reasonOf(error)}`);
+  }
+}
+
+/** The `_id` of an item's document: its URI, or a SHA-256 of it when too long for OpenSearch. */
+export function documentId(uri: string): string {
+  return Buffer.byteLength(uri) <= MAX_ID_BYTES
+    ? uri
+    : `sha256:${createHash("sha256").update(uri).digest("hex")}`;
+}
+
+function isRetryable(error: unknown): boolean {
+  if (error instanceof errors.ResponseError) {
+    return error.statusCode === 429 || error.statusCode >= 500;
+  }
+  return error instanceof errors.ConnectionError ||
+    error instanceof errors.NoLivingConnectionsError ||
+    error instanceof errors.TimeoutError;
+}
+
+function isIndexNotFound(error: unknown): boolean {
+  return errorType(error) === "index_not_found_exception";
+}
+
+function errorType(error: unknown): string | undefined {
+  if (!(error instanceof errors.ResponseError)) return undefined;
+  const body = error.body as { error?: { type?: string } } | undefined;
+  return body?.error?.type;
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof errors.ResponseError) {
+    const cause = (error.body as { error?: unknown } | undefined)?.error;
+    return cause ? itemMessage(cause) : `HTTP ${error.statusCode}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+function itemMessage(error: unknown): string {
+  if (typeof error !== "object" || error === null) return String(error ?? "unknown error");
+  const { type, reason, caused_by: cause } = error as {
+    type?: string;
+    reason?: string;
+    caused_by?: unknown;
+  };
+  const own = [type, reason].filter(Boolean).join(": ");
+  return cause ? `${own} (${itemMessage(cause)})` : own;
+}

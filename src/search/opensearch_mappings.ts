@@ -1,0 +1,203 @@
+/**
+ * Index settings and mappings of the collections' search indices.
+ *
+ * By default every string is both full-text (`text`) and exact (`<field>.keyword`), the
+ * service's own fields are exact (`keyword`) and `modified` is a date. A collection's
+ * `mappings` are merged over the defaults, but cannot retype the service's own fields:
+ * paging and removal depend on them.
+ */
+import { ProblemError } from "../http/problem.ts";
+import type { SearchLimits } from "./clamp.ts";
+import type { SearchFilter, SearchSort } from "./search_engine.ts";
+
+/** Longest string that `<field>.keyword` indexes; longer values are only full-text. */
+export const KEYWORD_IGNORE_ABOVE = 2048;
+
+const SERVICE_FIELD_MAPPINGS: Record<string, Record<string, unknown>> = {
+  uri: { type: "keyword" },
+  collection: { type: "keyword" },
+  workspace: { type: "keyword" },
+  types: { type: "keyword" },
+  hash: { type: "keyword" },
+  modified: { type: "date" },
+  text: { type: "text" },
+};
+
+/**
+ * The body of a create-index request: settings sized to the limits (so that clamped queries
+ * are never refused by the engine's own window checks) and the merged mappings.
+ */
+export function indexCreationBody(
+  limits: SearchLimits,
+  overrides?: Record<string, unknown>,
+): { settings: Record<string, unknown>; mappings: Record<string, unknown> } {
+  return {
+    settings: {
+      index: {
+        max_result_window: Math.max(10000, limits.maxWindow),
+        max_inner_result_window: Math.max(100, limits.maxResultsLimit),
+      },
+    },
+    mappings: mergedMappings(overrides),
+  };
+}
+
+/** Default mappings with a collection's `mappings` merged over them. */
+export function mergedMappings(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const overrideProperties = asObject(overrides.properties);
+  const overrideTemplates = Array.isArray(overrides.dynamic_templates)
+    ? overrides.dynamic_templates
+    : [];
+  return {
+    // Strings that look like dates stay strings: a later non-date value must not fail.
+    date_detection: false,
+    ...overrides,
+    dynamic_templates: [
+      ...overrideTemplates,
+      {
+        strings_as_text_and_keyword: {
+          match_mapping_type: "string",
+          mapping: {
+            type: "text",
+            fields: { keyword: { type: "keyword", ignore_above: KEYWORD_IGNORE_ABOVE } },
+          },
+        },
+      },
+    ],
+    properties: { ...overrideProperties, ...SERVICE_FIELD_MAPPINGS },
+  };
+}
+
+const NUMERIC_TYPES = new Set([
+  "long",
+  "integer",
+  "short",
+  "byte",
+  "double",
+  "float",
+  "half_float",
+  "scaled_float",
+  "unsigned_long",
+]);
+
+/**
+ * Top-level fields that `overrides` maps as numbers: OpenSearch indexes (and sorts) a numeric
+ * string in them as the number, so the embedded engine does too.
+ */
+export function numericMappedFields(overrides: Record<string, unknown> | undefined): Set<string> {
+  const fields = new Set<string>();
+  for (const [field, mapping] of Object.entries(asObject(overrides?.properties))) {
+    const type = asObject(mapping).type;
+    if (typeof type === "string" && NUMERIC_TYPES.has(type)) fields.add(field);
+  }
+  return fields;
+}
+
+/**
+ * Why OpenSearch would refuse `document` under the explicitly mapped top-level numeric,
+ * boolean and date fields of `overrides`, or undefined. The embedded engine uses this so
+ * that a collection's mappings mean the same on both engines.
+ */
+export function mappingViolation(
+  document: Record<string, unknown>,
+  overrides: Record<string, unknown> | undefined,
+): string | undefined {
+  const properties = asObject(overrides?.properties);
+  for (const [field, mapping] of Object.entries(properties)) {
+    if (field in SERVICE_FIELD_MAPPINGS || !(field in document)) continue;
+    const type = asObject(mapping).type;
+    if (typeof type !== "string") continue;
+    const values = [document[field]].flat();
+    for (const value of values) {
+      if (!fitsType(value, type)) {
+        return `failed to parse field [${field}] of type [${type}]: ${JSON.stringify(value)}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+function fitsType(value: unknown, type: string): boolean {
+  if (value === null) return true;
+  if (NUMERIC_TYPES.has(type)) {
+    const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+    // Fractions are coerced into integer types, not refused.
+    return typeof number === "number" && Number.isFinite(number);
+  }
+  if (type === "boolean") {
+    return value === true || value === false || value === "true" ||
+      value === "false" || value === "";
+  }
+  if (type === "date") {
+    return (typeof value === "number" && Number.isFinite(value)) ||
+      (typeof value === "string" && !Number.isNaN(Date.parse(value)));
+  }
+  return true;
+}
+
+function asObject(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : {};
+}
+
+/** How OpenSearch maps one field, as `_mapping/field` reports it. */
+interface FieldMapping {
+  type?: string;
+  fields?: Record<string, { type?: string }>;
+}
+
+/** Turns filters and sort keys into query DSL that respects how each field is mapped. */
+export interface FieldResolver {
+  /** An exact-match clause; a value the field's type cannot hold matches nothing. */
+  filter(filter: SearchFilter): Record<string, unknown>;
+  /** A sort clause: strings sort on their keyword, missing values last. */
+  sort(sort: SearchSort): Record<string, unknown>;
+}
+
+/**
+ * A {@link FieldResolver} over a `_mapping/field` answer (`{field: {full_name, mapping}}`,
+ * merged over the physical indices). Unmapped fields are treated as keywords: no document
+ * has them, so filters match nothing and sorts leave the order to the URI.
+ */
+export function fieldResolver(fieldMappings: Record<string, unknown>): FieldResolver {
+  const mappingOf = (field: string): FieldMapping | undefined => {
+    const entry = asObject(fieldMappings[field]);
+    const leaf = Object.values(asObject(entry.mapping))[0];
+    return leaf === undefined ? undefined : asObject(leaf) as FieldMapping;
+  };
+  const keywordOf = (field: string, mapping: FieldMapping): string | undefined => {
+    const sub = Object.entries(mapping.fields ?? {}).find(([, child]) => child.type === "keyword");
+    return sub ? `${field}.${sub[0]}` : undefined;
+  };
+  return {
+    filter({ field, value }) {
+      const mapping = mappingOf(field);
+      const type = mapping?.type ?? "keyword";
+      if (type === "text") {
+        const keyword = keywordOf(field, mapping!);
+        return keyword ? { term: { [keyword]: value } } : { match_phrase: { [field]: value } };
+      }
+      return fitsType(value, type) && value.trim() !== "" || type === "keyword"
+        ? { term: { [field]: value } }
+        : { match_none: {} };
+    },
+    sort({ field, order }) {
+      if (field === "_score") return { _score: { order } };
+      const mapping = mappingOf(field);
+      if (mapping === undefined) {
+        return { [field]: { order, missing: "_last", unmapped_type: "keyword" } };
+      }
+      const sortable = mapping.type === "text" ? keywordOf(field, mapping) : field;
+      if (sortable === undefined) {
+        throw new ProblemError(
+          400,
+          "invalid-sort",
+          "Field cannot be sorted",
+          `Field "${field}" is full-text only in this collection's mappings and cannot be sorted on.`,
+        );
+      }
+      return { [sortable]: { order, missing: "_last" } };
+    },
+  };
+}

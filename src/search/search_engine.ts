@@ -1,0 +1,221 @@
+/**
+ * The search index contract: one index per collection, documents keyed by item URI.
+ *
+ * Two real implementations: `embedded.ts` (SQLite FTS5 in the service's own file) and
+ * `opensearch.ts`. Routes, indexing jobs and the outbox worker only see this interface.
+ *
+ * Readers always go through the collection's index name, which is an alias for one
+ * physical index. A rebuild (`clear=true`) fills a new physical index and then swaps the
+ * alias in one atomic step, so searches keep answering from the old index until the new
+ * one is complete, and a failed rebuild leaves the old one serving.
+ */
+import { ProblemError } from "../http/problem.ts";
+import type { ClampChange, SearchWindow } from "./clamp.ts";
+import type { BackendHealth } from "../store/triple_store.ts";
+
+/** The collection an index belongs to and how it is named. */
+export interface CollectionIndexRef {
+  collection: string;
+  /** customer.yml `index` with the configured prefix: the alias readers query. */
+  indexName: string;
+  /** OpenSearch mappings merged over the defaults (new physical indices only). */
+  mappings?: Record<string, unknown>;
+}
+
+/** A physical index being filled by a rebuild; write to it, then commit or abort it. */
+export interface RebuildTarget {
+  readonly ref: CollectionIndexRef;
+  readonly physicalName: string;
+}
+
+/** Where writes go: a collection's index (and any rebuild in progress), or one rebuild. */
+export type IndexTarget = CollectionIndexRef | RebuildTarget;
+
+/** A JSON value stored in a search document. */
+export type SearchFieldValue =
+  | string
+  | number
+  | boolean
+  | SearchFieldValue[]
+  | { [field: string]: SearchFieldValue };
+
+/** One item as the search index sees it (see `documents.ts`). */
+export interface SearchDocument {
+  [field: string]: SearchFieldValue;
+  uri: string;
+  collection: string;
+  workspace: string;
+  /** rdf:type IRIs of the item. */
+  types: string[];
+  hash: string;
+  /** ISO 8601. */
+  modified: string;
+  /** Every literal of the item's graph: what `q` searches. */
+  text: string;
+}
+
+/** A document the engine refused; the others of the same call were still written. */
+export interface BulkFailure {
+  uri: string;
+  /** HTTP-like status the engine gave (400 for a mapping violation). */
+  status: number;
+  message: string;
+}
+
+/** The outcome of a bulk write: failures are reported per document, never thrown. */
+export interface BulkResult {
+  succeeded: number;
+  failed: BulkFailure[];
+}
+
+/** Options of a write. */
+export interface WriteOptions {
+  /** Make the write visible to searches before answering (slower; for tests and `wait`). */
+  refresh?: boolean;
+}
+
+/** An exact-match condition `field:value`; `field` may be a dotted path into nested objects. */
+export interface SearchFilter {
+  field: string;
+  value: string;
+}
+
+/** A sort key; several sort keys apply in order, the URI breaks remaining ties. */
+export interface SearchSort {
+  field: string;
+  order: "asc" | "desc";
+}
+
+/** A search as the service's own search route asks it. */
+export interface SearchRequest {
+  /** Full-text query on `text`: every word must occur. Absent or blank matches everything. */
+  q?: string;
+  filters?: SearchFilter[];
+  sort?: SearchSort[];
+  from?: number;
+  size?: number;
+}
+
+/** One result. `score` is the relevance when `q` was given, else null. */
+export interface SearchHit {
+  uri: string;
+  score: number | null;
+  document: SearchDocument;
+}
+
+/** API.md's search response. `from` and `size` are the applied (clamped) values. */
+export interface SearchResponse {
+  total: number;
+  from: number;
+  size: number;
+  clamped: null | { requested: SearchWindow; applied: SearchWindow };
+  hits: SearchHit[];
+}
+
+/** A query DSL search's answer: the engine's response, and what clamping changed. */
+export interface RawSearchResult {
+  response: Record<string, unknown>;
+  changes: ClampChange[];
+}
+
+/**
+ * A search engine holding one index per collection.
+ *
+ * Errors are {@link ProblemError}s: 503 `search-unavailable` when the engine cannot be
+ * reached, 502 `search-error` when it fails unexpectedly, 400 `invalid-search-query` for a
+ * query DSL body the engine refuses, 501 `not-implemented` for `rawSearch` on the embedded
+ * engine.
+ */
+export interface SearchEngine {
+  readonly kind: "embedded" | "opensearch";
+  /** Creates the collection's index (a physical index behind its alias) if missing. */
+  ensureIndex(index: CollectionIndexRef): Promise<void>;
+  /**
+   * Adds or replaces documents (keyed by `uri`). Writes to a collection's index also go to a
+   * rebuild of it in progress, so the rebuilt index misses no update.
+   */
+  upsert(
+    index: IndexTarget,
+    documents: SearchDocument[],
+    options?: WriteOptions,
+  ): Promise<BulkResult>;
+  /** Removes documents by item URI; a URI with no document counts as removed. */
+  remove(index: IndexTarget, uris: string[], options?: WriteOptions): Promise<BulkResult>;
+  /** Every document URI of an index, in URI order, read in clamped pages. */
+  listDocumentUris(index: IndexTarget): AsyncIterable<string>;
+  /** Makes every write so far visible to searches. */
+  refresh(index: IndexTarget): Promise<void>;
+  /** Starts a rebuild: a new, empty physical index that readers do not see yet. */
+  beginRebuild(index: CollectionIndexRef): Promise<RebuildTarget>;
+  /** Atomically points the collection's index at the rebuilt one and drops the old one. */
+  commitRebuild(target: RebuildTarget): Promise<void>;
+  /** Drops a rebuild; the old index keeps serving. */
+  abortRebuild(target: RebuildTarget): Promise<void>;
+  /** Searches a collection's index; the window is clamped (see `clamp.ts`). */
+  search(index: CollectionIndexRef, request: SearchRequest): Promise<SearchResponse>;
+  /** Runs a query DSL body after clamping it. OpenSearch only. */
+  rawSearch(index: CollectionIndexRef, body: Record<string, unknown>): Promise<RawSearchResult>;
+  /** The engine's state for `/ready`. */
+  health(): Promise<BackendHealth>;
+  /** Releases connections; the engine is unusable afterwards. */
+  close(): Promise<void>;
+}
+
+/** True when `target` is a rebuild rather than a collection's index. */
+export function isRebuildTarget(target: IndexTarget): target is RebuildTarget {
+  return "physicalName" in target;
+}
+
+/** The collection index a write target belongs to. */
+export function indexRefOf(target: IndexTarget): CollectionIndexRef {
+  return isRebuildTarget(target) ? target.ref : target;
+}
+
+/**
+ * Whether `name` can name an index on both engines (OpenSearch's rules): lowercase, no
+ * `\ / * ? " < > | , # :` or white space, not starting with `-`, `_` or `+`, not `.`/`..`,
+ * at most 200 bytes so the timestamped physical names stay under OpenSearch's 255.
+ */
+export function isValidIndexName(name: string): boolean {
+  return name.length > 0 &&
+    new TextEncoder().encode(name).length <= 200 &&
+    name === name.toLowerCase() &&
+    !/[\\/*?"<>|,#:\s]/.test(name) &&
+    !/^[-_+]/.test(name) &&
+    name !== "." && name !== "..";
+}
+
+/**
+ * The name of a new physical index behind alias `indexName`: `<indexName>-<UTC timestamp>`
+ * (`yyyymmddhhmmssSSS`) at `now`. Callers try a later `now` when the name is taken.
+ */
+export function physicalIndexName(indexName: string, now = Date.now()): string {
+  const stamp = new Date(now).toISOString().replace(/[-:TZ.]/g, "");
+  return `${indexName}-${stamp}`;
+}
+
+/** Whether `physicalName` is a physical index of alias `indexName` as named above. */
+export function isPhysicalIndexOf(indexName: string, physicalName: string): boolean {
+  return physicalName.startsWith(`${indexName}-`) &&
+    /^\d{17}$/.test(physicalName.slice(indexName.length + 1));
+}
+
+/** 409 for a write, commit or abort naming a rebuild that is not in progress. */
+export function rebuildNotActiveProblem(target: RebuildTarget): ProblemError {
+  return new ProblemError(
+    409,
+    "rebuild-not-active",
+    "No such rebuild",
+    `Index ${target.physicalName} is not being rebuilt for ${target.ref.indexName}.`,
+  );
+}
+
+/** 500 for a configured index name no engine accepts (see {@link isValidIndexName}). */
+export function invalidIndexNameProblem(name: string): ProblemError {
+  return new ProblemError(
+    500,
+    "invalid-index-name",
+    "Invalid index name",
+    `"${name}" cannot name a search index: use lowercase letters, digits, - and _.`,
+  );
+}

@@ -1,0 +1,535 @@
+/**
+ * One behavioural suite for every SearchEngine: the embedded engine always, OpenSearch when
+ * `SERVICE_OPENSEARCH_URL` points at a node (`scripts/opensearch.sh start`).
+ */
+import { strict as assert } from "node:assert";
+import { Parser } from "n3";
+import { ProblemError } from "../../src/http/problem.ts";
+import { openLocalDatabase } from "../../src/store/local_db.ts";
+import type { SearchLimits } from "../../src/search/clamp.ts";
+import { buildSearchDocument } from "../../src/search/documents.ts";
+import { EmbeddedSearchEngine } from "../../src/search/embedded.ts";
+import { OpenSearchEngine } from "../../src/search/opensearch.ts";
+import type {
+  CollectionIndexRef,
+  SearchDocument,
+  SearchEngine,
+  SearchFieldValue,
+} from "../../src/search/search_engine.ts";
+import {
+  deleteIndicesWithPrefix,
+  openSearchUrl,
+  reportOpenSearchSkipped,
+  uniqueIndexPrefix,
+} from "../support/opensearch.ts";
+
+const DEFAULT_LIMITS: SearchLimits = { maxResultsLimit: 10000, maxWindow: 10000 };
+const COLLECTION = "https://data.example.org/collection/books";
+const WORKSPACE = "https://data.example.org/workspace/demo";
+const BOOK = "https://schema.org/Book";
+const ARTICLE = "https://schema.org/Article";
+
+/** What one test gets: an engine with its own limits, a way to name fresh indices. */
+interface SuiteContext {
+  engine: SearchEngine;
+  warnings: Record<string, unknown>[];
+  index(mappings?: Record<string, unknown>): CollectionIndexRef;
+}
+
+/** Makes an engine for one test; `indexPrefix` starts every index name the test uses. */
+type EngineFactory = (
+  limits: SearchLimits,
+  warn: (entry: Record<string, unknown>) => void,
+  indexPrefix: string,
+) => Promise<{ engine: SearchEngine; dispose(): Promise<void> }>;
+
+function doc(uri: string, fields: Record<string, SearchFieldValue>): SearchDocument {
+  const literals = Object.values(fields).flat().filter((value) => typeof value === "string");
+  return {
+    uri,
+    collection: COLLECTION,
+    workspace: WORKSPACE,
+    types: [BOOK],
+    hash: "0".repeat(64),
+    modified: "2025-01-01T00:00:00.000Z",
+    ...fields,
+    text: literals.join("\n"),
+  };
+}
+
+function book(n: number, fields: Record<string, SearchFieldValue> = {}): SearchDocument {
+  return doc(`https://data.example.org/id/book/${String(n).padStart(3, "0")}`, fields);
+}
+
+async function collect(iterable: AsyncIterable<string>): Promise<string[]> {
+  const all: string[] = [];
+  for await (const value of iterable) all.push(value);
+  return all;
+}
+
+async function assertProblem(promise: Promise<unknown>, status: number, slug: string) {
+  await assert.rejects(promise, (error) => {
+    assert.ok(error instanceof ProblemError, `expected a ProblemError, got ${error}`);
+    assert.equal(error.status, status);
+    assert.equal(error.slug, slug);
+    return true;
+  });
+}
+
+/** Registers the suite for one engine; `ignore` registers it without running it. */
+export function defineSearchEngineSuite(
+  name: string,
+  makeEngine: EngineFactory,
+  options: { ignore?: boolean } = {},
+): void {
+  const suitePrefix = uniqueIndexPrefix(name);
+  let tests = 0;
+  const test = (
+    title: string,
+    fn: (context: SuiteContext) => Promise<void>,
+    limits = DEFAULT_LIMITS,
+  ) =>
+    Deno.test({
+      name: `${name}: ${title}`,
+      ignore: options.ignore,
+      sanitizeResources: false,
+      sanitizeOps: false,
+      fn: async () => {
+        const warnings: Record<string, unknown>[] = [];
+        const prefix = `${suitePrefix}${++tests}-`;
+        const { engine, dispose } = await makeEngine(
+          limits,
+          (entry) => warnings.push(entry),
+          prefix,
+        );
+        let indices = 0;
+        const index = (mappings?: Record<string, unknown>) => ({
+          collection: COLLECTION,
+          indexName: `${prefix}${++indices}`,
+          mappings,
+        });
+        try {
+          await fn({ engine, warnings, index });
+        } finally {
+          await dispose();
+        }
+      },
+    });
+
+  test("upsert then full-text search, filters, sort and paging", async ({ engine, index }) => {
+    const ref = index();
+    await engine.ensureIndex(ref);
+    const result = await engine.upsert(ref, [
+      book(1, { title: "The quick brown fox", year: 1999, genre: "Fable" }),
+      book(2, { title: "A lazy dog sleeps", year: 2005, genre: "Fable" }),
+      book(3, { title: "Quick thinking", year: 2012, genre: "Essay" }),
+      {
+        ...book(4, { title: "Fox hunting history", year: 1850, genre: "History" }),
+        types: [ARTICLE],
+      },
+    ]);
+    assert.deepEqual(result, { succeeded: 4, failed: [] });
+    await engine.refresh(ref);
+
+    const quick = await engine.search(ref, { q: "QUICK" });
+    assert.deepEqual(quick.hits.map((hit) => hit.uri).sort(), [book(1, {}).uri, book(3, {}).uri]);
+    assert.ok(quick.hits.every((hit) => typeof hit.score === "number" && hit.score > 0));
+    const both = await engine.search(ref, { q: "fox quick" });
+    assert.deepEqual(both.hits.map((hit) => hit.uri), [book(1, {}).uri]);
+    assert.equal((await engine.search(ref, { q: "unicorn" })).total, 0);
+    assert.equal((await engine.search(ref, { q: "?!" })).total, 0);
+
+    const fables = await engine.search(ref, { filters: [{ field: "genre", value: "Fable" }] });
+    assert.equal(fables.total, 2);
+    assert.ok(fables.hits.every((hit) => hit.score === null));
+    assert.equal(
+      (await engine.search(ref, { filters: [{ field: "genre", value: "fable" }] })).total,
+      0,
+    );
+    const articles = await engine.search(ref, { filters: [{ field: "types", value: ARTICLE }] });
+    assert.deepEqual(articles.hits.map((hit) => hit.document.title), ["Fox hunting history"]);
+    const recentFox = await engine.search(ref, {
+      q: "fox",
+      filters: [{ field: "year", value: "1999" }],
+    });
+    assert.deepEqual(recentFox.hits.map((hit) => hit.uri), [book(1, {}).uri]);
+    assert.equal(
+      (await engine.search(ref, { filters: [{ field: "year", value: "old" }] })).total,
+      0,
+    );
+
+    const byYear = await engine.search(ref, { sort: [{ field: "year", order: "desc" }] });
+    assert.deepEqual(byYear.hits.map((hit) => hit.document.year), [2012, 2005, 1999, 1850]);
+    const byTitle = await engine.search(ref, {
+      sort: [{ field: "title", order: "asc" }],
+      from: 1,
+      size: 2,
+    });
+    assert.equal(byTitle.total, 4);
+    assert.equal(byTitle.from, 1);
+    assert.equal(byTitle.size, 2);
+    assert.equal(byTitle.clamped, null);
+    assert.deepEqual(byTitle.hits.map((hit) => hit.document.title), [
+      "Fox hunting history",
+      "Quick thinking",
+    ]);
+    const genreThenYear = await engine.search(ref, {
+      sort: [{ field: "genre", order: "desc" }, { field: "year", order: "asc" }],
+    });
+    assert.deepEqual(genreThenYear.hits.map((hit) => hit.document.year), [1850, 1999, 2005, 2012]);
+    assert.deepEqual(genreThenYear.hits[0].document, {
+      ...book(4, { title: "Fox hunting history", year: 1850, genre: "History" }),
+      types: [ARTICLE],
+    });
+  });
+
+  test("upsert replaces a document with the same URI", async ({ engine, index }) => {
+    const ref = index();
+    await engine.upsert(ref, [book(1, { title: "First edition" })]);
+    await engine.upsert(ref, [book(1, { title: "Second edition" })]);
+    await engine.refresh(ref);
+    const all = await engine.search(ref, {});
+    assert.equal(all.total, 1);
+    assert.equal(all.hits[0].document.title, "Second edition");
+    assert.equal((await engine.search(ref, { q: "first" })).total, 0);
+  });
+
+  test(
+    "search windows are clamped, reported and warned about once",
+    async ({ engine, index, warnings }) => {
+      const ref = index();
+      await engine.upsert(
+        ref,
+        Array.from({ length: 12 }, (_, n) => book(n, { title: `Book ${n}` })),
+      );
+      await engine.refresh(ref);
+
+      const unclamped = await engine.search(ref, { from: 2, size: 3 });
+      assert.equal(unclamped.clamped, null);
+      assert.equal(warnings.length, 0);
+
+      const deep = await engine.search(ref, { from: 6, size: 10 });
+      assert.deepEqual(deep.clamped, {
+        requested: { from: 6, size: 10 },
+        applied: { from: 6, size: 2 },
+      });
+      assert.equal(deep.total, 12);
+      assert.deepEqual([deep.from, deep.size, deep.hits.length], [6, 2, 2]);
+      assert.equal(deep.hits[0].uri, book(6).uri);
+      assert.equal(warnings.length, 1);
+      assert.deepEqual(warnings[0].applied, { from: 6, size: 2 });
+
+      const tooFar = await engine.search(ref, { from: 50, size: 5 });
+      assert.deepEqual(tooFar.clamped?.applied, { from: 8, size: 0 });
+      assert.equal(tooFar.hits.length, 0);
+      assert.equal(tooFar.total, 12);
+      const big = await engine.search(ref, { size: 100 });
+      assert.deepEqual(big.clamped?.applied, { from: 0, size: 5 });
+      assert.equal(big.hits.length, 5);
+      assert.equal(warnings.length, 3);
+    },
+    { maxResultsLimit: 5, maxWindow: 8 },
+  );
+
+  test("remove deletes documents and ignores unknown URIs", async ({ engine, index }) => {
+    const ref = index();
+    await engine.upsert(ref, [1, 2, 3].map((n) => book(n, { title: `Title ${n}` })));
+    await engine.refresh(ref);
+    const removed = await engine.remove(ref, [book(1).uri, book(3).uri, book(99).uri]);
+    assert.deepEqual(removed, { succeeded: 3, failed: [] });
+    await engine.refresh(ref);
+    const left = await engine.search(ref, {});
+    assert.deepEqual(left.hits.map((hit) => hit.uri), [book(2).uri]);
+    assert.equal((await engine.search(ref, { q: "title" })).total, 1);
+  });
+
+  test(
+    "listDocumentUris reads every URI in order across clamped pages",
+    async ({ engine, index }) => {
+      const ref = index();
+      const documents = Array.from({ length: 23 }, (_, n) => book(22 - n, { title: `T${n}` }));
+      await engine.upsert(ref, documents);
+      await engine.refresh(ref);
+      const uris = await collect(engine.listDocumentUris(ref));
+      assert.deepEqual(uris, documents.map((document) => document.uri).sort());
+      assert.deepEqual(await collect(engine.listDocumentUris(index())), []);
+    },
+    { maxResultsLimit: 7, maxWindow: 10000 },
+  );
+
+  test("rebuild fills a new index and swaps it in at commit", async ({ engine, index }) => {
+    const ref = index();
+    await engine.upsert(ref, [1, 2, 3].map((n) => book(n, { title: `Old ${n}` })));
+    await engine.refresh(ref);
+
+    const target = await engine.beginRebuild(ref);
+    const seen: number[] = [];
+    let searching = true;
+    const searcher = (async () => {
+      while (searching) {
+        seen.push((await engine.search(ref, {})).total);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    for (let n = 10; n < 40; n += 10) {
+      await engine.upsert(target, [n, n + 1].map((m) => book(m, { title: `New ${m}` })));
+      await engine.refresh(target);
+    }
+    // A write to the collection's index during the rebuild reaches both indices.
+    await engine.upsert(ref, [book(50, { title: "Old and new 50" })]);
+    await engine.refresh(ref);
+    assert.equal((await engine.search(ref, {})).total, 4);
+    assert.equal((await engine.search(ref, { q: "new" })).total, 1);
+
+    await engine.commitRebuild(target);
+    searching = false;
+    await searcher;
+    assert.ok(seen.length > 0);
+    // Old index (3, then 4 with the dual write), then the new one (7): never empty or partial.
+    assert.ok(
+      seen.every((total) => [3, 4, 7].includes(total)),
+      `searches during the rebuild saw ${seen}`,
+    );
+
+    const after = await engine.search(ref, { size: 20 });
+    assert.deepEqual(
+      after.hits.map((hit) => hit.uri),
+      [10, 11, 20, 21, 30, 31, 50].map((n) => book(n).uri),
+    );
+    assert.equal((await engine.search(ref, { q: "old" })).total, 1);
+    assert.deepEqual(await collect(engine.listDocumentUris(ref)), after.hits.map((hit) => hit.uri));
+    await assertProblem(engine.upsert(target, [book(60)]), 409, "rebuild-not-active");
+
+    // A second rebuild works on the swapped index as on the first.
+    const again = await engine.beginRebuild(ref);
+    await engine.upsert(again, [book(70, { title: "Third" })]);
+    await engine.commitRebuild(again);
+    assert.deepEqual((await engine.search(ref, {})).hits.map((hit) => hit.uri), [book(70).uri]);
+  });
+
+  test("an aborted rebuild leaves the old index serving", async ({ engine, index }) => {
+    const ref = index();
+    await engine.upsert(ref, [book(1, { title: "Kept" }), book(2, { title: "Kept too" })]);
+    await engine.refresh(ref);
+    const target = await engine.beginRebuild(ref);
+    await engine.upsert(target, [book(3, { title: "Discarded" })]);
+    await engine.refresh(target);
+    await engine.abortRebuild(target);
+
+    const all = await engine.search(ref, {});
+    assert.deepEqual(all.hits.map((hit) => hit.uri), [book(1).uri, book(2).uri]);
+    assert.equal((await engine.search(ref, { q: "discarded" })).total, 0);
+    await assertProblem(engine.upsert(target, [book(4)]), 409, "rebuild-not-active");
+    await assertProblem(engine.commitRebuild(target), 409, "rebuild-not-active");
+    await engine.upsert(ref, [book(5, { title: "Later" })]);
+    await engine.refresh(ref);
+    assert.equal((await engine.search(ref, {})).total, 3);
+  });
+
+  test("documents the index refuses are reported one by one", async ({ engine, index }) => {
+    const ref = index({ properties: { pages: { type: "integer" } } });
+    await engine.ensureIndex(ref);
+    const noUri = { ...book(3, { title: "No URI" }), uri: "" };
+    const result = await engine.upsert(ref, [
+      book(1, { title: "Fine", pages: 120 }),
+      book(2, { title: "Broken", pages: "many" }),
+      noUri,
+      book(4, { title: "Coerced", pages: "42" }),
+    ]);
+    assert.equal(result.succeeded, 2);
+    assert.deepEqual(result.failed.map((failure) => [failure.uri, failure.status]).sort(), [
+      ["", 400],
+      [book(2).uri, 400],
+    ]);
+    assert.match(result.failed.find((failure) => failure.uri === book(2).uri)!.message, /pages/);
+    await engine.refresh(ref);
+    const stored = await engine.search(ref, { sort: [{ field: "pages", order: "asc" }] });
+    assert.deepEqual(stored.hits.map((hit) => hit.uri), [book(4).uri, book(1).uri]);
+  });
+
+  test("an index never written answers with no hits", async ({ engine, index }) => {
+    const ref = index();
+    const response = await engine.search(ref, { q: "anything" });
+    assert.deepEqual(response, { total: 0, from: 0, size: 10, clamped: null, hits: [] });
+  });
+
+  test("documents built from RDF are searchable by nested fields", async ({ engine, index }) => {
+    const ref = index();
+    const quads = new Parser().parse(`
+      @prefix schema: <https://schema.org/> .
+      <https://data.example.org/id/book/rdf> a schema:Book ;
+        schema:name "Moby Dick" ;
+        schema:author [ schema:name "Herman Melville" ; schema:birthDate "1819-08-01" ] .
+    `);
+    const document = buildSearchDocument({
+      uri: "https://data.example.org/id/book/rdf",
+      collection: COLLECTION,
+      workspace: WORKSPACE,
+      hash: "a".repeat(64),
+      modified: "2025-02-03T04:05:06.000Z",
+      quads,
+    });
+    assert.deepEqual(await engine.upsert(ref, [document]), { succeeded: 1, failed: [] });
+    await engine.refresh(ref);
+    const byAuthor = await engine.search(ref, {
+      filters: [{ field: "author.name", value: "Herman Melville" }],
+    });
+    assert.deepEqual(byAuthor.hits.map((hit) => hit.document), [document]);
+    assert.equal((await engine.search(ref, { q: "melville" })).total, 1);
+    assert.equal(
+      (await engine.search(ref, { filters: [{ field: "workspace", value: WORKSPACE }] })).total,
+      1,
+    );
+  });
+
+  test(
+    "rawSearch clamps nested sizes (OpenSearch) or is not implemented (embedded)",
+    async ({ engine, index, warnings }) => {
+      const ref = index();
+      await engine.upsert(
+        ref,
+        Array.from({ length: 6 }, (_, n) => book(n, { genre: `g${n}`, title: `Book ${n}` })),
+      );
+      await engine.refresh(ref);
+      const body = {
+        size: 50,
+        query: { match_all: {} },
+        aggs: {
+          genres: {
+            terms: { field: "genre.keyword", size: 500 },
+            aggs: { top: { top_hits: { size: 100, _source: ["uri"] } } },
+          },
+        },
+      };
+      if (engine.kind === "embedded") {
+        await assertProblem(engine.rawSearch(ref, body), 501, "not-implemented");
+        return;
+      }
+      const { response, changes } = await engine.rawSearch(ref, body);
+      assert.deepEqual(changes.map((change) => [change.path, change.applied]), [
+        ["size", 3],
+        ["aggs.genres.terms.size", 3],
+        ["aggs.genres.aggs.top.top_hits.size", 3],
+      ]);
+      assert.equal(warnings.length, 1);
+      const hits = response.hits as { hits: unknown[]; total: { value: number } };
+      assert.equal(hits.hits.length, 3);
+      assert.equal(hits.total.value, 6);
+      const buckets = (response.aggregations as {
+        genres: { buckets: { key: string; top: { hits: { hits: unknown[] } } }[] };
+      }).genres.buckets;
+      assert.equal(buckets.length, 3);
+      assert.ok(buckets.every((bucket) => bucket.top.hits.hits.length === 1));
+      await assertProblem(
+        engine.rawSearch(ref, { query: { no_such_query: {} } }),
+        400,
+        "invalid-search-query",
+      );
+    },
+    { maxResultsLimit: 3, maxWindow: 10000 },
+  );
+
+  test("URIs longer than an OpenSearch _id are stored and removed", async ({ engine, index }) => {
+    const ref = index();
+    const long = `https://data.example.org/id/${"x".repeat(600)}`;
+    assert.deepEqual(await engine.upsert(ref, [doc(long, { title: "Long" }), book(1)]), {
+      succeeded: 2,
+      failed: [],
+    });
+    await engine.refresh(ref);
+    assert.deepEqual((await engine.search(ref, { q: "long" })).hits.map((hit) => hit.uri), [long]);
+    assert.deepEqual(await collect(engine.listDocumentUris(ref)), [book(1).uri, long]);
+    await engine.remove(ref, [long]);
+    await engine.refresh(ref);
+    assert.deepEqual(await collect(engine.listDocumentUris(ref)), [book(1).uri]);
+  });
+
+  test("health reports a working engine", async ({ engine }) => {
+    const health = await engine.health();
+    assert.equal(health.ok, true, health.detail);
+  });
+}
+
+defineSearchEngineSuite("embedded", (limits, warn) => {
+  const db = openLocalDatabase(":memory:");
+  const engine = new EmbeddedSearchEngine(db, { limits, warn });
+  return Promise.resolve({
+    engine,
+    dispose: async () => {
+      await engine.close();
+      db.close();
+    },
+  });
+});
+
+const url = openSearchUrl();
+if (url === undefined) reportOpenSearchSkipped();
+defineSearchEngineSuite(
+  "opensearch",
+  (limits, warn, indexPrefix) => {
+    const engine = new OpenSearchEngine({ node: url!, limits, warn });
+    return Promise.resolve({
+      engine,
+      dispose: async () => {
+        await engine.close();
+        await deleteIndicesWithPrefix(url!, indexPrefix);
+      },
+    });
+  },
+  { ignore: url === undefined },
+);
+
+Deno.test("OpenSearchEngine: an unreachable node is 503 search-unavailable", async () => {
+  const engine = new OpenSearchEngine({
+    node: "http://127.0.0.1:9",
+    limits: DEFAULT_LIMITS,
+    requestTimeoutMs: 2000,
+    bulk: { maxAttempts: 2, initialBackoffMs: 10 },
+  });
+  const ref = { collection: COLLECTION, indexName: "unreachable" };
+  try {
+    await assertProblem(engine.search(ref, { q: "x" }), 503, "search-unavailable");
+    await assertProblem(engine.upsert(ref, [book(1)]), 503, "search-unavailable");
+    const health = await engine.health();
+    assert.equal(health.ok, false);
+    assert.match(health.detail, /127\.0\.0\.1:9/);
+  } finally {
+    await engine.close();
+  }
+});
+
+Deno.test("OpenSearchEngine: bulk writes retry 429 and 5xx answers (stand-in node)", async () => {
+  // A stand-in node that first refuses: the retry policy, not OpenSearch, is under test here.
+  const answers = [
+    () => Response.json({ error: { type: "unavailable" } }, { status: 503 }),
+    (lines: string[]) =>
+      Response.json({
+        errors: true,
+        items: lines.map((_, n) => ({ index: { status: n === 0 ? 201 : 429 } })),
+      }),
+    (lines: string[]) =>
+      Response.json({ errors: false, items: lines.map(() => ({ index: { status: 201 } })) }),
+  ];
+  const bulkSizes: number[] = [];
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (request) => {
+    if (request.method === "HEAD") return new Response(null, { status: 200 });
+    const lines = (await request.text()).trim().split("\n").filter((_, n) => n % 2 === 0);
+    bulkSizes.push(lines.length);
+    return answers[Math.min(bulkSizes.length - 1, answers.length - 1)](lines);
+  });
+  const engine = new OpenSearchEngine({
+    node: `http://127.0.0.1:${server.addr.port}`,
+    limits: DEFAULT_LIMITS,
+    bulk: { initialBackoffMs: 1, maxDocuments: 3 },
+  });
+  try {
+    const ref = { collection: COLLECTION, indexName: "retried" };
+    const result = await engine.upsert(ref, [1, 2, 3, 4].map((n) => book(n)));
+    assert.deepEqual(result, { succeeded: 4, failed: [] });
+    // 3 refused whole, 3 with two 429s, the two 429s again, then the fourth document.
+    assert.deepEqual(bulkSizes, [3, 3, 2, 1]);
+  } finally {
+    await engine.close();
+    await server.shutdown();
+  }
+});
