@@ -9,9 +9,12 @@ import type { ServiceConfig } from "./config/schema.ts";
 import type { AppDeps } from "./app_deps.ts";
 import { Catalog } from "./catalog/catalog.ts";
 import { LOCAL_DB_FILE, openLocalDatabase } from "./store/local_db.ts";
+import type { DatabaseSync } from "node:sqlite";
 import { EmbeddedTripleStore } from "./store/embedded.ts";
+import { SparqlTripleStore } from "./store/sparql.ts";
 import type { TripleStore } from "./store/triple_store.ts";
 import { ItemService } from "./items/item_service.ts";
+import { Initializer } from "./initialize/initializer.ts";
 import { canonicalHash } from "./rdf/canonical_hash.ts";
 import { SERVICE_VERSION } from "./version.ts";
 
@@ -26,7 +29,7 @@ export function buildServices(config: ServiceConfig): Services {
   const dataDir = config.service.data.dir;
   const db = openLocalDatabase(dataDir);
   const dbPath = dataDir === ":memory:" ? undefined : join(resolve(dataDir), LOCAL_DB_FILE);
-  const store: TripleStore = new EmbeddedTripleStore(db, dbPath);
+  const store = openTripleStore(config, db, dbPath);
   const catalog = new Catalog(config.workspaces);
   const maxWorkFactor = config.service.hash.maxWorkFactor;
   const hash = async (quads: Parameters<typeof canonicalHash>[0]) =>
@@ -37,6 +40,7 @@ export function buildServices(config: ServiceConfig): Services {
     catalog,
     store,
     items,
+    initializer: new Initializer(catalog, store),
     jsonldContexts: loadJsonLdContexts(config.service.jsonld.contexts),
     readiness: {
       outbox: () => {
@@ -53,6 +57,24 @@ export function buildServices(config: ServiceConfig): Services {
       db.close();
     },
   };
+}
+
+/** The configured triple store: the SQLite file, or a SPARQL 1.1 endpoint. */
+function openTripleStore(config: ServiceConfig, db: DatabaseSync, dbPath?: string): TripleStore {
+  const { backend, sparql } = config.service.store;
+  if (backend === "embedded") return new EmbeddedTripleStore(db, dbPath);
+  return new SparqlTripleStore({
+    // The schema requires the three URLs when the backend is sparql.
+    queryUrl: sparql.queryUrl!,
+    updateUrl: sparql.updateUrl!,
+    graphStoreUrl: sparql.graphStoreUrl!,
+    username: sparql.username,
+    password: sparql.password,
+    timeoutMs: sparql.timeoutMs,
+    retries: sparql.retries,
+    graphTemplate: sparql.graphTemplate,
+    queryDefaultGraph: sparql.queryDefaultGraph,
+  }, db);
 }
 
 /** Reads the local copies of the remote JSON-LD contexts that may be used. */

@@ -91,6 +91,12 @@ export const configSchema = z.object({
         username: optionalString,
         password: optionalString,
         timeoutMs: integer(100).default(30_000),
+        /** Reads are retried this many times when the endpoint is unreachable. */
+        retries: integer(0, 10).default(2),
+        /** Item graph name; `{item}` is replaced by the item URI. */
+        graphTemplate: z.string().includes("{item}").default("{item}"),
+        /** Sent as default-graph-uri with tool queries (Fuseki: urn:x-arq:UnionGraph). */
+        queryDefaultGraph: optionalString,
       }).prefault({}),
     }).prefault({}),
     search: z.object({

@@ -10,8 +10,14 @@ import type { SparqlWorkerReply, SparqlWorkerRequest } from "./sparql_worker_pro
 
 const store = new oxigraph.Store();
 
+/** The worker's global scope, typed without pulling the worker lib into the whole program. */
+const scope = self as unknown as {
+  postMessage(message: SparqlWorkerReply): void;
+  onmessage: ((event: MessageEvent<SparqlWorkerRequest>) => void) | null;
+};
+
 function reply(message: SparqlWorkerReply): void {
-  (self as unknown as Worker).postMessage(message);
+  scope.postMessage(message);
 }
 
 function handle(request: SparqlWorkerRequest): SparqlWorkerReply | undefined {
@@ -34,7 +40,7 @@ function handle(request: SparqlWorkerRequest): SparqlWorkerReply | undefined {
   }
 }
 
-self.onmessage = (event: MessageEvent<SparqlWorkerRequest>) => {
+scope.onmessage = (event: MessageEvent<SparqlWorkerRequest>) => {
   const request = event.data;
   try {
     const answer = handle(request);

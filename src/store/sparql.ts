@@ -1,0 +1,450 @@
+/**
+ * The triple store on any SPARQL 1.1 endpoint (Query, Update, Graph Store Protocol);
+ * tested against Apache Jena Fuseki.
+ *
+ * Layout in the endpoint's dataset:
+ * - each item is one named graph, by default named by the item URI (`graphTemplate`);
+ * - a metadata graph (`urn:rdf-content-service:meta`) says, per item, which collection it
+ *   belongs to and its hash, triple count, created and modified times, so listing a
+ *   collection is one SELECT.
+ *
+ * Every write is one SPARQL Update request, which the endpoint applies atomically (Fuseki
+ * runs a request in one write transaction), so no reader ever sees half an item. The
+ * request checks its own precondition (absent for create; present in the collection, and
+ * with the If-Match hash, for replace and delete) in its WHERE clauses, inside that
+ * transaction: no other write can slip in between check and write. SPARQL Update does not
+ * say whether a guarded operation matched, so a write whose guard held also leaves a
+ * receipt (`<urn:rdf-content-service:receipt:UUID> rcs:receiptFor <item>`); a query for the
+ * receipt then tells success from 409/404/412 exactly, even if another write changes the
+ * item in the meantime. Receipts are deleted by the next update this store sends.
+ *
+ * A write that fails with 503 may still have been applied when the connection broke after
+ * the request was sent (an update is never retried for that reason); the item's state on
+ * the endpoint is then either the old or the new one, never a mix.
+ *
+ * `query()` runs the query with a row limit written in (`analyzeQuery`), otherwise as
+ * written: the endpoint's default graph applies (with `--mem`/TDB2 Fuseki that is not the
+ * union of the item graphs, so queries use `GRAPH ?g { … }`). Set `queryDefaultGraph`
+ * (Fuseki: `urn:x-arq:UnionGraph`) to query the union of all named graphs instead; the
+ * metadata graph is one of them.
+ *
+ * Terms are stored as written only if the dataset keeps lexical forms: Fuseki's in-memory
+ * dataset does; TDB2 stores numbers, booleans and dates as values ("042" comes back "42"),
+ * so served items could then differ from their hash.
+ *
+ * `readItemQuads` holds one item in memory to group its triples by subject (the protocol
+ * promises no order); `listItems` and `collectionQuads` stream.
+ *
+ * The local SQLite database only receives the index outbox entries: one per write, before
+ * the write is sent. A write that then fails leaves a harmless spurious entry.
+ */
+import type { DatabaseSync } from "node:sqlite";
+import { Parser } from "n3";
+import type { Quad } from "n3";
+import { ProblemError } from "../http/problem.ts";
+import { analyzeQuery } from "../sparql/analyze_query.ts";
+import { enqueueIndexUpdate } from "./local_db.ts";
+import { itemExists, itemNotFound, preconditionFailed } from "./store_problems.ts";
+import type {
+  BackendHealth,
+  ItemRecord,
+  ItemWrite,
+  SparqlQueryOptions,
+  SparqlQueryResult,
+  TripleStore,
+  WriteCondition,
+} from "./triple_store.ts";
+import {
+  ACCEPT_ANY_RESULT,
+  type SparqlEndpointConfig,
+  SparqlHttpClient,
+  storeProblemFromError,
+} from "./sparql_client.ts";
+import {
+  malformedResults,
+  readSparqlJsonResults,
+  type SparqlRow,
+  streamNTriples,
+  streamSparqlJsonRows,
+} from "./sparql_results.ts";
+import { iriToSparql, stringToSparql, triplesToSparql } from "./sparql_terms.ts";
+
+/** The graph that holds item metadata unless configured otherwise. */
+export const DEFAULT_METADATA_GRAPH = "urn:rdf-content-service:meta";
+
+/** Namespace of the metadata predicates (`rcs:collection`, `rcs:hash`, …). */
+export const METADATA_NAMESPACE = "urn:rdf-content-service:";
+
+/** Configuration of a {@link SparqlTripleStore}. */
+export interface SparqlTripleStoreConfig extends SparqlEndpointConfig {
+  /** Item graph name; `{item}` is replaced by the item URI. Default `{item}`. */
+  graphTemplate?: string;
+  /** Where item metadata lives. Default {@link DEFAULT_METADATA_GRAPH}. */
+  metadataGraph?: string;
+  /** Sent as `default-graph-uri` with `query()`; unset, the endpoint's default graph. */
+  queryDefaultGraph?: string;
+}
+
+const PROLOGUE = `PREFIX rcs: <${METADATA_NAMESPACE}>\n`;
+const RECEIPT_PREFIX = `${METADATA_NAMESPACE}receipt:`;
+const XSD_INTEGER = "<http://www.w3.org/2001/XMLSchema#integer>";
+const N_TRIPLES = "application/n-triples";
+const SPARQL_JSON = "application/sparql-results+json";
+
+/** Item graphs on a remote SPARQL 1.1 endpoint. */
+export class SparqlTripleStore implements TripleStore {
+  readonly kind = "sparql" as const;
+  readonly #client: SparqlHttpClient;
+  readonly #config: SparqlTripleStoreConfig;
+  readonly #db: DatabaseSync;
+  readonly #meta: string;
+  /** Receipts of verified writes, deleted as part of the next update. */
+  #settledReceipts: string[] = [];
+
+  /** `db` is the service's local database, used for the index outbox only. */
+  constructor(config: SparqlTripleStoreConfig, db: DatabaseSync) {
+    this.#config = config;
+    this.#client = new SparqlHttpClient(config);
+    this.#db = db;
+    this.#meta = iriToSparql(config.metadataGraph ?? DEFAULT_METADATA_GRAPH);
+  }
+
+  async getItem(collection: string, uri: string): Promise<ItemRecord | undefined> {
+    const rows = await this.#select(
+      `SELECT ?hash ?count ?created ?modified WHERE { GRAPH ${this.#meta} {
+         ${iriToSparql(uri)} rcs:collection ${stringToSparql(collection)} ; rcs:hash ?hash ;
+           rcs:tripleCount ?count ; rcs:created ?created ; rcs:modified ?modified } } LIMIT 1`,
+    );
+    return rows.length === 0 ? undefined : recordFromRow(collection, uri, rows[0]);
+  }
+
+  async *readItemQuads(collection: string, uri: string): AsyncGenerator<Quad> {
+    if (!await this.getItem(collection, uri)) throw itemNotFound(collection, uri);
+    const response = await this.#client.getGraph(this.#graphOf(uri), N_TRIPLES);
+    if (!response?.body) return; // an item without triples has no graph
+    // The protocol promises no order, and callers need each subject's triples together.
+    const bySubject = new Map<string, Quad[]>();
+    await this.#consume(this.#config.graphStoreUrl, async () => {
+      for await (const quad of streamNTriples(response.body!)) {
+        const key = `${quad.subject.termType}:${quad.subject.value}`;
+        const group = bySubject.get(key);
+        if (group) group.push(quad);
+        else bySubject.set(key, [quad]);
+      }
+    });
+    for (const group of bySubject.values()) yield* group;
+  }
+
+  async createItem(write: ItemWrite): Promise<ItemRecord> {
+    const item = iriToSparql(write.uri);
+    const graph = iriToSparql(this.#graphOf(write.uri));
+    const { lines, count } = triplesToSparql(write.quads);
+    const now = new Date().toISOString();
+    const receipt = newReceipt();
+    const absent = `FILTER NOT EXISTS { GRAPH ${this.#meta} { ${item} rcs:collection ?any } }`;
+    const outcome = await this.#guardedWrite(write.collection, write.uri, receipt, [
+      // Triples left in the graph by anything but this service would otherwise merge in.
+      `DELETE { GRAPH ${graph} { ?s ?p ?o } } WHERE { ${absent} GRAPH ${graph} { ?s ?p ?o } }`,
+      `INSERT { GRAPH ${graph} {\n${lines.join("\n")}\n}
+        GRAPH ${this.#meta} {
+          ${item} rcs:collection ${stringToSparql(write.collection)} ; rcs:graph ${graph} ;
+            rcs:hash ${stringToSparql(write.hash)} ; rcs:tripleCount "${count}"^^${XSD_INTEGER} ;
+            rcs:created ${stringToSparql(now)} ; rcs:modified ${stringToSparql(now)} .
+          ${receipt} rcs:receiptFor ${item} } }
+      WHERE { ${absent} }`,
+    ]);
+    if (!outcome.applied) throw itemExists(write.uri, outcome.collection ?? write.collection);
+    return { ...pick(write), tripleCount: count, created: now, modified: now };
+  }
+
+  async replaceItem(write: ItemWrite, condition: WriteCondition = {}): Promise<ItemRecord> {
+    const item = iriToSparql(write.uri);
+    const graph = iriToSparql(this.#graphOf(write.uri));
+    const { lines, count } = triplesToSparql(write.quads);
+    const now = new Date().toISOString();
+    const receipt = newReceipt();
+    const guard = this.#presentGuard(write.collection, item, condition);
+    const outcome = await this.#guardedWrite(write.collection, write.uri, receipt, [
+      `DELETE { GRAPH ${graph} { ?s ?p ?o } } WHERE { ${guard} GRAPH ${graph} { ?s ?p ?o } }`,
+      // The guard has no variables, so it matches at most once and the template's blank
+      // nodes are instantiated exactly once.
+      `INSERT { GRAPH ${graph} {\n${lines.join("\n")}\n}
+        GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} } }
+      WHERE { ${guard} }`,
+      `DELETE { GRAPH ${this.#meta} {
+          ${item} rcs:hash ?hash ; rcs:tripleCount ?count ; rcs:modified ?modified } }
+      INSERT { GRAPH ${this.#meta} {
+          ${item} rcs:hash ${stringToSparql(write.hash)} ;
+            rcs:tripleCount "${count}"^^${XSD_INTEGER} ; rcs:modified ${stringToSparql(now)} } }
+      WHERE { GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} }
+        OPTIONAL { GRAPH ${this.#meta} { ${item} rcs:hash ?hash } }
+        OPTIONAL { GRAPH ${this.#meta} { ${item} rcs:tripleCount ?count } }
+        OPTIONAL { GRAPH ${this.#meta} { ${item} rcs:modified ?modified } } }`,
+    ]);
+    if (!outcome.applied) throw refusal(write.collection, write.uri, condition, outcome);
+    return {
+      ...pick(write),
+      tripleCount: count,
+      created: outcome.created ?? now,
+      modified: now,
+    };
+  }
+
+  async deleteItem(
+    collection: string,
+    uri: string,
+    condition: WriteCondition = {},
+  ): Promise<void> {
+    const item = iriToSparql(uri);
+    const graph = iriToSparql(this.#graphOf(uri));
+    const receipt = newReceipt();
+    const guard = this.#presentGuard(collection, item, condition);
+    const outcome = await this.#guardedWrite(collection, uri, receipt, [
+      `DELETE { GRAPH ${graph} { ?s ?p ?o } } WHERE { ${guard} GRAPH ${graph} { ?s ?p ?o } }`,
+      `INSERT { GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} } } WHERE { ${guard} }`,
+      `DELETE { GRAPH ${this.#meta} { ${item} ?p ?o } }
+      WHERE { GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} . ${item} ?p ?o } }`,
+    ]);
+    if (!outcome.applied) throw refusal(collection, uri, condition, outcome);
+  }
+
+  async *listItems(collection: string): AsyncGenerator<ItemRecord> {
+    const response = await this.#client.query(
+      `${PROLOGUE}SELECT ?item ?hash ?count ?created ?modified WHERE { GRAPH ${this.#meta} {
+         ?item rcs:collection ${stringToSparql(collection)} ; rcs:hash ?hash ;
+           rcs:tripleCount ?count ; rcs:created ?created ; rcs:modified ?modified } }
+       ORDER BY ?item`,
+      SPARQL_JSON,
+    );
+    const rows = streamSparqlJsonRows(response.body!);
+    try {
+      while (true) {
+        const next = await this.#consume(this.#config.queryUrl, () => rows.next());
+        if (next.done) return;
+        const item = next.value.get("item");
+        if (!item) throw malformedResults("a listed item has no ?item binding");
+        yield recordFromRow(collection, item.value, next.value);
+      }
+    } finally {
+      await rows.return(undefined); // a caller that stops early closes the response
+    }
+  }
+
+  async *collectionQuads(collection: string): AsyncGenerator<Quad> {
+    const response = await this.#client.query(
+      `${PROLOGUE}CONSTRUCT { ?s ?p ?o } WHERE {
+         GRAPH ${this.#meta} { ?item rcs:collection ${stringToSparql(collection)} ; rcs:graph ?g }
+         GRAPH ?g { ?s ?p ?o } }`,
+      N_TRIPLES,
+    );
+    const quads = streamNTriples(response.body!);
+    try {
+      while (true) {
+        const next = await this.#consume(this.#config.queryUrl, () => quads.next());
+        if (next.done) return;
+        yield next.value;
+      }
+    } finally {
+      await quads.return(undefined);
+    }
+  }
+
+  async query(sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult> {
+    const { limit, timeoutMs } = options;
+    const url = this.#config.queryUrl;
+    // Refuses updates and writes `LIMIT limit+1` into the query, so the endpoint does not
+    // produce rows nobody will see; the readers below still stop at `limit`.
+    const analyzed = analyzeQuery(sparql, { rowLimit: limit });
+    let response: Response;
+    try {
+      response = await this.#client.query(analyzed.text, ACCEPT_ANY_RESULT, {
+        timeoutMs,
+        defaultGraphUri: this.#config.queryDefaultGraph,
+      });
+    } catch (error) {
+      throw invalidQueryOr(error);
+    }
+    const contentType = response.headers.get("Content-Type")?.split(";")[0].trim() ?? "";
+    return await this.#consume(url, async () => {
+      if (contentType === SPARQL_JSON || contentType === "application/json") {
+        return await readSparqlJsonResults(response.body!, limit);
+      }
+      if (contentType === N_TRIPLES || contentType === "text/plain") {
+        return await firstQuads(streamNTriples(response.body!), limit);
+      }
+      if (contentType === "text/turtle") {
+        const turtle = await response.text();
+        return await firstQuads(new Parser({ format: "Turtle" }).parse(turtle), limit);
+      }
+      await response.body?.cancel();
+      throw malformedResults(`unexpected content type ${JSON.stringify(contentType)}`);
+    }, timeoutMs);
+  }
+
+  async health(): Promise<BackendHealth> {
+    const started = performance.now();
+    try {
+      const response = await this.#client.query("ASK {}", SPARQL_JSON);
+      await response.body?.cancel();
+      const elapsed = Math.round(performance.now() - started);
+      return { ok: true, detail: `SPARQL endpoint answered in ${elapsed} ms` };
+    } catch (error) {
+      return { ok: false, detail: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  async close(): Promise<void> {
+    const receipts = this.#settledReceipts.splice(0);
+    if (receipts.length === 0) return;
+    try {
+      await this.#client.update(`${PROLOGUE}${this.#deleteReceipts(receipts)}`);
+    } catch {
+      // Leftover receipts are a few harmless triples; closing must not fail over them.
+    }
+  }
+
+  /** The graph name of an item. */
+  #graphOf(uri: string): string {
+    return (this.#config.graphTemplate ?? "{item}").replaceAll("{item}", uri);
+  }
+
+  /** Matches once if the item is in `collection` (with the If-Match hash, when given). */
+  #presentGuard(collection: string, item: string, condition: WriteCondition): string {
+    const hash = condition.ifMatch === undefined
+      ? ""
+      : ` ; rcs:hash ${stringToSparql(condition.ifMatch)}`;
+    return `GRAPH ${this.#meta} { ${item} rcs:collection ${stringToSparql(collection)}${hash} }`;
+  }
+
+  /**
+   * Enqueues the outbox entry, sends `operations` as one update request, then asks whether
+   * the receipt exists (the guard held) and what the item looks like now.
+   */
+  async #guardedWrite(
+    collection: string,
+    uri: string,
+    receipt: string,
+    operations: string[],
+  ): Promise<WriteOutcome> {
+    enqueueIndexUpdate(this.#db, collection, uri);
+    const settled = this.#settledReceipts.splice(0);
+    try {
+      await this.#client.update(
+        `${PROLOGUE}${this.#deleteReceipts(settled)}${operations.join(" ;\n")}`,
+      );
+    } catch (error) {
+      this.#settledReceipts.push(...settled);
+      throw error;
+    }
+    const item = iriToSparql(uri);
+    const rows = await this.#select(
+      `SELECT ?applied ?collection ?hash ?created WHERE {
+         OPTIONAL { GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} } BIND(true AS ?applied) }
+         OPTIONAL { GRAPH ${this.#meta} { ${item} rcs:collection ?collection ; rcs:hash ?hash .
+           OPTIONAL { ${item} rcs:created ?created } } } }`,
+    );
+    const row = rows[0];
+    const applied = row?.get("applied")?.value === "true";
+    if (applied) this.#settledReceipts.push(`${receipt} rcs:receiptFor ${item} .`);
+    return {
+      applied,
+      collection: row?.get("collection")?.value,
+      hash: row?.get("hash")?.value,
+      created: row?.get("created")?.value,
+    };
+  }
+
+  /** A `DELETE DATA` operation (and separator) for these receipt triples, "" for none. */
+  #deleteReceipts(receipts: string[]): string {
+    if (receipts.length === 0) return "";
+    return `DELETE DATA { GRAPH ${this.#meta} {\n${receipts.join("\n")}\n} } ;\n`;
+  }
+
+  async #select(query: string): Promise<SparqlRow[]> {
+    const response = await this.#client.query(`${PROLOGUE}${query}`, SPARQL_JSON);
+    const result = await this.#consume(
+      this.#config.queryUrl,
+      () => readSparqlJsonResults(response.body!, Infinity),
+    );
+    if (result.kind !== "bindings") throw malformedResults("a SELECT answered with a boolean");
+    return result.rows;
+  }
+
+  /** Runs `work` that reads a response body, turning read failures into store problems. */
+  async #consume<T>(url: string, work: () => Promise<T>, userTimeoutMs?: number): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw storeProblemFromError(error, url, this.#config.timeoutMs, userTimeoutMs);
+    }
+  }
+}
+
+/** What a guarded write found afterwards. */
+interface WriteOutcome {
+  applied: boolean;
+  collection?: string;
+  hash?: string;
+  created?: string;
+}
+
+function newReceipt(): string {
+  return `<${RECEIPT_PREFIX}${crypto.randomUUID()}>`;
+}
+
+function pick(write: ItemWrite): Pick<ItemRecord, "collection" | "uri" | "hash"> {
+  return { collection: write.collection, uri: write.uri, hash: write.hash };
+}
+
+function recordFromRow(collection: string, uri: string, row: SparqlRow): ItemRecord {
+  return {
+    collection,
+    uri,
+    hash: row.get("hash")?.value ?? "",
+    tripleCount: Number(row.get("count")?.value ?? 0),
+    created: row.get("created")?.value ?? "",
+    modified: row.get("modified")?.value ?? "",
+  };
+}
+
+/** Why a replace or delete did not apply: 412 if the item is there with another hash. */
+function refusal(
+  collection: string,
+  uri: string,
+  condition: WriteCondition,
+  outcome: WriteOutcome,
+): ProblemError {
+  if (condition.ifMatch !== undefined && outcome.collection === collection) {
+    return preconditionFailed(uri, outcome.hash ?? "");
+  }
+  return itemNotFound(collection, uri);
+}
+
+/**
+ * 400 `invalid-sparql` when the endpoint refused the query as a bad request (syntax it
+ * does not support, an unknown function); else `error` unchanged.
+ */
+function invalidQueryOr(error: unknown): unknown {
+  if (error instanceof ProblemError && error.extensions.endpointStatus === 400) {
+    return new ProblemError(
+      400,
+      "invalid-sparql",
+      "Invalid SPARQL",
+      `The SPARQL endpoint refused the query: ${error.message.replace(/^.*? with HTTP 400: /, "")}`,
+    );
+  }
+  return error;
+}
+
+/** At most `limit` quads of `quads`, and whether there were more. */
+async function firstQuads(
+  quads: AsyncIterable<Quad> | Iterable<Quad>,
+  limit: number,
+): Promise<SparqlQueryResult> {
+  const kept: Quad[] = [];
+  for await (const quad of quads) {
+    if (kept.length >= limit) return { kind: "quads", quads: kept, truncated: true };
+    kept.push(quad);
+  }
+  return { kind: "quads", quads: kept, truncated: false };
+}

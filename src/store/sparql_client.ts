@@ -1,0 +1,239 @@
+/**
+ * HTTP access to a SPARQL 1.1 endpoint: Query, Update and Graph Store Protocol requests
+ * with basic auth, per-request timeouts and retries for reads.
+ *
+ * Failures become the store's problems: an endpoint that cannot be reached (or whose
+ * gateway says so: 502/503/504) is 503 `store-unavailable`; any other refusal is 502
+ * `store-error` carrying the endpoint's own message.
+ */
+import { ProblemError } from "../http/problem.ts";
+
+/** Where the endpoint is and how to talk to it. */
+export interface SparqlEndpointConfig {
+  /** SPARQL 1.1 Query endpoint. */
+  queryUrl: string;
+  /** SPARQL 1.1 Update endpoint. */
+  updateUrl: string;
+  /** SPARQL 1.1 Graph Store HTTP Protocol endpoint (indirect graph identification). */
+  graphStoreUrl: string;
+  /** HTTP basic auth, sent when `username` is set. */
+  username?: string;
+  password?: string;
+  /** Per-request timeout in milliseconds, covering the response body too. */
+  timeoutMs: number;
+  /** Further attempts of a read after the endpoint was unreachable; updates never retry. */
+  retries: number;
+}
+
+/** Options of one read request. */
+export interface SparqlReadOptions {
+  /** Overrides the configured timeout; exceeding it is then 504 `query-timeout`. */
+  timeoutMs?: number;
+  /** Sent as the protocol's `default-graph-uri`. */
+  defaultGraphUri?: string;
+}
+
+/** SPARQL JSON results for SELECT/ASK, N-Triples for CONSTRUCT/DESCRIBE. */
+export const ACCEPT_ANY_RESULT =
+  "application/sparql-results+json, application/n-triples;q=0.9, text/turtle;q=0.5";
+
+const MAX_ENDPOINT_MESSAGE = 500;
+const MAX_BACKOFF_MS = 2000;
+
+/** `Basic <base64(user:password)>` with the credentials encoded as UTF-8 (RFC 7617). */
+export function basicAuthorization(username: string, password: string): string {
+  const bytes = new TextEncoder().encode(`${username}:${password}`);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `Basic ${btoa(binary)}`;
+}
+
+/** 503 `store-unavailable` naming the endpoint, with the underlying error as its cause. */
+export function storeUnavailable(url: string, reason: string, cause?: unknown): ProblemError {
+  const problem = new ProblemError(
+    503,
+    "store-unavailable",
+    "Triple store unavailable",
+    `The SPARQL endpoint ${displayUrl(url)} is unavailable: ${reason}`,
+  );
+  if (cause !== undefined) problem.cause = cause;
+  return problem;
+}
+
+/**
+ * The store problem for an error thrown while talking to `url` (including while reading a
+ * response body): problems pass through, timeouts and network failures become 503 (or 504
+ * `query-timeout` when `userTimeoutMs` is the limit a query's caller chose).
+ */
+export function storeProblemFromError(
+  error: unknown,
+  url: string,
+  timeoutMs: number,
+  userTimeoutMs?: number,
+): ProblemError {
+  if (error instanceof ProblemError) return error;
+  if (error instanceof DOMException && error.name === "TimeoutError") {
+    if (userTimeoutMs !== undefined) {
+      const problem = new ProblemError(
+        504,
+        "query-timeout",
+        "Query timed out",
+        `The SPARQL query did not finish within ${userTimeoutMs} ms`,
+      );
+      problem.cause = error;
+      return problem;
+    }
+    return storeUnavailable(url, `no answer within ${timeoutMs} ms`, error);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return storeUnavailable(url, message, error);
+}
+
+/** Sends the requests of the SPARQL store; every method throws only ProblemErrors. */
+export class SparqlHttpClient {
+  readonly config: SparqlEndpointConfig;
+  #authorization: string | undefined;
+
+  constructor(config: SparqlEndpointConfig) {
+    this.config = config;
+    this.#authorization = config.username
+      ? basicAuthorization(config.username, config.password ?? "")
+      : undefined;
+  }
+
+  /** Headers every request carries. */
+  headers(extra: Record<string, string>): Headers {
+    const headers = new Headers(extra);
+    if (this.#authorization) headers.set("Authorization", this.#authorization);
+    return headers;
+  }
+
+  /**
+   * Runs a query (POST, form-encoded) and returns the successful response with its body
+   * unread; the timeout keeps running while the caller reads it.
+   */
+  query(sparql: string, accept: string, options: SparqlReadOptions = {}): Promise<Response> {
+    const form = new URLSearchParams({ query: sparql });
+    if (options.defaultGraphUri) form.set("default-graph-uri", options.defaultGraphUri);
+    return this.#read(this.config.queryUrl, options.timeoutMs, () => ({
+      method: "POST",
+      headers: this.headers({
+        "Accept": accept,
+        "Content-Type": "application/x-www-form-urlencoded",
+      }),
+      body: form.toString(),
+    }));
+  }
+
+  /**
+   * The graph `graphIri` from the Graph Store Protocol endpoint, or undefined when the
+   * endpoint has no such graph (404).
+   */
+  async getGraph(graphIri: string, accept: string): Promise<Response | undefined> {
+    const url = new URL(this.config.graphStoreUrl);
+    url.searchParams.set("graph", graphIri);
+    try {
+      return await this.#read(url.href, undefined, () => ({
+        method: "GET",
+        headers: this.headers({ "Accept": accept }),
+      }));
+    } catch (error) {
+      if (error instanceof ProblemError && error.extensions.endpointStatus === 404) {
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Sends one SPARQL Update request. Never retried: an update whose answer was lost may
+   * have been applied.
+   */
+  async update(sparql: string): Promise<void> {
+    const url = this.config.updateUrl;
+    const timeoutMs = this.config.timeoutMs;
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: "POST",
+        headers: this.headers({ "Content-Type": "application/sparql-update; charset=utf-8" }),
+        body: sparql,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      throw storeProblemFromError(error, url, timeoutMs);
+    }
+    if (!response.ok) throw await endpointProblem(url, response);
+    await response.body?.cancel();
+  }
+
+  async #read(
+    url: string,
+    userTimeoutMs: number | undefined,
+    init: () => RequestInit,
+  ): Promise<Response> {
+    const timeoutMs = userTimeoutMs ?? this.config.timeoutMs;
+    for (let attempt = 0;; attempt++) {
+      let problem: ProblemError;
+      try {
+        const response = await fetch(url, { ...init(), signal: AbortSignal.timeout(timeoutMs) });
+        if (response.ok) return response;
+        problem = await endpointProblem(url, response);
+      } catch (error) {
+        problem = storeProblemFromError(error, url, timeoutMs, userTimeoutMs);
+      }
+      // Only an unreachable endpoint is worth another try; a timeout already used the
+      // caller's whole budget, and a refusal will be refused again.
+      const retryable = problem.status === 503 && !isTimeout(problem.cause);
+      if (!retryable || attempt >= this.config.retries) throw problem;
+      const backoff = Math.min(MAX_BACKOFF_MS, 100 * 2 ** attempt);
+      await new Promise((resolve) => setTimeout(resolve, backoff / 2 + Math.random() * backoff));
+    }
+  }
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof DOMException && error.name === "TimeoutError";
+}
+
+/** The problem for a non-2xx answer; the body is read (trimmed) for the endpoint's words. */
+async function endpointProblem(url: string, response: Response): Promise<ProblemError> {
+  let message = "";
+  try {
+    message = await response.text();
+    // Some servers wrap errors in an HTML page; the words matter, not the markup.
+    if (response.headers.get("Content-Type")?.includes("html")) {
+      message = message.replace(/<[^>]*>/g, " ");
+    }
+    message = message.replace(/\s+/g, " ").trim();
+  } catch {
+    // The status alone has to do.
+  }
+  if (message.length > MAX_ENDPOINT_MESSAGE) {
+    message = `${message.slice(0, MAX_ENDPOINT_MESSAGE)}…`;
+  }
+  const said = `HTTP ${response.status}${message ? `: ${message}` : ""}`;
+  if (response.status === 502 || response.status === 503 || response.status === 504) {
+    const problem = storeUnavailable(url, said);
+    problem.extensions.endpointStatus = response.status;
+    return problem;
+  }
+  return new ProblemError(
+    502,
+    "store-error",
+    "Triple store error",
+    `The SPARQL endpoint ${displayUrl(url)} refused the request with ${said}`,
+    undefined,
+    { endpointStatus: response.status },
+  );
+}
+
+/** The URL without credentials or query string, for messages. */
+function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return url;
+  }
+}
