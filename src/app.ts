@@ -11,6 +11,10 @@ import { handleError, handleNotFound } from "./http/errors.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { itemRoutes } from "./routes/items.ts";
 import { downloadRoutes } from "./routes/downloads.ts";
+import { hashRoutes } from "./routes/hash.ts";
+import { initializeRoutes } from "./routes/initialize.ts";
+import { toolRoutes } from "./routes/tools.ts";
+import { sparqlPageRoutes } from "./routes/sparql_page.ts";
 
 /** Builds the whole HTTP surface of the service. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -23,6 +27,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   app.route("/", healthRoutes(deps));
   app.route("/", downloadRoutes(deps));
+  app.route("/", hashRoutes(deps));
+  app.route("/", initializeRoutes(deps));
+  app.route("/", toolRoutes(deps));
+  app.route("/", sparqlPageRoutes(deps));
   app.route("/", itemRoutes(deps));
   app.notFound(handleNotFound);
   app.onError(handleError);

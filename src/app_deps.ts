@@ -3,6 +3,11 @@ import type { ServiceConfig } from "./config/schema.ts";
 import type { Catalog } from "./catalog/catalog.ts";
 import type { TripleStore } from "./store/triple_store.ts";
 import type { ItemService } from "./items/item_service.ts";
+import type { Initializer } from "./initialize/initializer.ts";
+import type { SearchEngine } from "./search/search_engine.ts";
+import type { CollectionResolver } from "./indexing/index_item.ts";
+import type { IndexJobRunner } from "./indexing/job_runner.ts";
+import type { IndexOutboxWorker } from "./indexing/outbox_worker.ts";
 
 /** Dependencies of `createApp`. */
 export interface AppDeps {
@@ -10,6 +15,12 @@ export interface AppDeps {
   catalog: Catalog;
   store: TripleStore;
   items: ItemService;
+  initializer: Initializer;
+  /** The configured search engine and each collection's index in it. */
+  search: SearchEngine;
+  searchIndexes: CollectionResolver;
+  indexJobs: IndexJobRunner;
+  indexOutbox: IndexOutboxWorker;
   /** Local copies of remote JSON-LD contexts (URL → document), loaded at start-up. */
   jsonldContexts: Record<string, unknown>;
   /** Extra readiness checks (search engine, outbox backlog), keyed by name. */

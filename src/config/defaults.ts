@@ -39,4 +39,46 @@ workspaces:
         name: Documents
         index: documents
         itemUriTemplate: https://data.example.org/id/document/{uuid}
+        # Defaults added by POST /api/item/initialize, ?this bound to each listed URI.
+        # Each rule guards itself (FILTER NOT EXISTS) so initialising twice adds nothing.
+        initialize:
+          - name: creation date
+            construct: |
+              PREFIX dct: <http://purl.org/dc/terms/>
+              PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+              CONSTRUCT { ?this dct:created ?today }
+              WHERE {
+                FILTER NOT EXISTS { ?this dct:created ?any }
+                BIND(STRDT(SUBSTR(STR(NOW()), 1, 10), xsd:date) AS ?today)
+              }
+          - name: identifier from the URI
+            construct: |
+              PREFIX dct: <http://purl.org/dc/terms/>
+              CONSTRUCT { ?this dct:identifier ?id }
+              WHERE {
+                FILTER NOT EXISTS { ?this dct:identifier ?any }
+                BIND(REPLACE(STR(?this), "^.*[/#]", "") AS ?id)
+              }
+          - name: English label from an untagged title
+            forType: http://xmlns.com/foaf/0.1/Document
+            construct: |
+              PREFIX dct: <http://purl.org/dc/terms/>
+              PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+              CONSTRUCT { ?this rdfs:label ?label }
+              WHERE {
+                ?this dct:title ?title .
+                FILTER(LANG(?title) = "")
+                FILTER NOT EXISTS { ?this rdfs:label ?any }
+                BIND(STRLANG(STR(?title), "en") AS ?label)
+              }
+          - name: related stored documents on the same subject
+            from: store
+            construct: |
+              PREFIX dct: <http://purl.org/dc/terms/>
+              CONSTRUCT { ?this dct:relation ?other }
+              WHERE {
+                ?this dct:subject ?topic .
+                ?other dct:subject ?topic .
+                FILTER(?other != ?this)
+              }
 `;

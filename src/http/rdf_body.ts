@@ -47,7 +47,8 @@ function bodyFormat(contentType: string | undefined, options: RdfBodyOptions): R
   if (!contentType || /^application\/x-www-form-urlencoded\b/i.test(contentType)) return "json";
   const format = formatFromMediaType(contentType);
   const allowed = format !== undefined &&
-    (options.accept === "any" || JSON_FORMATS.has(format) || options.extra?.includes(format));
+    (options.accept === "any" || JSON_FORMATS.has(format) ||
+      (format !== "json" && options.extra?.includes(format)));
   if (!allowed) {
     const accepted = options.accept === "any"
       ? "application/ld+json, application/rdf+json, application/json, text/turtle, " +

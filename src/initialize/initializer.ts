@@ -1,0 +1,125 @@
+/**
+ * Initialise (API.md): add a collection's default data to an RDF body by running its
+ * `initialize` rules (workspace rules first, then the collection's) with `?this` bound to
+ * each listed URI. Results are added; nothing is removed.
+ *
+ * Rules run in order over one working store, so a later rule sees what earlier ones added.
+ * Rules with `from: store` also see the collection's stored items (kept in a separate graph,
+ * so they are matched but never copied into the answer).
+ */
+import oxigraph from "oxigraph";
+import type { Quad } from "n3";
+import { ProblemError } from "../http/problem.ts";
+import type { Catalog } from "../catalog/catalog.ts";
+import type { InitializeRule } from "../config/schema.ts";
+import type { TripleStore } from "../store/triple_store.ts";
+import { fromOxigraphQuad, toOxigraphQuad } from "../rdf/oxigraph_terms.ts";
+import { type BoundableQuery, parseRuleQuery } from "./rule_query.ts";
+
+const RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+/** Where `from: store` data sits in the working store. */
+const STORE_GRAPH = oxigraph.namedNode("urn:rdf-content-service:initialize:store");
+
+interface CompiledRule {
+  rule: InitializeRule;
+  query: BoundableQuery;
+}
+
+/** Runs initialise rules; construct once at start-up (rules are parsed then). */
+export class Initializer {
+  readonly #rules = new Map<string, CompiledRule[]>();
+
+  constructor(private readonly catalog: Catalog, private readonly store: TripleStore) {
+    for (const { collection, workspace } of catalog.collections()) {
+      const rules = [...workspace.initialize, ...collection.initialize];
+      this.#rules.set(
+        collection.uri,
+        rules.map((rule) => {
+          try {
+            return { rule, query: parseRuleQuery(rule.construct) };
+          } catch (error) {
+            throw new Error(
+              `initialize rule '${rule.name}' of <${collection.uri}>: ${(error as Error).message}`,
+            );
+          }
+        }),
+      );
+    }
+  }
+
+  /** The body plus every rule's additions for `uris`. */
+  async initialize(collection: string, uris: string[], body: Quad[]): Promise<Quad[]> {
+    this.catalog.collection(collection);
+    const rules = this.#rules.get(collection) ?? [];
+    const working = new oxigraph.Store();
+    for (const quad of body) working.add(toOxigraphQuad(quad));
+    const missing = uris.filter((uri) => !mentions(working, uri));
+    if (missing.length > 0) {
+      throw new ProblemError(
+        400,
+        "uri-not-in-body",
+        "URI not in body",
+        `Listed URIs must occur in the body; these do not: ${
+          missing.map((uri) => `<${uri}>`).join(", ")
+        }.`,
+        missing.map((uri) => ({ path: "uri", message: `${uri} does not occur in the body` })),
+      );
+    }
+    if (rules.some((compiled) => compiled.rule.from === "store")) {
+      await this.#loadStoredItems(collection, working);
+    }
+    for (const { rule, query } of rules) {
+      for (const uri of uris) {
+        if (rule.forType && !hasType(working, uri, rule.forType)) continue;
+        const added = working.query(query.bind(uri), {
+          default_graph: rule.from === "store"
+            ? [oxigraph.defaultGraph(), STORE_GRAPH]
+            : oxigraph.defaultGraph(),
+        }) as ReturnType<typeof oxigraph.quad>[];
+        for (const quad of added) working.add(quad);
+      }
+    }
+    return working.match(null, null, null, oxigraph.defaultGraph()).map(fromOxigraphQuad);
+  }
+
+  /**
+   * Copies the collection's items into the store graph, blank nodes renamed per item so that
+   * neither two items nor an item and the body share one by accident of labelling.
+   */
+  async #loadStoredItems(collection: string, working: InstanceType<typeof oxigraph.Store>) {
+    let itemNumber = 0;
+    for await (const item of this.store.listItems(collection)) {
+      itemNumber++;
+      const scope = (term: ReturnType<typeof oxigraph.quad>["subject"]) =>
+        term.termType === "BlankNode" ? oxigraph.blankNode(`s${itemNumber}_${term.value}`) : term;
+      for await (const quad of this.store.readItemQuads(collection, item.uri)) {
+        const copy = toOxigraphQuad(quad);
+        working.add(
+          oxigraph.quad(
+            scope(copy.subject),
+            copy.predicate,
+            scope(copy.object as never),
+            STORE_GRAPH,
+          ),
+        );
+      }
+    }
+  }
+}
+
+function mentions(store: InstanceType<typeof oxigraph.Store>, uri: string): boolean {
+  const node = oxigraph.namedNode(uri);
+  const graph = oxigraph.defaultGraph();
+  return store.match(node, null, null, graph).length > 0 ||
+    store.match(null, null, node, graph).length > 0 ||
+    store.match(null, node, null, graph).length > 0;
+}
+
+function hasType(store: InstanceType<typeof oxigraph.Store>, uri: string, type: string): boolean {
+  return store.match(
+    oxigraph.namedNode(uri),
+    oxigraph.namedNode(RDF_TYPE),
+    oxigraph.namedNode(type),
+    oxigraph.defaultGraph(),
+  ).length > 0;
+}

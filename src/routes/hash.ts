@@ -1,0 +1,32 @@
+/**
+ * `/api/item/hash`: the stable hash of RDF data sent in the body — of a GET, as the seed
+ * defines it (served through node:http so the body arrives), or of a POST.
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { AppEnv } from "../http/app_env.ts";
+import type { AppDeps } from "../app_deps.ts";
+import { requiredIri } from "../http/params.ts";
+import { readRdfBody } from "../http/rdf_body.ts";
+import { canonicalHash } from "../rdf/canonical_hash.ts";
+
+/** The hash routes. */
+export function hashRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const handler = async (c: Context<AppEnv>) => {
+    const collection = requiredIri(c, "collection");
+    deps.catalog.collection(collection);
+    const body = await readRdfBody(c, {
+      maxBodyBytes: deps.config.service.http.maxBodyBytes,
+      contexts: deps.jsonldContexts,
+      accept: "json",
+      extra: ["nquads", "ntriples"],
+    });
+    return c.json(
+      await canonicalHash(body.quads, { maxWorkFactor: deps.config.service.hash.maxWorkFactor }),
+    );
+  };
+  app.get("/api/item/hash", handler);
+  app.post("/api/item/hash", handler);
+  return app;
+}

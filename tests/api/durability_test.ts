@@ -1,0 +1,93 @@
+/**
+ * SIGKILL during a stream of acknowledged writes: after a restart every acknowledged write
+ * is there, whole, and no item is half-written.
+ */
+import { strict as assert } from "node:assert";
+import { startServiceProcess } from "../support/process.ts";
+import { DEMO_COLLECTION, itemQuery } from "../support/service.ts";
+
+const TRIPLES_PER_ITEM = 50;
+const WRITERS = 4;
+
+function itemBody(uri: string, version: number): string {
+  const lines = [];
+  for (let i = 0; i < TRIPLES_PER_ITEM; i++) {
+    lines.push(`<${uri}> <http://example.org/p${i}> "value ${i} of version ${version}" .`);
+  }
+  return lines.join("\n");
+}
+
+async function countTriples(url: string, uri: string): Promise<number | undefined> {
+  const response = await fetch(`${url}/api/item?${itemQuery(uri)}`, {
+    headers: { Accept: "application/n-triples" },
+  });
+  if (response.status === 404) {
+    await response.body?.cancel();
+    return undefined;
+  }
+  assert.equal(response.status, 200);
+  return (await response.text()).split("\n").filter((line) => line.trim() !== "").length;
+}
+
+Deno.test({
+  name: "SIGKILL during acknowledged writes loses nothing and half-writes nothing",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const dataDir = await Deno.makeTempDir({ prefix: "rcs-kill-" });
+    try {
+      const first = await startServiceProcess({ SERVICE_DATA_DIR: dataDir });
+      const acknowledged = new Set<string>();
+      const attempted = new Set<string>();
+      let stop = false;
+      const writer = async (id: number) => {
+        for (let n = 0; !stop; n++) {
+          const uri = `https://data.example.org/id/kill/${id}-${n}`;
+          attempted.add(uri);
+          try {
+            const response = await fetch(
+              `${first.url}/api/item?collection=${encodeURIComponent(DEMO_COLLECTION)}`,
+              {
+                method: "PUT",
+                headers: { "Content-Type": "application/n-triples" },
+                body: itemBody(uri, n),
+              },
+            );
+            await response.body?.cancel();
+            if (response.status === 201) acknowledged.add(uri);
+          } catch {
+            return; // the server died under us
+          }
+        }
+      };
+      const writers = Array.from({ length: WRITERS }, (_, id) => writer(id));
+      while (acknowledged.size < 120) await new Promise((resolve) => setTimeout(resolve, 10));
+      await first.kill();
+      stop = true;
+      await Promise.all(writers);
+
+      const second = await startServiceProcess({ SERVICE_DATA_DIR: dataDir });
+      try {
+        for (const uri of acknowledged) {
+          assert.equal(await countTriples(second.url, uri), TRIPLES_PER_ITEM, `${uri} lost`);
+        }
+        let inFlightWhole = 0;
+        for (const uri of attempted) {
+          if (acknowledged.has(uri)) continue;
+          const count = await countTriples(second.url, uri);
+          assert.ok(count === undefined || count === TRIPLES_PER_ITEM, `${uri} half-written`);
+          if (count) inFlightWhole++;
+        }
+        console.log(
+          `acknowledged ${acknowledged.size}, in flight at the kill ${
+            attempted.size - acknowledged.size
+          } (${inFlightWhole} of them committed whole)`,
+        );
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});

@@ -1,0 +1,80 @@
+/**
+ * The service as a separate OS process (`deno run src/main.ts`), for tests that kill it,
+ * restart it or measure its memory.
+ */
+
+const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
+
+/** A running service process. */
+export interface ServiceProcess {
+  url: string;
+  pid: number;
+  /** Resident set size of the process, in bytes (Linux /proc). */
+  rss(): number;
+  /** SIGKILL, then wait for the exit. */
+  kill(): Promise<void>;
+  /** SIGTERM, then wait for the exit. */
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** Starts the service with `env` (data dir, config) and waits until /health answers. */
+export async function startServiceProcess(
+  env: Record<string, string>,
+  options: { timeoutMs?: number } = {},
+): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", MAIN],
+    env: { LOG_LEVEL: "warn", SERVICE_HTTP_PORT: String(port), ...env },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const stderr: string[] = [];
+  const decoder = new TextDecoder();
+  child.stderr.pipeTo(
+    new WritableStream({ write: (chunk) => void stderr.push(decoder.decode(chunk)) }),
+  ).catch(() => {});
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  while (true) {
+    try {
+      const response = await fetch(`${url}/health`);
+      await response.body?.cancel();
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      await child.status;
+      throw new Error(`service did not start: ${stderr.join("")}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const exited = async (signal: Deno.Signal) => {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+    await child.status;
+  };
+  return {
+    url,
+    pid: child.pid,
+    rss: () => {
+      const status = Deno.readTextFileSync(`/proc/${child.pid}/status`);
+      const match = status.match(/^VmRSS:\s+(\d+) kB/m);
+      return match ? Number(match[1]) * 1024 : 0;
+    },
+    kill: () => exited("SIGKILL"),
+    stop: () => exited("SIGTERM"),
+  };
+}
