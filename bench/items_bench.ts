@@ -1,0 +1,124 @@
+/**
+ * Item GET (JSON-LD, Turtle) and PUT of a 50-triple item on the embedded store, beside the
+ * bare HTTP stack serving the same bytes (bench/baseline_server.ts), in one run.
+ */
+import { formatLoad, type LoadResult, runLoad } from "./lib/load.ts";
+import { startServiceProcess } from "../tests/support/process.ts";
+import { DEMO_COLLECTION, itemQuery } from "../tests/support/service.ts";
+
+const TRIPLES = 50;
+const C = encodeURIComponent(DEMO_COLLECTION);
+
+/** A 50-triple item: typed, with literals of several kinds and two blank nodes. */
+export function fiftyTripleItem(uri: string): string {
+  const lines = [`<${uri}> a <http://xmlns.com/foaf/0.1/Document> .`];
+  lines.push(`<${uri}> <http://purl.org/dc/terms/creator> _:a .`);
+  lines.push(`_:a <http://xmlns.com/foaf/0.1/name> "Ada Lovelace"@en .`);
+  lines.push(`<${uri}> <http://purl.org/dc/terms/publisher> _:b .`);
+  lines.push(`_:b <http://xmlns.com/foaf/0.1/name> "Example Press" .`);
+  for (let i = lines.length; i < TRIPLES; i++) {
+    lines.push(
+      i % 2
+        ? `<${uri}> <http://example.org/vocab#field${i}> "value ${i} with some words"@en .`
+        : `<${uri}> <http://example.org/vocab#count${i}> "${i}"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
+    );
+  }
+  return lines.join("\n") + "\n";
+}
+
+async function startBaseline(turtle: string, jsonld: string) {
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/item.ttl`, turtle);
+  await Deno.writeTextFile(`${dir}/item.jsonld`, jsonld);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      new URL("./baseline_server.ts", import.meta.url).pathname,
+      "0",
+      `${dir}/item.ttl`,
+      `${dir}/item.jsonld`,
+    ],
+    stdout: "piped",
+  }).spawn();
+  const reader = child.stdout.getReader();
+  const { value } = await reader.read();
+  reader.releaseLock();
+  child.stdout.cancel().catch(() => {});
+  const port = Number(new TextDecoder().decode(value).match(/listening (\d+)/)![1]);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await child.status;
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/** Runs the item scenarios; returns markdown table lines. */
+export async function benchItems(options = { durationMs: 5000, concurrency: 16 }) {
+  const dataDir = await Deno.makeTempDir({ prefix: "rcs-bench-" });
+  const service = await startServiceProcess({ SERVICE_DATA_DIR: dataDir });
+  const uri = "https://data.example.org/id/document/bench";
+  const body = fiftyTripleItem(uri);
+  const created = await fetch(`${service.url}/api/item?collection=${C}`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/n-triples" },
+    body,
+  });
+  if (created.status !== 201) throw new Error(`setup failed: ${await created.text()}`);
+  await created.body?.cancel();
+  const read = (accept: string) =>
+    fetch(`${service.url}/api/item?${itemQuery(uri)}`, { headers: { Accept: accept } })
+      .then((r) => r.text());
+  const baseline = await startBaseline(
+    await read("text/turtle"),
+    await read("application/ld+json"),
+  );
+  const rows: string[] = [];
+  try {
+    const load = (make: Parameters<typeof runLoad>[0]) => runLoad(make, options);
+    const base: Record<string, LoadResult> = {
+      jsonld: await load(() => ({ url: `${baseline.url}/jsonld` })),
+      turtle: await load(() => ({ url: `${baseline.url}/turtle` })),
+      put: await load(() => ({ url: `${baseline.url}/put`, init: { method: "PUT", body } })),
+    };
+    const getJson = await load(() => ({
+      url: `${service.url}/api/item?${itemQuery(uri)}`,
+      init: { headers: { Accept: "application/ld+json" } },
+    }));
+    const getTurtle = await load(() => ({
+      url: `${service.url}/api/item?${itemQuery(uri)}`,
+      init: { headers: { Accept: "text/turtle" } },
+    }));
+    const put = await load((worker, n) => {
+      const fresh = `https://data.example.org/id/document/bench-${worker}-${n}-${Date.now()}`;
+      return {
+        url: `${service.url}/api/item?collection=${C}`,
+        init: {
+          method: "PUT",
+          headers: { "Content-Type": "application/n-triples" },
+          body: fiftyTripleItem(fresh),
+        },
+      };
+    });
+    rows.push(formatLoad("baseline: static JSON-LD body", base.jsonld));
+    rows.push(formatLoad("GET /api/item (JSON-LD)", getJson, base.jsonld));
+    rows.push(formatLoad("baseline: static Turtle body", base.turtle));
+    rows.push(formatLoad("GET /api/item (Turtle)", getTurtle, base.turtle));
+    rows.push(formatLoad("baseline: PUT that reads the body", base.put));
+    rows.push(formatLoad("PUT /api/item (new item, N-Triples)", put, base.put));
+  } finally {
+    await baseline.stop();
+    await service.stop();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+  return rows;
+}
+
+if (import.meta.main) {
+  console.log("| scenario | req/s | p50 ms | p99 ms | ratio to baseline |");
+  console.log("|---|---|---|---|---|");
+  for (const row of await benchItems()) console.log(row);
+}
