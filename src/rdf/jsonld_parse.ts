@@ -1,0 +1,209 @@
+/**
+ * JSON-LD 1.1 (any form: expanded, compacted, flattened, `@graph`, named graphs) to quads,
+ * through `jsonld.toRDF`, without ever touching the network.
+ *
+ * Remote contexts are resolved only from the configured local copies
+ * (`service.jsonld.contexts`); any other URL is refused with a 400 that names it.
+ */
+// @ts-types="@types/n3"
+import { DataFactory, type Quad } from "n3";
+import jsonld from "jsonld";
+import ContextResolver from "jsonld/lib/ContextResolver.js";
+import { ProblemError } from "../http/problem.ts";
+
+const { namedNode, blankNode, literal, defaultGraph, quad: makeQuad } = DataFactory;
+
+const RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString";
+const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
+const XSD_DOUBLE = "http://www.w3.org/2001/XMLSchema#double";
+/** Stands in for xsd:double on string values while jsonld turns them into RDF. */
+const DOUBLE_STAND_IN = "urn:x-rdf-content-service:xsd-double-string";
+
+/** Options of {@link parseJsonLd}. */
+export interface JsonLdParseOptions {
+  /** Context URL → local copy of the document served at that URL. */
+  contexts?: Record<string, unknown>;
+  /** Base IRI for relative IRIs in the document. */
+  baseIri?: string;
+}
+
+/** A term as `jsonld.toRDF` returns it. */
+interface JsonLdTerm {
+  termType: "NamedNode" | "BlankNode" | "Literal" | "DefaultGraph";
+  value: string;
+  datatype?: { value: string };
+  language?: string;
+}
+
+interface JsonLdQuad {
+  subject: JsonLdTerm;
+  predicate: JsonLdTerm;
+  object: JsonLdTerm;
+  graph: JsonLdTerm;
+}
+
+/** A remote document as jsonld's document loader returns it. */
+interface RemoteDocument {
+  contextUrl: null;
+  documentUrl: string;
+  document: unknown;
+}
+
+/**
+ * A small LRU-less bounded cache for resolved contexts. jsonld's own shared cache is
+ * keyed by URL alone and lives for the process, so a context served from one set of local
+ * copies would be reused for callers that do not list it; each set gets its own cache.
+ */
+class BoundedCache<V> {
+  readonly #entries = new Map<string, V>();
+  constructor(private readonly capacity: number) {}
+  get(key: string): V | undefined {
+    return this.#entries.get(key);
+  }
+  set(key: string, value: V): this {
+    if (this.#entries.size >= this.capacity) {
+      this.#entries.delete(this.#entries.keys().next().value!);
+    }
+    this.#entries.set(key, value);
+    return this;
+  }
+}
+
+const NO_CONTEXTS: Record<string, unknown> = Object.freeze({});
+const cachesByContexts = new WeakMap<object, BoundedCache<unknown>>();
+
+function contextCache(contexts: Record<string, unknown>): BoundedCache<unknown> {
+  let cache = cachesByContexts.get(contexts);
+  if (!cache) {
+    cache = new BoundedCache(100);
+    cachesByContexts.set(contexts, cache);
+  }
+  return cache;
+}
+
+/** A document loader that serves local copies and refuses everything else. */
+function localDocumentLoader(contexts: Record<string, unknown>) {
+  // deno-lint-ignore require-await -- jsonld expects a promise-returning loader
+  return async (url: string): Promise<RemoteDocument> => {
+    if (!Object.hasOwn(contexts, url)) {
+      throw new ProblemError(
+        400,
+        "remote-context-refused",
+        "Remote JSON-LD context refused",
+        `The JSON-LD context ${url} is not fetched: only contexts configured in ` +
+          "service.jsonld.contexts with a local copy are used.",
+        [{ path: "@context", message: `remote context not allowed: ${url}` }],
+        { url },
+      );
+    }
+    let document = contexts[url];
+    if (typeof document === "string") document = JSON.parse(document);
+    // A local copy written as the bare context object is accepted too.
+    if (typeof document === "object" && document !== null && !("@context" in document)) {
+      document = { "@context": document };
+    }
+    return { contextUrl: null, documentUrl: url, document };
+  };
+}
+
+/** The ProblemError a failure was caused by, when our document loader threw it. */
+function problemCause(error: unknown): ProblemError | undefined {
+  for (let current = error, depth = 0; current && depth < 10; depth++) {
+    if (current instanceof ProblemError) return current;
+    const candidate = current as { cause?: unknown; details?: { cause?: unknown } };
+    current = candidate.details?.cause ?? candidate.cause;
+  }
+  return undefined;
+}
+
+function toN3Term(term: JsonLdTerm) {
+  switch (term.termType) {
+    case "NamedNode":
+      return namedNode(term.value);
+    case "BlankNode":
+      return blankNode(term.value);
+    case "DefaultGraph":
+      return defaultGraph();
+    case "Literal": {
+      let datatype = term.datatype?.value ?? XSD_STRING;
+      if (datatype === DOUBLE_STAND_IN) datatype = XSD_DOUBLE;
+      if (term.language) return literal(term.value, term.language);
+      return literal(term.value, datatype === RDF_LANG_STRING ? undefined : namedNode(datatype));
+    }
+  }
+}
+
+/** Distinguishes the blank nodes of separate documents that end up in one graph. */
+let documentCounter = 0;
+
+/**
+ * jsonld.js rewrites every xsd:double value into canonical form, strings included
+ * (`"-INF"` becomes `"NaN"`, `"1.5e3"` becomes `"1.5E3"`); JSON-LD 1.1 only asks that of
+ * JSON numbers. String values are hidden behind a stand-in datatype until the quads are
+ * built, so the literal the client sent is the literal stored.
+ */
+function protectDoubleStrings(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const entry of node) protectDoubleStrings(entry);
+    return;
+  }
+  if (typeof node !== "object" || node === null) return;
+  const object = node as Record<string, unknown>;
+  if ("@value" in object) {
+    if (typeof object["@value"] === "string" && object["@type"] === XSD_DOUBLE) {
+      object["@type"] = DOUBLE_STAND_IN;
+    }
+    return;
+  }
+  for (const value of Object.values(object)) protectDoubleStrings(value);
+}
+
+/**
+ * Converts a parsed JSON-LD document to n3 quads, running `jsonld.toRDF` once.
+ *
+ * Errors: 400 `remote-context-refused` for a context URL without a local copy; 400
+ * `invalid-jsonld` with jsonld's message for anything jsonld rejects. As the JSON-LD
+ * spec requires, nodes and properties that expand to no absolute IRI are dropped.
+ * Blank nodes are renamed per document (`j<n>_b<i>`).
+ */
+export async function parseJsonLd(doc: unknown, options: JsonLdParseOptions = {}): Promise<Quad[]> {
+  const contexts = options.contexts ?? NO_CONTEXTS;
+  let dataset: JsonLdQuad[];
+  try {
+    const jsonldOptions = {
+      base: options.baseIri ?? null,
+      documentLoader: localDocumentLoader(contexts),
+      contextResolver: new ContextResolver({ sharedCache: contextCache(contexts) }),
+    };
+    // Expansion is the first step of toRDF anyway: doing it here costs nothing extra.
+    const expanded = await jsonld.expand(doc as object, jsonldOptions);
+    protectDoubleStrings(expanded);
+    dataset = await jsonld.toRDF(expanded, {
+      ...jsonldOptions,
+      skipExpansion: true,
+    }) as JsonLdQuad[];
+  } catch (error) {
+    const refused = problemCause(error);
+    if (refused) throw refused;
+    const message = error instanceof Error ? error.message : String(error);
+    const code = (error as { details?: { code?: string } }).details?.code;
+    throw new ProblemError(
+      400,
+      "invalid-jsonld",
+      "Invalid JSON-LD",
+      code ? `${message} (${code})` : message,
+      [{ path: "body", message }],
+    );
+  }
+  const prefix = `j${documentCounter++}_`;
+  const relabel = (term: JsonLdTerm): JsonLdTerm =>
+    term.termType === "BlankNode" ? { ...term, value: `${prefix}${term.value}` } : term;
+  return dataset.map((q) =>
+    makeQuad(
+      toN3Term(relabel(q.subject)) as Quad["subject"],
+      toN3Term(q.predicate) as Quad["predicate"],
+      toN3Term(relabel(q.object)) as Quad["object"],
+      toN3Term(relabel(q.graph)) as Quad["graph"],
+    )
+  );
+}

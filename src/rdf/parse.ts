@@ -1,0 +1,353 @@
+/**
+ * RDF request bodies to quads, one entry point for every format.
+ *
+ * Turtle, N-Triples, N-Quads, TriG and N3 go through N3.js (its errors carry line
+ * numbers); RDF/XML through oxigraph, behind a guard against entity expansion; JSON-LD
+ * and RDF/JSON through their own modules. Everything user-facing is a {@link ProblemError}.
+ */
+// @ts-types="@types/n3"
+import { Parser, type Quad, type Term } from "n3";
+import oxigraph from "oxigraph";
+import { ProblemError, rdfSyntaxProblem } from "../http/problem.ts";
+import { RDF_FORMATS, type RdfFormat } from "./formats.ts";
+import { isAbsoluteIri } from "./iri.ts";
+import { parseJsonLd } from "./jsonld_parse.ts";
+import { looksLikeRdfJson, parseRdfJson } from "./rdfjson.ts";
+import { fromOxigraphQuad } from "./oxigraph_terms.ts";
+
+/** Options of {@link parseRdf}. */
+export interface ParseOptions {
+  /** JSON-LD context URL → local copy (`service.jsonld.contexts`); nothing else is fetched. */
+  contexts?: Record<string, unknown>;
+  /** Base IRI against which relative IRIs are resolved. */
+  baseIri?: string;
+}
+
+/** Parsed quads and the format they were read as (`json` resolves to a flavour). */
+export interface ParseResult {
+  quads: Quad[];
+  format: RdfFormat;
+}
+
+const N3_MEDIA_TYPES: Partial<Record<RdfFormat, string>> = {
+  turtle: "text/turtle",
+  ntriples: "application/n-triples",
+  nquads: "application/n-quads",
+  trig: "application/trig",
+  n3: "text/n3",
+};
+
+/**
+ * Parses an RDF document. `"json"` detects JSON-LD or RDF/JSON by shape and answers 415
+ * (`unsupported-media-type`) when the JSON is neither. Errors: 400 `rdf-syntax` (with
+ * line and column when known), 400 `invalid-jsonld`, 400 `remote-context-refused`.
+ * Duplicate quads are kept: callers decide.
+ */
+export async function parseRdf(
+  text: string,
+  format: RdfFormat | "json",
+  options: ParseOptions = {},
+): Promise<ParseResult> {
+  // A byte order mark is legal at the start of any of these documents but not in a token.
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  switch (format) {
+    case "json": {
+      const doc = parseJson(body, "JSON");
+      const detected = detectJsonFlavour(doc);
+      return detected === "rdfjson"
+        ? { quads: parseRdfJson(doc), format: "rdfjson" }
+        : { quads: await parseJsonLd(doc, options), format: "jsonld" };
+    }
+    case "jsonld":
+      return { quads: await parseJsonLd(parseJson(body, "JSON-LD"), options), format };
+    case "rdfjson":
+      return { quads: parseRdfJson(parseJson(body, "RDF/JSON")), format };
+    case "rdfxml":
+      return { quads: parseRdfXml(body, options.baseIri), format };
+    default:
+      return { quads: parseWithN3(body, format, options.baseIri), format };
+  }
+}
+
+/** Which JSON flavour a parsed body is, or a 415 when it looks like neither. */
+function detectJsonFlavour(doc: unknown): "jsonld" | "rdfjson" {
+  if (looksLikeRdfJson(doc)) return "rdfjson";
+  const isObject = typeof doc === "object" && doc !== null;
+  if (Array.isArray(doc) && doc.every((entry) => typeof entry === "object" && entry !== null)) {
+    return "jsonld";
+  }
+  if (isObject && !Array.isArray(doc)) {
+    const keys = Object.keys(doc);
+    // JSON-LD keywords, or full IRIs as property names (expanded form without @id).
+    if (keys.some((key) => key.startsWith("@"))) return "jsonld";
+    if (keys.length > 0 && keys.every(isAbsoluteIri)) return "jsonld";
+  }
+  throw new ProblemError(
+    415,
+    "unsupported-media-type",
+    "Unsupported media type",
+    "The JSON body is neither JSON-LD (no @context, @id, @graph or @type, nor IRI keys) nor " +
+      "RDF/JSON (an object of subjects → predicates → arrays of {type, value}). Send it as " +
+      "application/ld+json or application/rdf+json.",
+  );
+}
+
+// ---------------------------------------------------------------------------------------
+// JSON text
+
+/** `JSON.parse`, with a 400 naming the line and column of a syntax error. */
+function parseJson(text: string, label: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const reported = /\(line (\d+) column (\d+)\)/.exec(message);
+    if (reported) {
+      throw rdfSyntaxProblem(label, message, Number(reported[1]), Number(reported[2]));
+    }
+    const offset = locateJsonError(text);
+    if (offset === undefined) throw rdfSyntaxProblem(label, message);
+    const { line, column } = lineAndColumn(text, offset);
+    throw rdfSyntaxProblem(label, message.split("\n")[0], line, column);
+  }
+}
+
+/** 1-based line and column of a UTF-16 offset. */
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/**
+ * The offset of the first JSON syntax error, for the messages V8 gives without a position
+ * (`Unexpected token …`). Only runs on the error path. Undefined if none is found.
+ */
+function locateJsonError(text: string): number | undefined {
+  let i = 0;
+  const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+  const skipSpace = () => {
+    while (i < text.length && " \t\n\r".includes(text[i])) i++;
+  };
+  const expect = (character: string) => {
+    if (text[i] !== character) throw i;
+    i++;
+  };
+  const string = () => {
+    expect('"');
+    for (;;) {
+      if (i >= text.length || text.charCodeAt(i) < 0x20) throw i;
+      const c = text[i++];
+      if (c === '"') return;
+      if (c === "\\") {
+        if (text[i] === "u" && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) i += 5;
+        else if ('"\\/bfnrt'.includes(text[i] ?? "x")) i++;
+        else throw i;
+      }
+    }
+  };
+  const value = (): void => {
+    skipSpace();
+    const c = text[i];
+    if (c === "{" || c === "[") {
+      const close = c === "{" ? "}" : "]";
+      i++;
+      skipSpace();
+      if (text[i] === close) return void i++;
+      for (;;) {
+        if (c === "{") {
+          skipSpace();
+          string();
+          skipSpace();
+          expect(":");
+        }
+        value();
+        skipSpace();
+        if (text[i] !== ",") return expect(close);
+        i++;
+      }
+    }
+    if (c === '"') return string();
+    for (const word of ["true", "false", "null"]) {
+      if (text.startsWith(word, i)) return void (i += word.length);
+    }
+    NUMBER.lastIndex = i;
+    if (!NUMBER.test(text)) throw i;
+    i = NUMBER.lastIndex;
+  };
+  try {
+    value();
+    skipSpace();
+    return i < text.length ? i : undefined;
+  } catch (position) {
+    // A RangeError is a nesting too deep to scan: no position then.
+    return typeof position === "number" ? position : undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Turtle family (N3.js)
+
+function parseWithN3(text: string, format: RdfFormat, baseIri?: string): Quad[] {
+  const label = RDF_FORMATS[format].label;
+  let quads: Quad[];
+  try {
+    quads = new Parser({ format: N3_MEDIA_TYPES[format], baseIRI: baseIri }).parse(text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const context =
+      (error as { context?: { line?: number; token?: { line?: number; start?: number } } })
+        .context;
+    const line = context?.line;
+    const token = context?.token;
+    const column = token && token.line === line && token.start !== undefined
+      ? token.start + 1
+      : undefined;
+    throw rdfSyntaxProblem(label, message.replace(/ on line \d+\.?$/, ""), line, column);
+  }
+  for (const quad of quads) checkPlainRdf(quad, label);
+  return quads;
+}
+
+/**
+ * Refuses what N3.js accepts beyond RDF 1.1 graphs: N3 formulas and variables, RDF 1.2
+ * triple terms, and IRIs left relative for want of a base. None of them can be stored
+ * or written back in every output format.
+ */
+function checkPlainRdf(quad: Quad, label: string): void {
+  const terms: Term[] = [quad.subject, quad.predicate, quad.object, quad.graph];
+  for (const term of terms) {
+    // N3.js's types predate RDF 1.2, whose triple terms have termType "Quad".
+    if ((term.termType as string) === "Quad") {
+      throw rdfSyntaxProblem(label, "RDF 1.2 triple terms (<<( … )>>) are not supported");
+    }
+    if (term.termType === "Variable") {
+      throw rdfSyntaxProblem(
+        label,
+        `N3 variables are not RDF and are not supported: ?${term.value}`,
+      );
+    }
+    if (term.termType === "NamedNode" && !isAbsoluteIri(term.value)) {
+      throw rdfSyntaxProblem(label, `<${term.value}> is not an absolute IRI (no base IRI given)`);
+    }
+  }
+  if (label === "N3" && quad.graph.termType !== "DefaultGraph") {
+    throw rdfSyntaxProblem(label, "N3 formulas ({ … }) are not RDF and are not supported");
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// RDF/XML (oxigraph)
+
+/** More entity declarations than any real RDF/XML document uses. */
+const MAX_ENTITY_DECLARATIONS = 1000;
+
+/**
+ * Most characters declared entities may expand to: a fixed allowance plus a multiple of
+ * the document's size, so a large OWL file that writes `&xsd;` everywhere still passes.
+ */
+function entityExpansionBudget(documentLength: number): number {
+  return 8 * 1024 * 1024 + 8 * documentLength;
+}
+
+/**
+ * Refuses DTDs that could make the XML parser fetch or blow up: external and parameter
+ * entities, and internal entities whose total expansion (counting each reference in the
+ * document) would pass {@link entityExpansionBudget} — the billion-laughs attack, which
+ * oxigraph would otherwise expand until its WASM memory runs out.
+ */
+function guardXmlEntities(text: string): void {
+  const doctype = text.indexOf("<!DOCTYPE");
+  if (doctype === -1) return;
+  // Declarations and references are searched in the whole rest of the document, not in a
+  // guessed extent of the internal subset: a `]>` inside an entity value cannot hide one.
+  const rest = text.slice(doctype);
+  const refuse = (reason: string): never => {
+    throw rdfSyntaxProblem("RDF/XML", `document type declaration refused: ${reason}`);
+  };
+  const values = new Map<string, string>();
+  const declaration = /<!ENTITY\s+(%\s*)?([^\s"']+)\s*(?:"([^"]*)"|'([^']*)'|(\S+))/g;
+  for (const match of rest.matchAll(declaration)) {
+    const [, parameter, name, doubleQuoted, singleQuoted, keyword] = match;
+    if (parameter) refuse(`parameter entity %${name} is not supported`);
+    if (keyword !== undefined) refuse(`external entity &${name}; (${keyword}) is never loaded`);
+    if (!values.has(name)) values.set(name, doubleQuoted ?? singleQuoted ?? "");
+  }
+  if (values.size === 0) return;
+  // Also bounds the recursion below.
+  if (values.size > MAX_ENTITY_DECLARATIONS) refuse("too many entity declarations");
+  const budget = entityExpansionBudget(text.length);
+  const expanded = new Map<string, number>();
+  const reference = /&([^\s&;#]+);/g;
+  const sizeOf = (name: string, active: Set<string>): number => {
+    const known = expanded.get(name);
+    if (known !== undefined) return known;
+    if (active.has(name)) refuse(`entity &${name}; refers to itself`);
+    active.add(name);
+    const value = values.get(name)!;
+    let size = value.length;
+    for (const [whole, inner] of value.matchAll(reference)) {
+      if (values.has(inner)) size += sizeOf(inner, active) - whole.length;
+      if (size > budget) refuse(`entity &${name}; expands too far`);
+    }
+    active.delete(name);
+    expanded.set(name, size);
+    return size;
+  };
+  // References inside entity values are counted again here: an overestimate, on purpose.
+  let total = 0;
+  for (const [, name] of rest.matchAll(reference)) {
+    if (!values.has(name)) continue;
+    total += sizeOf(name, new Set());
+    if (total > budget) refuse("entities expand to too much text");
+  }
+}
+
+function parseRdfXml(text: string, baseIri?: string): Quad[] {
+  guardXmlEntities(text);
+  const options = { format: "application/rdf+xml", base_iri: baseIri };
+  let parsed: unknown[];
+  try {
+    parsed = oxigraph.parse(text, options);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw rdfSyntaxProblem("RDF/XML", message, errorLine(text, options));
+  }
+  const quads = parsed.map(fromOxigraphQuad);
+  for (const quad of quads) checkPlainRdf(quad, "RDF/XML");
+  return quads;
+}
+
+/**
+ * oxigraph's RDF/XML errors carry no position. Feeding the document line by line and
+ * seeing which line was last handed over when the parser failed recovers the line; it
+ * only runs on the error path.
+ */
+function errorLine(
+  text: string,
+  options: { format: string; base_iri?: string },
+): number | undefined {
+  let line = 0;
+  function* lines(): Generator<string> {
+    let start = 0;
+    while (start < text.length) {
+      const end = text.indexOf("\n", start);
+      const stop = end === -1 ? text.length : end + 1;
+      line++;
+      yield text.slice(start, stop);
+      start = stop;
+    }
+  }
+  try {
+    for (const _ of oxigraph.parse(lines(), options)) {
+      // Drain: the error surfaces while iterating.
+    }
+  } catch {
+    return line > 0 ? line : undefined;
+  }
+  return undefined;
+}
