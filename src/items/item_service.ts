@@ -7,7 +7,7 @@ import { ProblemError } from "../http/problem.ts";
 import type { Catalog, CollectionEntry } from "../catalog/catalog.ts";
 import type { ItemRecord, TripleStore } from "../store/triple_store.ts";
 import { chooseItemUri } from "./item_uri.ts";
-import { uniqueQuads } from "../rdf/unique_quads.ts";
+import { distinctQuads } from "../rdf/dedupe.ts";
 import { itemNotFound } from "../store/store_problems.ts";
 
 /** Hashes a graph (the items' ETag): SHA-256 over its RDFC-1.0 canonical form. */
@@ -65,7 +65,9 @@ export class ItemService {
   async update(collection: string, uri: string, body: Quad[], ifMatch?: string) {
     const entry = this.catalog.collection(collection);
     const quads = itemGraph(body);
-    if (!quads.some((quad) => quad.subject.termType === "NamedNode" && quad.subject.value === uri)) {
+    if (
+      !quads.some((quad) => quad.subject.termType === "NamedNode" && quad.subject.value === uri)
+    ) {
       throw new ProblemError(
         400,
         "item-not-described",
@@ -105,5 +107,5 @@ function itemGraph(body: Quad[]): Quad[] {
       { path: "body", message: "no triples" },
     ]);
   }
-  return uniqueQuads(body);
+  return distinctQuads(body);
 }
