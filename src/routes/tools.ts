@@ -1,0 +1,234 @@
+/**
+ * `/api/admin/tools/…`: the SPARQL endpoint list and query tool, the settings dump and
+ * SHACL generation (API.md, Admin tools).
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { AppEnv } from "../http/app_env.ts";
+import type { AppDeps } from "../app_deps.ts";
+import { requiredIri } from "../http/params.ts";
+import { ProblemError } from "../http/problem.ts";
+import { readBodyBytes, readBodyText } from "../http/body.ts";
+import {
+  formatFromFileName,
+  formatFromMediaType,
+  negotiateFormat,
+  type RdfFormat,
+} from "../rdf/formats.ts";
+import { parseRdf } from "../rdf/parse.ts";
+import { generateShacl } from "../rdf/shacl/generate.ts";
+import { serializeRdf } from "../rdf/serialize.ts";
+import { writeSparqlJsonResults } from "../sparql/results_json.ts";
+import type { SparqlQueryResult } from "../store/triple_store.ts";
+import { endpointNotFound, SparqlEndpointRegistry } from "../tools/sparql_endpoints.ts";
+import { dumpSettings } from "../tools/settings_dump.ts";
+import { mediaTypeOf } from "./downloads.ts";
+
+const SPARQL_RESULTS_JSON = "application/sparql-results+json";
+
+/** The admin tool routes. */
+export function toolRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const maxBodyBytes = deps.config.service.http.maxBodyBytes;
+  const endpoints = new SparqlEndpointRegistry(
+    deps.config,
+    deps.store,
+    deps.catalog.collections().map((entry) => entry.collection.uri),
+  );
+
+  app.get("/api/admin/tools/sparqlui/sparql-endpoints", (c) => c.json(endpoints.list()));
+
+  app.post("/api/admin/tools/sparqlui/query", async (c) => {
+    const id = c.req.query("endpoint");
+    if (!id) {
+      throw new ProblemError(
+        400,
+        "missing-parameter",
+        "Missing parameter",
+        "The query parameter 'endpoint' is required: an id from " +
+          "/api/admin/tools/sparqlui/sparql-endpoints.",
+        [{ path: "endpoint", message: "required" }],
+      );
+    }
+    // Before the body is read: a wrong id is the more useful answer.
+    if (!endpoints.has(id)) throw endpointNotFound(id, endpoints.list().map((e) => e.id));
+    const sparql = await readQueryText(c, maxBodyBytes);
+    const result = await endpoints.query(id, sparql, {
+      limit: deps.config.service.search.query.maxResultsLimit,
+      timeoutMs: deps.config.service.query.timeoutMs,
+    });
+    return queryResponse(result, c.req.header("accept"));
+  });
+
+  app.post("/api/admin/tools/dump-settings", (c) => {
+    c.header("Cache-Control", "no-store");
+    return c.body(dumpSettings(deps.config), 200, {
+      "Content-Type": "text/plain; charset=utf-8",
+    });
+  });
+
+  app.post("/api/admin/tools/generate-shacl", async (c) => {
+    const namespace = requiredIri(c, "namespace");
+    const contentType = c.req.header("content-type") ?? "";
+    const bytes = await readBodyBytes(c, maxBodyBytes);
+    const file = uploadedFile(await readMultipart(bytes, contentType));
+    const format = uploadFormat(file);
+    const { quads } = await parseRdf(await fileText(file), format, {
+      contexts: deps.jsonldContexts,
+    });
+    const shapes = generateShacl(quads, namespace);
+    return c.body(shapes, 200, { "Content-Type": "text/turtle; charset=utf-8" });
+  });
+
+  return app;
+}
+
+/**
+ * The query text: an `application/sparql-query` body, or the form field `query` of a
+ * URL-encoded or multipart form (the SPARQL 1.1 Protocol's two POST forms, plus what an
+ * HTML form sends).
+ */
+async function readQueryText(c: Context<AppEnv>, limit: number): Promise<string> {
+  const contentType = c.req.header("content-type") ?? "";
+  const mediaType = contentType.split(";", 1)[0].trim().toLowerCase();
+  let query: string | undefined;
+  if (mediaType === "application/sparql-query") {
+    query = await readBodyText(c, limit);
+  } else if (mediaType === "application/x-www-form-urlencoded") {
+    const form = new URLSearchParams(await readBodyText(c, limit));
+    query = form.get("query") ?? undefined;
+  } else if (mediaType === "multipart/form-data") {
+    const field = (await readMultipart(await readBodyBytes(c, limit), contentType)).get("query");
+    query = typeof field === "string" ? field : await field?.text();
+  } else {
+    throw new ProblemError(
+      415,
+      "unsupported-media-type",
+      "Unsupported media type",
+      `Send the query as application/sparql-query, or as the field 'query' of an ` +
+        `application/x-www-form-urlencoded or multipart/form-data body; got ` +
+        `${contentType ? JSON.stringify(contentType) : "no Content-Type"}.`,
+      [{ path: "Content-Type", message: "unsupported" }],
+    );
+  }
+  if (query === undefined || query.trim() === "") {
+    throw new ProblemError(
+      400,
+      "missing-query",
+      "Missing query",
+      "The request carries no SPARQL query: send it as the body (application/sparql-query) " +
+        "or as the form field 'query'.",
+      [{ path: "query", message: "required" }],
+    );
+  }
+  return query;
+}
+
+/** SELECT/ASK as SPARQL JSON results; graphs as Turtle, or JSON-LD when asked for. */
+function queryResponse(result: SparqlQueryResult, accept: string | undefined): Response {
+  const headers = new Headers({ "Cache-Control": "no-store", "Vary": "Accept" });
+  if (result.kind === "boolean") {
+    headers.set("Content-Type", SPARQL_RESULTS_JSON);
+    return new Response(JSON.stringify({ head: {}, boolean: result.value }), { headers });
+  }
+  if (result.truncated) headers.set("X-Results-Truncated", "true");
+  if (result.kind === "bindings") {
+    headers.set("Content-Type", SPARQL_RESULTS_JSON);
+    headers.set("X-Result-Count", String(result.rows.length));
+    return new Response(writeSparqlJsonResults(result.variables, result.rows), { headers });
+  }
+  // The query form is only known once it is parsed, so an Accept that suits SELECT results
+  // only is no reason to refuse a graph: Turtle serves it.
+  const format = negotiateFormat(accept, ["turtle", "jsonld"], "turtle") ?? "turtle";
+  headers.set("Content-Type", mediaTypeOf(format));
+  headers.set("X-Result-Count", String(result.quads.length));
+  return new Response(serializeRdf(result.quads, format), { headers });
+}
+
+/** A multipart body's fields; 415 when the body is not multipart, 400 when it is broken. */
+async function readMultipart(bytes: Uint8Array, contentType: string): Promise<FormData> {
+  if (!/^multipart\/form-data\s*;/i.test(contentType)) {
+    throw new ProblemError(
+      415,
+      "unsupported-media-type",
+      "Unsupported media type",
+      `Upload the file as multipart/form-data; got ${
+        contentType ? JSON.stringify(contentType) : "no Content-Type"
+      }.`,
+      [{ path: "Content-Type", message: "multipart/form-data expected" }],
+    );
+  }
+  try {
+    return await new Response(bytes as Uint8Array<ArrayBuffer>, {
+      headers: { "Content-Type": contentType },
+    }).formData();
+  } catch (error) {
+    throw new ProblemError(
+      400,
+      "invalid-multipart",
+      "Malformed multipart body",
+      `The multipart/form-data body could not be read: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    );
+  }
+}
+
+/** The part named `file`, else the only file part; 400 when there is none or no telling. */
+function uploadedFile(form: FormData): File {
+  const named = form.get("file");
+  if (named instanceof File) return named;
+  const files = [...form.values()].filter((value): value is File => value instanceof File);
+  if (files.length === 1 && named === null) return files[0];
+  if (files.length > 1 && named === null) {
+    throw new ProblemError(
+      400,
+      "ambiguous-file",
+      "Which file?",
+      `The body holds ${files.length} files and none of them is the part 'file'; ` +
+        "send one file, or name the one to use 'file'.",
+      [{ path: "file", message: "several file parts, none named 'file'" }],
+    );
+  }
+  throw new ProblemError(
+    400,
+    "missing-file",
+    "Missing file",
+    named === null
+      ? "The multipart body holds no file: upload the RDF data as the part 'file'."
+      : "The part 'file' is a plain field, not a file upload: send it with a file name " +
+        "(curl: -F file=@data.ttl).",
+    [{ path: "file", message: "required" }],
+  );
+}
+
+/** The upload's RDF format: its content type if that names one, else its file extension. */
+function uploadFormat(file: File): RdfFormat | "json" {
+  const byType = file.type ? formatFromMediaType(file.type) : undefined;
+  const format = byType ?? formatFromFileName(file.name);
+  if (format) return format;
+  throw new ProblemError(
+    415,
+    "unsupported-media-type",
+    "Unsupported RDF format",
+    `Cannot tell the RDF format of ${JSON.stringify(file.name)} (${
+      file.type || "no content type"
+    }): use an RDF content type, or one of the extensions .ttl .nt .nq .trig .rdf .owl .xml ` +
+      ".n3 .jsonld .json.",
+    [{ path: "file", message: "unknown RDF format" }],
+  );
+}
+
+async function fileText(file: File): Promise<string> {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());
+  } catch {
+    throw new ProblemError(
+      400,
+      "invalid-encoding",
+      "File is not UTF-8",
+      `The file ${JSON.stringify(file.name)} is not valid UTF-8.`,
+      [{ path: "file", message: "not UTF-8" }],
+    );
+  }
+}
