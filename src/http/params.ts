@@ -25,7 +25,7 @@ function invalidIri(name: string, value: string): ProblemError {
     "invalid-iri",
     "Invalid IRI",
     `The parameter '${name}' must be an absolute IRI; got ${JSON.stringify(shown)}.`,
-    [{ path: name, message: "must be an absolute IRI (scheme, no spaces, none of <>\"{}|\\^`)" }],
+    [{ path: name, message: 'must be an absolute IRI (scheme, no spaces, none of <>"{}|\\^`)' }],
   );
 }
 

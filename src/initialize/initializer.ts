@@ -15,6 +15,7 @@ import type { InitializeRule } from "../config/schema.ts";
 import type { TripleStore } from "../store/triple_store.ts";
 import { fromOxigraphQuad, toOxigraphQuad } from "../rdf/oxigraph_terms.ts";
 import { type BoundableQuery, parseRuleQuery } from "./rule_query.ts";
+import { distinctQuads } from "../rdf/dedupe.ts";
 
 const RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
 /** Where `from: store` data sits in the working store. */
@@ -68,6 +69,7 @@ export class Initializer {
     if (rules.some((compiled) => compiled.rule.from === "store")) {
       await this.#loadStoredItems(collection, working);
     }
+    const additions: Quad[] = [];
     for (const { rule, query } of rules) {
       for (const uri of uris) {
         if (rule.forType && !hasType(working, uri, rule.forType)) continue;
@@ -76,10 +78,15 @@ export class Initializer {
             ? [oxigraph.defaultGraph(), STORE_GRAPH]
             : oxigraph.defaultGraph(),
         }) as ReturnType<typeof oxigraph.quad>[];
-        for (const quad of added) working.add(quad);
+        for (const quad of added) {
+          working.add(quad);
+          additions.push(fromOxigraphQuad(quad));
+        }
       }
     }
-    return working.match(null, null, null, oxigraph.defaultGraph()).map(fromOxigraphQuad);
+    // The body as the caller sent it: oxigraph's store rewrites literal spellings
+    // ("007"^^xsd:integer becomes "7"), and initialise must not change the caller's data.
+    return distinctQuads([...body, ...additions]);
   }
 
   /**

@@ -31,7 +31,10 @@ export function chooseItemUri(
       return { uri: itemParameter, quads };
     }
     if (roots.iris.length === 0 && roots.blankNodes.length === 1) {
-      return { uri: itemParameter, quads: renameBlankNode(quads, roots.blankNodes[0], itemParameter) };
+      return {
+        uri: itemParameter,
+        quads: renameBlankNode(quads, roots.blankNodes[0], itemParameter),
+      };
     }
     throw new ProblemError(
       400,
@@ -43,7 +46,10 @@ export function chooseItemUri(
   }
   const count = roots.iris.length + roots.blankNodes.length;
   if (count !== 1) {
-    const named = [...roots.iris.map((iri) => `<${iri}>`), ...roots.blankNodes.map((b) => `_:${b}`)];
+    const named = [
+      ...roots.iris.map((iri) => `<${iri}>`),
+      ...roots.blankNodes.map((b) => `_:${b}`),
+    ];
     throw new ProblemError(
       400,
       count === 0 ? "no-root-subject" : "several-root-subjects",

@@ -25,7 +25,7 @@ import type {
 
 /** Items up to this many triples are read in one statement; larger ones are paged. */
 const SINGLE_READ_LIMIT = 20_000;
-const PAGE_SIZE = 5_000;
+const PAGE_SIZE = 2_000;
 
 interface ItemRow {
   id: number;
@@ -54,8 +54,6 @@ function toRecord(row: ItemRow): ItemRecord {
     modified: row.modified,
   };
 }
-
-
 
 /** The SQLite-backed store. */
 export class EmbeddedTripleStore implements TripleStore {
@@ -253,7 +251,12 @@ export class EmbeddedTripleStore implements TripleStore {
   #insertTriples(itemId: number, quads: Quad[]): void {
     const insert = this.#statements.insertTriple;
     for (const quad of quads) {
-      insert.run(itemId, encodeTerm(quad.subject), encodeTerm(quad.predicate), encodeTerm(quad.object));
+      insert.run(
+        itemId,
+        encodeTerm(quad.subject),
+        encodeTerm(quad.predicate),
+        encodeTerm(quad.object),
+      );
     }
   }
 

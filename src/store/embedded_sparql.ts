@@ -87,7 +87,7 @@ export class EmbeddedSparqlEngine {
   graphChanged(graph: string, nquads: string | undefined): void {
     const changes: SparqlWorkerRequest[] = [{ op: "drop", graph }];
     if (nquads) changes.push({ op: "load", nquads });
-    if (this.#worker) for (const change of changes) this.#worker.postMessage(change);
+    if (this.#worker) { for (const change of changes) this.#worker.postMessage(change); }
     else this.#changesDuringBuild?.push(...changes);
     // Neither: not built yet, and the build will read the committed state.
   }

@@ -103,7 +103,8 @@ for (const backend of storeBackends()) {
 
         const body = await nquadsToJsonLd(
           `<${doc}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <${EX}Document> .\n` +
-            `<${doc}> <${EX}topic> <${topic}> .\n<${note}> <${EX}about> <${doc}> .\n`,
+            `<${doc}> <${EX}topic> <${topic}> .\n<${note}> <${EX}about> <${doc}> .\n` +
+            `<${doc}> <${EX}count> "007"^^<http://www.w3.org/2001/XMLSchema#integer> .\n`,
         );
         const first = await quadsOf(await initialize(service, [doc, note], body));
         assert.ok(has(first, doc, `${EX}status`, "draft"), "forType rule applies to the document");
@@ -114,6 +115,7 @@ for (const backend of storeBackends()) {
         assert.ok(has(first, doc, `${EX}sibling`, stored), "from: store sees stored items");
         assert.ok(!has(first, stored, `${EX}topic`), "stored data is not copied into the answer");
         assert.ok(has(first, note, `${EX}about`, doc), "nothing is removed");
+        assert.ok(has(first, doc, `${EX}count`, "007"), "literals keep their spelling");
 
         const again = await quadsOf(
           await initialize(service, [doc, note], await jsonld.fromRDF(first)),

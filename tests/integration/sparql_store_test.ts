@@ -18,8 +18,8 @@ import { SparqlTripleStore, type SparqlTripleStoreConfig } from "../../src/store
 import { basicAuthorization } from "../../src/store/sparql_client.ts";
 import { readSparqlJsonResults } from "../../src/store/sparql_results.ts";
 import { iriToSparql, literalToSparql } from "../../src/store/sparql_terms.ts";
+import { freePort } from "../support/ports.ts";
 import {
-  freePort,
   FusekiInstance,
   SPARQL_SUITE_SKIPPED,
   type SparqlEndpoints,

@@ -111,14 +111,6 @@ export class FusekiInstance {
   }
 }
 
-/** A TCP port on loopback that nothing listens on right now. */
-export function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
 const FUSEKI_SCRIPT = fileURLToPath(new URL("../../scripts/fuseki.sh", import.meta.url));
 
 async function processExists(pid: number): Promise<boolean> {

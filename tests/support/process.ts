@@ -3,6 +3,8 @@
  * restart it or measure its memory.
  */
 
+import { freePort } from "./ports.ts";
+
 const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
 
 /** A running service process. */
@@ -17,19 +19,12 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
 /** Starts the service with `env` (data dir, config) and waits until /health answers. */
 export async function startServiceProcess(
   env: Record<string, string>,
   options: { timeoutMs?: number } = {},
 ): Promise<ServiceProcess> {
-  const port = await freePort();
+  const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", MAIN],
     env: { LOG_LEVEL: "warn", SERVICE_HTTP_PORT: String(port), ...env },

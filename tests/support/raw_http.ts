@@ -30,7 +30,7 @@ export async function rawRequest(
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     lines.push(`${name}: ${value}`);
   }
-  let payload = new Uint8Array(0);
+  let payload: Uint8Array = new Uint8Array(0);
   if (body && options.chunked) {
     lines.push("Transfer-Encoding: chunked");
     const parts: Uint8Array[] = [];

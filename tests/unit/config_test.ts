@@ -84,8 +84,7 @@ Deno.test("a YAML syntax error names the line", () => {
 
 Deno.test("the sparql backend requires its three URLs", () => {
   assert.throws(
-    () =>
-      parseConfigText(BUILT_IN_CUSTOMER_YML, "t", envOf({ SERVICE_STORE_BACKEND: "sparql" })),
+    () => parseConfigText(BUILT_IN_CUSTOMER_YML, "t", envOf({ SERVICE_STORE_BACKEND: "sparql" })),
     (error: unknown) =>
       error instanceof ConfigError && error.message.includes("service.store.sparql.queryUrl"),
   );
