@@ -21,8 +21,9 @@ async function main(): Promise<number> {
     throw error;
   }
   const { config, source } = loaded;
-  log("info", "configuration loaded", { source });
   const { host, port } = config.service.http;
+  if (Deno.args.includes("--health-check")) return await checkHealth(host, port);
+  log("info", "configuration loaded", { source });
   if (config.service.security.tokens.length === 0 && !isLoopbackHost(host)) {
     console.error(
       `Refusing to listen on ${host} without access tokens: configure service.security.tokens ` +
@@ -47,6 +48,19 @@ async function main(): Promise<number> {
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
   return -1;
+}
+
+/** `--health-check`: exit 0 when the configured server answers /health (container probes). */
+async function checkHealth(host: string, port: number): Promise<number> {
+  const target = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+  try {
+    const url = `http://${target.includes(":") ? `[${target}]` : target}:${port}/health`;
+    const response = await fetch(url, { signal: AbortSignal.timeout(3000) });
+    await response.body?.cancel();
+    return response.ok ? 0 : 1;
+  } catch {
+    return 1;
+  }
 }
 
 const code = await main();

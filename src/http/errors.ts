@@ -24,8 +24,11 @@ export function problemResponse(c: Context<AppEnv>, body: ProblemBody): Response
 /** Maps thrown errors to problem responses. */
 export const handleError: ErrorHandler<AppEnv> = (error, c) => {
   if (error instanceof ProblemError) {
-    if (error.status === 405) c.header("Allow", String(error.extensions.allow ?? ""));
-    return problemResponse(c, error.toBody());
+    const response = problemResponse(c, error.toBody());
+    if (error.status === 401) {
+      response.headers.set("WWW-Authenticate", 'Bearer realm="rdf-content-service"');
+    }
+    return response;
   }
   if (error instanceof HTTPException) {
     return problemResponse(c, {

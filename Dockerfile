@@ -1,0 +1,37 @@
+# syntax=docker/dockerfile:1
+# rdf-content-service: build with Deno, compile one executable, run it as a non-root user.
+#
+#   docker build -t rdf-content-service .
+#   docker run -p 8080:8080 -v rcs-data:/data \
+#     -v ./customer.yml:/app/customer.yml:ro -e ADMIN_TOKEN=... rdf-content-service
+#
+# Configuration: environment variables (see README) and a customer.yml mounted at
+# /app/customer.yml (beside the executable, where the service looks for it). Listening on
+# 0.0.0.0 needs access tokens (service.security.tokens, which may be ${ENV} references such
+# as ${ADMIN_TOKEN}): the service refuses to serve a non-loopback address without them.
+
+ARG DENO_VERSION=2.9.6
+
+FROM denoland/deno:${DENO_VERSION} AS build
+WORKDIR /src
+COPY deno.json ./
+COPY src ./src
+RUN deno cache src/main.ts src/store/sparql_worker.ts
+RUN deno compile --allow-net --allow-read --allow-write --allow-env --allow-sys --allow-ffi \
+      --include src/store/sparql_worker.ts --output /out/rdf-content-service src/main.ts
+
+FROM debian:bookworm-slim
+RUN useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin rcs \
+ && mkdir -p /app /data && chown rcs /data
+COPY --from=build /out/rdf-content-service /app/rdf-content-service
+COPY customer.yml /app/customer.yml
+WORKDIR /app
+USER rcs
+ENV SERVICE_HTTP_HOST=0.0.0.0 \
+    SERVICE_HTTP_PORT=8080 \
+    SERVICE_DATA_DIR=/data
+VOLUME ["/data"]
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["/app/rdf-content-service", "--health-check"]
+ENTRYPOINT ["/app/rdf-content-service"]
