@@ -11,7 +11,9 @@ const C = encodeURIComponent(DEMO_COLLECTION);
 
 /** A 50-triple item: typed, with literals of several kinds and two blank nodes. */
 export function fiftyTripleItem(uri: string): string {
-  const lines = [`<${uri}> a <http://xmlns.com/foaf/0.1/Document> .`];
+  const lines = [
+    `<${uri}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://xmlns.com/foaf/0.1/Document> .`,
+  ];
   lines.push(`<${uri}> <http://purl.org/dc/terms/creator> _:a .`);
   lines.push(`_:a <http://xmlns.com/foaf/0.1/name> "Ada Lovelace"@en .`);
   lines.push(`<${uri}> <http://purl.org/dc/terms/publisher> _:b .`);

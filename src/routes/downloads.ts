@@ -5,7 +5,7 @@ import type { AppDeps } from "../app_deps.ts";
 import { requiredIri } from "../http/params.ts";
 import { formatEtag, noneMatchHits } from "../http/etag.ts";
 import type { RdfFormat } from "../rdf/formats.ts";
-import { serializeRdf } from "../rdf/serialize.ts";
+import { rdfResponse } from "./rdf_response.ts";
 
 /** Download extensions and the format each serves. */
 export const DOWNLOAD_FORMATS: Record<string, RdfFormat> = {
@@ -55,13 +55,10 @@ export function downloadRoutes(deps: AppDeps): Hono<AppEnv> {
         return c.body(null, 304, { ETag: etag });
       }
       const { quads } = await deps.items.read(collection, item);
-      return new Response(serializeRdf(quads, format), {
-        status: 200,
-        headers: {
-          "Content-Type": mediaTypeOf(format),
-          "Content-Disposition": `attachment; filename="${safeFileName(item)}.${extension}"`,
-          ETag: etag,
-        },
+      return await rdfResponse(quads, format, record.tripleCount, {
+        "Content-Type": mediaTypeOf(format),
+        "Content-Disposition": `attachment; filename="${safeFileName(item)}.${extension}"`,
+        ETag: etag,
       });
     });
   }

@@ -7,8 +7,8 @@ import { readRdfBody } from "../http/rdf_body.ts";
 import { formatEtag, noneMatchHits, parseEtagCondition } from "../http/etag.ts";
 import { ProblemError } from "../http/problem.ts";
 import { negotiateFormat, type RdfFormat } from "../rdf/formats.ts";
-import { serializeRdf } from "../rdf/serialize.ts";
 import { mediaTypeOf } from "./downloads.ts";
+import { rdfResponse } from "./rdf_response.ts";
 
 const READ_FORMATS: RdfFormat[] = ["jsonld", "rdfjson", "turtle", "ntriples", "rdfxml", "n3"];
 
@@ -54,9 +54,10 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
       return c.body(null, 304, { ETag: etag });
     }
     const { quads } = await deps.items.read(collection, item);
-    return new Response(serializeRdf(quads, format), {
-      status: 200,
-      headers: { "Content-Type": mediaTypeOf(format), ETag: etag, Vary: "Accept" },
+    return await rdfResponse(quads, format, record.tripleCount, {
+      "Content-Type": mediaTypeOf(format),
+      ETag: etag,
+      Vary: "Accept",
     });
   });
 

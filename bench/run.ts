@@ -1,0 +1,42 @@
+/**
+ * `deno task bench`: runs the benchmarks and prints markdown tables to paste into
+ * bench/RESULTS.md. Pick scenarios by name: `deno task bench items hash`.
+ * Engines: the OpenSearch scenario needs SERVICE_OPENSEARCH_URL (scripts/opensearch.sh).
+ */
+import { benchItems } from "./items_bench.ts";
+import { benchHash } from "./hash_bench.ts";
+import { benchShaclGeneration } from "./shacl_generation.ts";
+
+const scenarios: Record<string, () => Promise<void>> = {
+  items: async () => {
+    console.log("\n## Item GET and PUT, 50-triple item, embedded store\n");
+    console.log("| scenario | req/s | p50 ms | p99 ms | ratio to baseline |");
+    console.log("|---|---|---|---|---|");
+    for (const row of await benchItems()) console.log(row);
+  },
+  hash: async () => {
+    console.log("\n## Hash of a JSON-LD body\n");
+    console.log("| triples | body | bare pipeline ms | HTTP end to end ms | ratio |");
+    console.log("|---|---|---|---|---|");
+    for (const row of await benchHash()) console.log(row);
+  },
+  shacl: async () => {
+    console.log("\n## SHACL generation\n");
+    console.log("| triples | generate ms |");
+    console.log("|---|---|");
+    for (const size of [100_000, 1_000_000]) {
+      const result = await benchShaclGeneration(size);
+      console.log(`| ${result.triples.toLocaleString("en")} | ${result.generateMs.toFixed(0)} |`);
+    }
+  },
+};
+
+const wanted = Deno.args.length > 0 ? Deno.args : Object.keys(scenarios);
+for (const name of wanted) {
+  const run = scenarios[name];
+  if (!run) {
+    console.error(`unknown scenario ${name}; known: ${Object.keys(scenarios).join(", ")}`);
+    Deno.exit(2);
+  }
+  await run();
+}

@@ -1,0 +1,124 @@
+/**
+ * `/api/search` (API.md, Search): a simple search as query parameters, or an OpenSearch
+ * query DSL body. Windows beyond the limits are clamped by the engine, never refused.
+ *
+ * `filter=field:value` splits at the first colon, so values may hold colons (IRIs:
+ * `filter=types:https://schema.org/Book`). A field name that holds colons itself (a CURIE
+ * from a JSON-LD context) is written in double quotes: `filter="dct:creator":Alice`.
+ * `sort=field`, `sort=field:asc` or `sort=field:desc` splits at the last colon, so
+ * `sort=dct:creator:desc` works; `sort="dct:creator"` (quoted, ascending) too.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../http/app_env.ts";
+import type { AppDeps } from "../app_deps.ts";
+import { integerParam, requiredIri } from "../http/params.ts";
+import { ProblemError } from "../http/problem.ts";
+import { readBodyText } from "../http/body.ts";
+import type { SearchFilter, SearchSort } from "../search/search_engine.ts";
+
+/** The search routes. */
+export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get("/api/search", async (c) => {
+    const collection = requiredIri(c, "collection");
+    const index = deps.searchIndexes(collection).ref;
+    const filters = (c.req.queries("filter") ?? []).map(parseFilter);
+    const sort = (c.req.queries("sort") ?? []).map(parseSort);
+    const from = integerParam(c, "from", 0);
+    const size = c.req.query("size") ? integerParam(c, "size", 0) : undefined;
+    return c.json(
+      await deps.search.search(index, { q: c.req.query("q"), filters, sort, from, size }),
+    );
+  });
+
+  app.post("/api/search", async (c) => {
+    const collection = requiredIri(c, "collection");
+    const index = deps.searchIndexes(collection).ref;
+    const text = await readBodyText(c, deps.config.service.http.maxBodyBytes);
+    const result = await deps.search.rawSearch(index, parseQueryBody(text));
+    return c.json(result.response);
+  });
+
+  return app;
+}
+
+/** `field:value`, or `"field:with:colons":value`. */
+export function parseFilter(raw: string): SearchFilter {
+  const quoted = splitQuotedField(raw, "filter");
+  if (quoted) return { field: quoted.field, value: quoted.rest };
+  const colon = raw.indexOf(":");
+  if (colon <= 0) throw invalidParameter("filter", raw, "expected field:value");
+  return { field: raw.slice(0, colon), value: raw.slice(colon + 1) };
+}
+
+/** `field`, `field:asc`, `field:desc`, or the field in double quotes. */
+export function parseSort(raw: string): SearchSort {
+  const quoted = splitQuotedField(raw, "sort");
+  let field: string;
+  let order: string;
+  if (quoted) {
+    field = quoted.field;
+    order = quoted.rest;
+  } else {
+    // The order comes last, so the field is everything before the last colon.
+    const colon = raw.lastIndexOf(":");
+    [field, order] = colon < 0 ? [raw, "asc"] : [raw.slice(0, colon), raw.slice(colon + 1)];
+  }
+  if (field === "") throw invalidParameter("sort", raw, "expected field:asc or field:desc");
+  if (order === "") order = "asc";
+  if (order !== "asc" && order !== "desc") {
+    throw invalidParameter("sort", raw, "the order must be asc or desc");
+  }
+  return { field, order };
+}
+
+/** `"field":rest` → the field and what follows the colon; undefined when not quoted. */
+function splitQuotedField(raw: string, name: string): { field: string; rest: string } | undefined {
+  if (!raw.startsWith('"')) return undefined;
+  const close = raw.indexOf('"', 1);
+  const field = raw.slice(1, close);
+  if (close < 0 || field === "") {
+    throw invalidParameter(name, raw, 'a quoted field name needs its closing "');
+  }
+  const after = raw.slice(close + 1);
+  if (after !== "" && !after.startsWith(":")) {
+    throw invalidParameter(name, raw, "expected : after the quoted field name");
+  }
+  if (name === "filter" && after === "") throw invalidParameter(name, raw, "expected field:value");
+  return { field, rest: after.slice(1) };
+}
+
+function parseQueryBody(text: string): Record<string, unknown> {
+  if (text.trim() === "") return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw new ProblemError(
+      400,
+      "invalid-json",
+      "Invalid JSON",
+      `The query body is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new ProblemError(
+      400,
+      "invalid-search-query",
+      "Invalid search query",
+      "The query body must be a JSON object (OpenSearch query DSL).",
+    );
+  }
+  return body as Record<string, unknown>;
+}
+
+function invalidParameter(name: string, value: string, message: string): ProblemError {
+  return new ProblemError(
+    400,
+    "invalid-parameter",
+    "Invalid parameter",
+    `The parameter '${name}' is malformed (${message}); got ${JSON.stringify(value)}.`,
+    [{ path: name, message }],
+  );
+}
