@@ -7,6 +7,7 @@ import type { AppEnv } from "./http/app_env.ts";
 import type { AppDeps } from "./app_deps.ts";
 import { requestId } from "./http/request_id.ts";
 import { accessLog } from "./http/access_log.ts";
+import { authenticate } from "./http/auth.ts";
 import { handleError, handleNotFound } from "./http/errors.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { itemRoutes } from "./routes/items.ts";
@@ -15,12 +16,15 @@ import { hashRoutes } from "./routes/hash.ts";
 import { initializeRoutes } from "./routes/initialize.ts";
 import { toolRoutes } from "./routes/tools.ts";
 import { sparqlPageRoutes } from "./routes/sparql_page.ts";
+import { indexingRoutes } from "./routes/indexing.ts";
+import { searchRoutes } from "./routes/search.ts";
 
 /** Builds the whole HTTP surface of the service. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requestId());
   app.use("*", accessLog());
+  app.use("*", authenticate(deps.config.service.security.tokens));
   app.use("*", async (c, next) => {
     await next();
     c.res.headers.set("X-Service-Version", deps.version);
@@ -31,6 +35,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", initializeRoutes(deps));
   app.route("/", toolRoutes(deps));
   app.route("/", sparqlPageRoutes(deps));
+  app.route("/", indexingRoutes(deps));
+  app.route("/", searchRoutes(deps));
   app.route("/", itemRoutes(deps));
   app.notFound(handleNotFound);
   app.onError(handleError);

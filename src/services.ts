@@ -15,6 +15,11 @@ import { SparqlTripleStore } from "./store/sparql.ts";
 import type { TripleStore } from "./store/triple_store.ts";
 import { ItemService } from "./items/item_service.ts";
 import { Initializer } from "./initialize/initializer.ts";
+import { buildSearchEngine } from "./search/build_engine.ts";
+import { collectionResolver } from "./indexing/index_item.ts";
+import { JobStore } from "./indexing/job_store.ts";
+import { IndexJobRunner } from "./indexing/job_runner.ts";
+import { IndexOutboxWorker } from "./indexing/outbox_worker.ts";
 import { canonicalHash } from "./rdf/canonical_hash.ts";
 import { SERVICE_VERSION } from "./version.ts";
 
@@ -35,24 +40,41 @@ export function buildServices(config: ServiceConfig): Services {
   const hash = async (quads: Parameters<typeof canonicalHash>[0]) =>
     (await canonicalHash(quads, { maxWorkFactor })).hash;
   const items = new ItemService(store, catalog, hash);
+  const search = buildSearchEngine(config, db);
+  const searchIndexes = collectionResolver(config, catalog);
+  const indexOutbox = new IndexOutboxWorker({ db, store, engine: search, resolve: searchIndexes });
+  const indexJobs = new IndexJobRunner({
+    jobs: new JobStore(db),
+    store,
+    engine: search,
+    catalog,
+    resolve: searchIndexes,
+    changes: indexOutbox,
+  });
   const deps: AppDeps = {
     config,
     catalog,
     store,
     items,
     initializer: new Initializer(catalog, store),
+    search,
+    searchIndexes,
+    indexJobs,
+    indexOutbox,
     jsonldContexts: loadJsonLdContexts(config.service.jsonld.contexts),
     readiness: {
-      outbox: () => {
-        const row = db.prepare("SELECT count(*) AS n FROM index_outbox").get() as { n: number };
-        return Promise.resolve({ ok: true, detail: row.n });
-      },
+      outbox: () => Promise.resolve({ ok: true, detail: indexOutbox.backlog() }),
+      search: () => search.health(),
     },
     version: SERVICE_VERSION,
   };
+  indexOutbox.start();
   return {
     deps,
     close: async () => {
+      await indexJobs.close();
+      await indexOutbox.stop();
+      await search.close();
       await store.close();
       db.close();
     },

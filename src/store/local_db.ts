@@ -38,6 +38,25 @@ const MIGRATIONS: string[] = [
      enqueued TEXT NOT NULL,
      attempts INTEGER NOT NULL DEFAULT 0
    );`,
+  // 2: indexing job history (src/indexing/job_store.ts).
+  `CREATE TABLE index_jobs (
+     seq INTEGER PRIMARY KEY,
+     id TEXT NOT NULL UNIQUE,
+     scope_type TEXT NOT NULL,
+     scope_uri TEXT NOT NULL,
+     scope_items TEXT,
+     clear INTEGER NOT NULL,
+     state TEXT NOT NULL,
+     started_at TEXT,
+     finished_at TEXT,
+     total INTEGER NOT NULL DEFAULT 0,
+     processed INTEGER NOT NULL DEFAULT 0,
+     indexed INTEGER NOT NULL DEFAULT 0,
+     deleted INTEGER NOT NULL DEFAULT 0,
+     failed INTEGER NOT NULL DEFAULT 0,
+     errors TEXT NOT NULL DEFAULT '[]'
+   );
+   CREATE INDEX index_jobs_by_state ON index_jobs(state);`,
 ];
 
 /** Opens (and migrates) the local database at `dataDir`; `":memory:"` for tests. */
