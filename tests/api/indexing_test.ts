@@ -1,0 +1,626 @@
+/**
+ * Indexing jobs over real HTTP (`/api/admin/index…`), on both search engines: the embedded
+ * one always, OpenSearch when `SERVICE_OPENSEARCH_URL` is set (`scripts/opensearch.sh
+ * start`).
+ *
+ * Most tests stop the outbox worker first, so that only the job under test writes to the
+ * index. Two use the job runner's `beforeBatch` hook: as a gate, to act while a job is
+ * running, and as a unit-level seam, to make a rebuild fail halfway.
+ */
+import { strict as assert } from "node:assert";
+import { DataFactory } from "n3";
+import { startTestService, type TestService } from "../support/service.ts";
+import { expectProblem } from "../support/problems.ts";
+import {
+  deleteIndicesWithPrefix,
+  openSearchUrl,
+  reportOpenSearchSkipped,
+  uniqueIndexPrefix,
+} from "../support/opensearch.ts";
+import { INTERRUPTED_MESSAGE, JobStore } from "../../src/indexing/job_store.ts";
+import { IndexJobRunner } from "../../src/indexing/job_runner.ts";
+import { IndexOutboxWorker } from "../../src/indexing/outbox_worker.ts";
+import { collectionResolver } from "../../src/indexing/index_item.ts";
+import { parseConfigText } from "../../src/config/load.ts";
+import { Catalog } from "../../src/catalog/catalog.ts";
+import { openLocalDatabase } from "../../src/store/local_db.ts";
+import { EmbeddedTripleStore } from "../../src/store/embedded.ts";
+import { EmbeddedSearchEngine } from "../../src/search/embedded.ts";
+import type { TripleStore } from "../../src/store/triple_store.ts";
+import type { Quad } from "n3";
+
+const { namedNode, literal, quad } = DataFactory;
+
+const LIBRARY = "https://data.example.org/workspace/library";
+const BOOKS = "https://data.example.org/collection/books";
+const PEOPLE = "https://data.example.org/collection/people";
+const OTHER = "https://data.example.org/workspace/other";
+const NOTES = "https://data.example.org/collection/notes";
+const TITLE = "http://purl.org/dc/terms/title";
+const PAGES = "https://schema.org/numberOfPages";
+
+const YAML = `
+service:
+  data:
+    dir: \${SERVICE_DATA_DIR}
+  search:
+    backend: \${SERVICE_SEARCH_BACKEND:embedded}
+    opensearch:
+      node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}
+      indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}
+workspaces:
+  - uri: ${LIBRARY}
+    name: Library
+    collections:
+      - uri: ${BOOKS}
+        name: Books
+        index: books
+        mappings:
+          properties:
+            numberOfPages: { type: integer }
+      - uri: ${PEOPLE}
+        name: People
+        index: people
+  - uri: ${OTHER}
+    name: Other
+    collections:
+      - uri: ${NOTES}
+        name: Notes
+        index: notes
+`;
+
+/** The job JSON keys, in API.md's order. */
+const JOB_KEYS = [
+  "id",
+  "scope",
+  "clear",
+  "state",
+  "startedAt",
+  "finishedAt",
+  "total",
+  "processed",
+  "indexed",
+  "deleted",
+  "failed",
+  "errors",
+];
+
+interface Job {
+  id: string;
+  scope: { type: string; uri: string; items?: string[] };
+  clear: boolean;
+  state: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  total: number;
+  processed: number;
+  indexed: number;
+  deleted: number;
+  failed: number;
+  errors: { item: string | null; message: string }[];
+}
+
+interface SearchBackend {
+  name: "embedded" | "opensearch";
+  ignore: boolean;
+  env(): Record<string, string>;
+}
+
+function searchBackends(): SearchBackend[] {
+  const url = openSearchUrl();
+  if (!url) reportOpenSearchSkipped();
+  return [
+    { name: "embedded", ignore: false, env: () => ({}) },
+    {
+      name: "opensearch",
+      ignore: url === undefined,
+      env: () => ({
+        SERVICE_SEARCH_BACKEND: "opensearch",
+        SERVICE_OPENSEARCH_URL: url ?? "",
+        SERVICE_OPENSEARCH_INDEX_PREFIX: uniqueIndexPrefix("index-api"),
+      }),
+    },
+  ];
+}
+
+/** Runs `fn` on a fresh service; the OpenSearch indices it made are deleted afterwards. */
+async function withService(
+  env: Record<string, string>,
+  fn: (service: TestService) => Promise<void>,
+  dataDir?: string,
+): Promise<void> {
+  const service = await startTestService({ yaml: YAML, env, dataDir });
+  try {
+    await fn(service);
+  } finally {
+    await service.close();
+    const prefix = env.SERVICE_OPENSEARCH_INDEX_PREFIX;
+    if (prefix && !dataDir) await deleteIndicesWithPrefix(env.SERVICE_OPENSEARCH_URL, prefix);
+  }
+}
+
+function itemUri(label: string, n: number): string {
+  return `https://data.example.org/id/${label}/${String(n).padStart(5, "0")}`;
+}
+
+/** Creates an item straight through the item service (fast; same outbox path as HTTP). */
+async function createItem(
+  service: TestService,
+  collection: string,
+  uri: string,
+  title: string,
+  extra: [string, string][] = [],
+): Promise<void> {
+  const subject = namedNode(uri);
+  const quads = [quad(subject, namedNode(TITLE), literal(title))];
+  for (const [predicate, value] of extra) {
+    quads.push(quad(subject, namedNode(predicate), literal(value)));
+  }
+  await service.services.deps.items.create(collection, uri, quads);
+}
+
+async function createItems(
+  service: TestService,
+  collection: string,
+  label: string,
+  count: number,
+): Promise<string[]> {
+  const uris: string[] = [];
+  for (let n = 0; n < count; n++) {
+    const uri = itemUri(label, n);
+    await createItem(service, collection, uri, `${label} number ${n}`);
+    uris.push(uri);
+  }
+  return uris;
+}
+
+async function deleteItem(service: TestService, collection: string, uri: string) {
+  const response = await service.fetch(
+    `/api/item?collection=${encodeURIComponent(collection)}&item=${encodeURIComponent(uri)}`,
+    { method: "DELETE" },
+  );
+  assert.equal(response.status, 204, await response.text());
+}
+
+async function startJob(service: TestService, path: string, query: string): Promise<Response> {
+  return await service.fetch(`/api/admin/index${path}?${query}`, { method: "POST" });
+}
+
+/** Runs a job with `wait=true` and returns the finished job. */
+async function runJob(service: TestService, path: string, query: string): Promise<Job> {
+  const response = await startJob(service, path, `${query}&wait=true`);
+  const text = await response.text();
+  assert.equal(response.status, 200, text);
+  return JSON.parse(text);
+}
+
+async function getJson<T>(service: TestService, path: string): Promise<T> {
+  const response = await service.fetch(path);
+  const text = await response.text();
+  assert.equal(response.status, 200, `${path}: ${text}`);
+  return JSON.parse(text);
+}
+
+interface SearchResult {
+  total: number;
+  hits: { uri: string; document: Record<string, unknown> }[];
+}
+
+function search(service: TestService, collection: string, query = ""): Promise<SearchResult> {
+  return getJson(service, `/api/search?collection=${encodeURIComponent(collection)}&${query}`);
+}
+
+async function waitForJob(service: TestService, id: string): Promise<Job> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const job = await getJson<Job>(service, `/api/admin/index/jobs/${id}`);
+    if (job.state === "succeeded" || job.state === "failed") return job;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`job ${id} did not finish`);
+}
+
+/** A promise with its resolve function: a gate a hook waits at. */
+function gate(): { opened: Promise<void>; open(): void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => open = resolve);
+  return { opened, open };
+}
+
+const ws = (uri: string) => `workspace=${encodeURIComponent(uri)}`;
+const col = (uri: string) => `collection=${encodeURIComponent(uri)}`;
+
+for (const backend of searchBackends()) {
+  const test = (name: string, fn: (env: Record<string, string>) => Promise<void>) =>
+    Deno.test({
+      name: `[indexing/${backend.name}] ${name}`,
+      ignore: backend.ignore,
+      sanitizeResources: false,
+      sanitizeOps: false,
+      fn: () => fn(backend.env()),
+    });
+
+  test("a workspace job indexes every collection and answers the job JSON", (env) =>
+    withService(env, async (service) => {
+      await service.services.deps.indexOutbox.stop();
+      const books = await createItems(service, BOOKS, "book", 5);
+      await createItems(service, PEOPLE, "person", 3);
+      await createItems(service, NOTES, "note", 2);
+      assert.equal((await search(service, BOOKS)).total, 0, "nothing indexed before the job");
+
+      const response = await startJob(service, "", `${ws(LIBRARY)}&wait=true`);
+      assert.equal(response.status, 200);
+      const job: Job = await response.json();
+      assert.equal(response.headers.get("location"), `/api/admin/index/jobs/${job.id}`);
+      assert.deepEqual(Object.keys(job), JOB_KEYS);
+      assert.deepEqual(job.scope, { type: "workspace", uri: LIBRARY });
+      assert.equal(job.clear, false);
+      assert.equal(job.state, "succeeded");
+      assert.ok(Date.parse(job.startedAt!) <= Date.parse(job.finishedAt!));
+      assert.deepEqual(
+        [job.total, job.processed, job.indexed, job.deleted, job.failed],
+        [8, 8, 8, 0, 0],
+      );
+      assert.deepEqual(job.errors, []);
+
+      const found = await search(service, BOOKS, "size=100");
+      assert.deepEqual(found.hits.map((hit) => hit.uri).sort(), books);
+      assert.equal(found.hits[0].document.title, "book number 0");
+      assert.equal((await search(service, PEOPLE)).total, 3);
+      assert.equal((await search(service, NOTES)).total, 0, "another workspace is left alone");
+      assert.deepEqual(await getJson(service, `/api/admin/index/jobs/${job.id}`), job);
+    }));
+
+  test("202 at once, is-running, 409 with the running job, history newest first", (env) =>
+    withService(env, async (service) => {
+      await service.services.deps.indexOutbox.stop();
+      await createItems(service, BOOKS, "book", 3);
+      const first = await runJob(service, "/collection", col(PEOPLE));
+      assert.equal(await getJson(service, "/api/admin/index/is-running"), false);
+
+      const hold = gate();
+      service.services.deps.indexJobs.hooks.beforeBatch = () => hold.opened;
+      const started = await startJob(service, "/collection", col(BOOKS));
+      assert.equal(started.status, 202);
+      const job: Job = await started.json();
+      assert.deepEqual(Object.keys(job), JOB_KEYS);
+      assert.equal(job.state, "running");
+      assert.equal(started.headers.get("location"), `/api/admin/index/jobs/${job.id}`);
+      assert.equal(await getJson(service, "/api/admin/index/is-running"), true);
+
+      const refused = await expectProblem(
+        await startJob(service, "", ws(LIBRARY)),
+        409,
+        "indexing-running",
+      );
+      assert.equal(refused.runningJob, job.id);
+      await expectProblem(
+        await startJob(
+          service,
+          "/items",
+          `${col(BOOKS)}&item=${encodeURIComponent(itemUri("book", 0))}`,
+        ),
+        409,
+        "indexing-running",
+      );
+      const running = await getJson<Job>(service, `/api/admin/index/jobs/${job.id}`);
+      assert.equal(running.state, "running");
+      assert.equal(running.total, 3);
+      assert.equal(running.finishedAt, null);
+
+      hold.open();
+      const finished = await waitForJob(service, job.id);
+      assert.equal(finished.state, "succeeded");
+      assert.equal(finished.indexed, 3);
+      assert.equal(await getJson(service, "/api/admin/index/is-running"), false);
+      const history = await getJson<Job[]>(service, "/api/admin/index/jobs");
+      assert.deepEqual(history.map((entry) => entry.id), [job.id, first.id]);
+      assert.deepEqual(history[0], finished);
+    }));
+
+  test("without clear, documents of deleted items are removed", (env) =>
+    withService(env, async (service) => {
+      await service.services.deps.indexOutbox.stop();
+      const books = await createItems(service, BOOKS, "book", 4);
+      const people = await createItems(service, PEOPLE, "person", 2);
+      await runJob(service, "", ws(LIBRARY));
+      assert.equal((await search(service, BOOKS)).total, 4);
+      await deleteItem(service, BOOKS, books[1]);
+      await deleteItem(service, BOOKS, books[3]);
+      await deleteItem(service, PEOPLE, people[0]);
+      // The outbox worker is stopped: only the job can remove the documents.
+      assert.equal((await search(service, BOOKS)).total, 4);
+
+      const job = await runJob(service, "", `${ws(LIBRARY)}&clear=false`);
+      assert.equal(job.state, "succeeded");
+      assert.deepEqual([job.total, job.indexed, job.deleted, job.failed], [3, 3, 3, 0]);
+      const remaining = await search(service, BOOKS, "size=100");
+      assert.deepEqual(remaining.hits.map((hit) => hit.uri).sort(), [books[0], books[2]]);
+      assert.deepEqual((await search(service, PEOPLE)).hits.map((hit) => hit.uri), [people[1]]);
+    }));
+
+  test("an items job indexes the listed items and removes listed items that are gone", (env) =>
+    withService(env, async (service) => {
+      await service.services.deps.indexOutbox.stop();
+      const [a, , c] = await createItems(service, BOOKS, "book", 3);
+      await runJob(service, "/items", `${col(BOOKS)}&item=${encodeURIComponent(c)}`);
+      await deleteItem(service, BOOKS, c);
+      const never = itemUri("book", 999);
+      const items = [a, c, never].map((uri) => `item=${encodeURIComponent(uri)}`).join("&");
+      const job = await runJob(service, "/items", `${col(BOOKS)}&${items}`);
+      assert.deepEqual(job.scope, { type: "items", uri: BOOKS, items: [a, c, never] });
+      assert.equal(job.state, "succeeded");
+      assert.deepEqual(
+        [job.total, job.processed, job.indexed, job.deleted, job.failed],
+        [3, 3, 1, 2, 0],
+      );
+      assert.deepEqual(job.errors, []);
+      assert.deepEqual((await search(service, BOOKS)).hits.map((hit) => hit.uri), [a]);
+    }));
+
+  test("documents the engine refuses are recorded per item, the job still succeeds", (env) =>
+    withService(env, async (service) => {
+      await service.services.deps.indexOutbox.stop();
+      await createItems(service, BOOKS, "book", 3);
+      const bad = itemUri("bad", 0);
+      await createItem(service, BOOKS, bad, "Bad pages", [[PAGES, "many"]]);
+      const job = await runJob(service, "/collection", col(BOOKS));
+      assert.equal(job.state, "succeeded");
+      assert.deepEqual([job.total, job.indexed, job.failed], [4, 3, 1]);
+      assert.equal(job.errors.length, 1);
+      assert.equal(job.errors[0].item, bad);
+      assert.match(job.errors[0].message, /\S/);
+      assert.equal((await search(service, BOOKS)).total, 3);
+    }));
+
+  test("clear=true: searches during the rebuild answer from the old or the new index", (env) =>
+    withService(env, async (service) => {
+      await service.services.deps.indexOutbox.stop();
+      await createItems(service, BOOKS, "book", 450);
+      await runJob(service, "/collection", col(BOOKS));
+      await createItems(service, BOOKS, "late", 50);
+      service.services.deps.indexJobs.hooks.beforeBatch = () =>
+        new Promise((resolve) => setTimeout(resolve, 150));
+
+      const started = await startJob(service, "/collection", `${col(BOOKS)}&clear=true`);
+      assert.equal(started.status, 202);
+      const job: Job = await started.json();
+      assert.equal(job.clear, true);
+      const totals: number[] = [];
+      while (service.services.deps.indexJobs.isRunning()) {
+        const [all, word] = await Promise.all([
+          search(service, BOOKS, "size=0"),
+          search(service, BOOKS, "q=number&size=1"),
+        ]);
+        assert.equal(word.total, all.total);
+        totals.push(all.total);
+      }
+      const finished = await waitForJob(service, job.id);
+      assert.equal(finished.state, "succeeded");
+      assert.deepEqual([finished.total, finished.indexed], [500, 500]);
+      assert.ok(totals.length >= 5, `searched ${totals.length} times during the rebuild`);
+      assert.ok(totals.every((total) => total === 450 || total === 500), totals.join(","));
+      assert.equal(totals[0], 450, "the old index serves while the new one fills");
+      assert.equal((await search(service, BOOKS, "size=0")).total, 500);
+    }));
+
+  test("a rebuild that fails halfway leaves the old index serving (hook seam)", (env) =>
+    withService(env, async (service) => {
+      await service.services.deps.indexOutbox.stop();
+      await createItems(service, BOOKS, "book", 450);
+      await runJob(service, "/collection", col(BOOKS));
+      // Changed in the store only: a rebuild would show it.
+      await service.services.deps.items.update(BOOKS, itemUri("book", 0), [
+        quad(namedNode(itemUri("book", 0)), namedNode(TITLE), literal("Renamed")),
+      ]);
+      service.services.deps.indexJobs.hooks.beforeBatch = (_job, batch) => {
+        if (batch === 1) throw new Error("injected failure after the first batch");
+      };
+      const failed = await runJob(service, "/collection", `${col(BOOKS)}&clear=true`);
+      assert.equal(failed.state, "failed");
+      assert.equal(failed.processed, 200);
+      assert.deepEqual(failed.errors, [{
+        item: null,
+        message: "injected failure after the first batch",
+      }]);
+      assert.equal(await getJson(service, "/api/admin/index/is-running"), false);
+      assert.equal((await search(service, BOOKS, "size=0")).total, 450);
+      assert.equal((await search(service, BOOKS, "q=renamed")).total, 0);
+      assert.equal((await search(service, BOOKS, "q=book%20number%200")).total, 1);
+
+      service.services.deps.indexJobs.hooks.beforeBatch = undefined;
+      const retried = await runJob(service, "/collection", `${col(BOOKS)}&clear=true`);
+      assert.equal(retried.state, "succeeded");
+      assert.equal((await search(service, BOOKS, "size=0")).total, 450);
+      assert.equal((await search(service, BOOKS, "q=renamed")).total, 1);
+    }));
+
+  test("writes made during a rebuild are in the final index", (env) =>
+    withService(env, async (service) => {
+      const deps = service.services.deps;
+      const books = await createItems(service, BOOKS, "book", 450);
+      await deps.indexOutbox.drain();
+      // Sorts before every listed item: only the outbox worker can bring it in.
+      const early = "https://data.example.org/id/aaa/early";
+      deps.indexJobs.hooks.beforeBatch = async (_job, batch) => {
+        if (batch !== 1) return;
+        await deps.items.update(BOOKS, books[0], [
+          quad(namedNode(books[0]), namedNode(TITLE), literal("Rewritten")),
+        ]);
+        await deleteItem(service, BOOKS, books[1]);
+        await createItem(service, BOOKS, early, "Early bird");
+        await deps.indexOutbox.drain();
+      };
+      const job = await runJob(service, "/collection", `${col(BOOKS)}&clear=true`);
+      assert.equal(job.state, "succeeded");
+      await deps.indexOutbox.drain();
+      assert.equal((await search(service, BOOKS, "size=0")).total, 450);
+      assert.deepEqual((await search(service, BOOKS, "q=rewritten")).hits.map((hit) => hit.uri), [
+        books[0],
+      ]);
+      assert.deepEqual((await search(service, BOOKS, "q=early")).hits.map((hit) => hit.uri), [
+        early,
+      ]);
+      assert.equal((await search(service, BOOKS, "q=book%20number%201")).total, 0);
+    }));
+
+  test("bad parameters: 400, unknown scopes: 404", (env) =>
+    withService(env, async (service) => {
+      const item = `item=${encodeURIComponent(itemUri("book", 0))}`;
+      const bad: [string, string, string][] = [
+        ["", `${ws(LIBRARY)}&clear=yes`, "invalid-boolean"],
+        ["", `${ws(LIBRARY)}&wait=1`, "invalid-boolean"],
+        ["", "", "missing-parameter"],
+        ["", "workspace=library", "invalid-iri"],
+        ["/collection", `${col(BOOKS)}&clear=TRUE`, "invalid-boolean"],
+        ["/collection", "", "missing-parameter"],
+        ["/items", col(BOOKS), "missing-parameter"],
+        ["/items", item, "missing-parameter"],
+        ["/items", `${col(BOOKS)}&item=not%20an%20iri`, "invalid-iri"],
+      ];
+      for (const [path, query, slug] of bad) {
+        await expectProblem(await startJob(service, path, query), 400, slug);
+      }
+      const unknown = encodeURIComponent("https://data.example.org/nothing");
+      await expectProblem(
+        await startJob(service, "", `workspace=${unknown}`),
+        404,
+        "workspace-not-found",
+      );
+      await expectProblem(
+        await startJob(service, "/collection", `collection=${unknown}`),
+        404,
+        "collection-not-found",
+      );
+      await expectProblem(
+        await startJob(service, "/items", `collection=${unknown}&${item}`),
+        404,
+        "collection-not-found",
+      );
+      await expectProblem(
+        await service.fetch("/api/admin/index/jobs/no-such-job"),
+        404,
+        "job-not-found",
+      );
+      assert.deepEqual(await getJson(service, "/api/admin/index/jobs"), []);
+    }));
+
+  test("job history survives a restart; a job a crash interrupted is marked failed", (env) => {
+    return (async () => {
+      const dataDir = await Deno.makeTempDir({ prefix: "rcs-jobs-" });
+      try {
+        let finished!: Job;
+        await withService(env, async (service) => {
+          await createItems(service, BOOKS, "book", 2);
+          finished = await runJob(service, "/collection", col(BOOKS));
+        }, dataDir);
+
+        // A service that stops answering mid-job, never closed: as if the process died.
+        const crashed = await startTestService({ yaml: YAML, env, dataDir });
+        const hold = gate();
+        crashed.services.deps.indexJobs.hooks.beforeBatch = async () => {
+          await hold.opened;
+          throw new Error("the crashed process resumed");
+        };
+        const started = await startJob(crashed, "", ws(LIBRARY));
+        assert.equal(started.status, 202);
+        const interrupted: Job = await started.json();
+        try {
+          await withService(env, async (service) => {
+            assert.deepEqual(
+              await getJson(service, `/api/admin/index/jobs/${finished.id}`),
+              finished,
+            );
+            const failed = await getJson<Job>(service, `/api/admin/index/jobs/${interrupted.id}`);
+            assert.equal(failed.state, "failed");
+            assert.ok(failed.finishedAt);
+            assert.deepEqual(failed.errors, [{ item: null, message: INTERRUPTED_MESSAGE }]);
+            assert.equal(await getJson(service, "/api/admin/index/is-running"), false);
+            const history = await getJson<Job[]>(service, "/api/admin/index/jobs");
+            assert.deepEqual(history.map((job) => job.id), [interrupted.id, finished.id]);
+          }, dataDir);
+        } finally {
+          hold.open();
+          await crashed.close();
+        }
+      } finally {
+        const prefix = env.SERVICE_OPENSEARCH_INDEX_PREFIX;
+        if (prefix) await deleteIndicesWithPrefix(env.SERVICE_OPENSEARCH_URL, prefix);
+        await Deno.remove(dataDir, { recursive: true });
+      }
+    })();
+  });
+}
+
+/**
+ * The race the job runner guards against, made deterministic: the job reads an item, the
+ * item changes and the outbox worker indexes the change, then the job writes what it read.
+ * The store is the real embedded store with one read delayed around a real write (a
+ * unit-level seam); the engine and the worker are real.
+ */
+async function raceJobAgainstWrite(withChangeFeed: boolean): Promise<string | undefined> {
+  const config = parseConfigText(
+    YAML,
+    "test",
+    (name) => name === "SERVICE_DATA_DIR" ? ":memory:" : undefined,
+  );
+  const db = openLocalDatabase(":memory:");
+  const store = new EmbeddedTripleStore(db);
+  const engine = new EmbeddedSearchEngine(db, {
+    limits: config.service.search.query,
+    warn: () => {},
+  });
+  const catalog = new Catalog(config.workspaces);
+  const resolve = collectionResolver(config, catalog);
+  const worker = new IndexOutboxWorker({ db, store, engine, resolve });
+  const uri = itemUri("book", 0);
+  const titled = (title: string) => [quad(namedNode(uri), namedNode(TITLE), literal(title))];
+  let raced = false;
+  const racing = new Proxy(store, {
+    get(target, property) {
+      if (property === "readItemQuads") {
+        return async function* (collection: string, item: string) {
+          const read: Quad[] = [];
+          for await (const quad of target.readItemQuads(collection, item)) read.push(quad);
+          if (item === uri && !raced) {
+            raced = true;
+            await target.replaceItem({ collection, uri, quads: titled("Newer"), hash: "2" });
+            await worker.drain();
+          }
+          yield* read;
+        };
+      }
+      const value = Reflect.get(target, property);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  }) as TripleStore;
+  const runner = new IndexJobRunner({
+    jobs: new JobStore(db),
+    store: racing,
+    engine,
+    catalog,
+    resolve,
+    changes: withChangeFeed ? worker : undefined,
+  });
+  worker.start();
+  try {
+    await store.createItem({ collection: BOOKS, uri, quads: titled("Older"), hash: "1" });
+    await worker.drain();
+    const job = runner.start({ type: "collection", uri: BOOKS });
+    assert.equal((await runner.wait(job.id))?.state, "succeeded");
+    assert.ok(raced);
+    await worker.drain();
+    const { hits } = await engine.search(resolve(BOOKS).ref, {});
+    assert.equal(hits.length, 1);
+    return hits[0].document.title as string | undefined;
+  } finally {
+    await runner.close();
+    await worker.stop();
+    db.close();
+  }
+}
+
+Deno.test("[indexing/embedded] a write that races a job's read is re-applied after the job", async () => {
+  assert.equal(await raceJobAgainstWrite(true), "Newer");
+  // Without the worker's change feed the race is real: the job's stale write stays.
+  assert.equal(await raceJobAgainstWrite(false), "Older");
+});
