@@ -6,6 +6,7 @@
 import { benchItems } from "./items_bench.ts";
 import { benchHash } from "./hash_bench.ts";
 import { benchShaclGeneration } from "./shacl_generation.ts";
+import { benchIndexing, formatIndexingBench } from "./indexing_bench.ts";
 
 const scenarios: Record<string, () => Promise<void>> = {
   items: async () => {
@@ -19,6 +20,13 @@ const scenarios: Record<string, () => Promise<void>> = {
     console.log("| triples | body | bare pipeline ms | HTTP end to end ms | ratio |");
     console.log("|---|---|---|---|---|");
     for (const row of await benchHash()) console.log(row);
+  },
+  indexing: async () => {
+    console.log("\n## Indexing 20k items, and search latency\n");
+    const openSearchUrl = Deno.env.get("SERVICE_OPENSEARCH_URL") || undefined;
+    if (!openSearchUrl) console.log("(OpenSearch rows skipped: set SERVICE_OPENSEARCH_URL)\n");
+    const rows = await benchIndexing({ items: 20_000, searches: 500, openSearchUrl });
+    console.log(formatIndexingBench(rows));
   },
   shacl: async () => {
     console.log("\n## SHACL generation\n");

@@ -273,11 +273,17 @@ export class OpenSearchEngine implements SearchEngine {
   /** Deletes the rebuilt index; the alias never pointed at it. */
   async abortRebuild(target: RebuildTarget): Promise<void> {
     const alias = target.ref.indexName;
+    let live = false;
     try {
-      if ((await this.#aliasIndices(alias)).includes(target.physicalName)) {
-        throw rebuildNotActiveProblem(target);
-      }
-      this.#rebuilds.get(alias)?.delete(target.physicalName);
+      live = (await this.#aliasIndices(alias)).includes(target.physicalName);
+    } catch {
+      // Unreachable: the check cannot be made, but the abort must still stop dual writes.
+    }
+    if (live) throw rebuildNotActiveProblem(target);
+    // Forget the rebuild first, so later writes stop going to it even if the delete fails
+    // (the leftover index then only takes disk space until an operator removes it).
+    this.#rebuilds.get(alias)?.delete(target.physicalName);
+    try {
       await this.#client.indices.delete({ index: target.physicalName, ignore_unavailable: true });
     } catch (error) {
       throw this.#problem(error);
