@@ -11,12 +11,7 @@ import { strict as assert } from "node:assert";
 import { DataFactory } from "n3";
 import { startTestService, type TestService } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
-import {
-  deleteIndicesWithPrefix,
-  openSearchUrl,
-  reportOpenSearchSkipped,
-  uniqueIndexPrefix,
-} from "../support/opensearch.ts";
+import { deleteIndicesWithPrefix, searchBackends } from "../support/opensearch.ts";
 import { INTERRUPTED_MESSAGE, JobStore } from "../../src/indexing/job_store.ts";
 import { IndexJobRunner } from "../../src/indexing/job_runner.ts";
 import { IndexOutboxWorker } from "../../src/indexing/outbox_worker.ts";
@@ -98,29 +93,6 @@ interface Job {
   deleted: number;
   failed: number;
   errors: { item: string | null; message: string }[];
-}
-
-interface SearchBackend {
-  name: "embedded" | "opensearch";
-  ignore: boolean;
-  env(): Record<string, string>;
-}
-
-function searchBackends(): SearchBackend[] {
-  const url = openSearchUrl();
-  if (!url) reportOpenSearchSkipped();
-  return [
-    { name: "embedded", ignore: false, env: () => ({}) },
-    {
-      name: "opensearch",
-      ignore: url === undefined,
-      env: () => ({
-        SERVICE_SEARCH_BACKEND: "opensearch",
-        SERVICE_OPENSEARCH_URL: url ?? "",
-        SERVICE_OPENSEARCH_INDEX_PREFIX: uniqueIndexPrefix("index-api"),
-      }),
-    },
-  ];
 }
 
 /** Runs `fn` on a fresh service; the OpenSearch indices it made are deleted afterwards. */
@@ -229,7 +201,7 @@ function gate(): { opened: Promise<void>; open(): void } {
 const ws = (uri: string) => `workspace=${encodeURIComponent(uri)}`;
 const col = (uri: string) => `collection=${encodeURIComponent(uri)}`;
 
-for (const backend of searchBackends()) {
+for (const backend of searchBackends("index-api")) {
   const test = (name: string, fn: (env: Record<string, string>) => Promise<void>) =>
     Deno.test({
       name: `[indexing/${backend.name}] ${name}`,

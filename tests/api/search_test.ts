@@ -8,9 +8,8 @@ import { startTestService, type TestService } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
 import {
   deleteIndicesWithPrefix,
-  openSearchUrl,
-  reportOpenSearchSkipped,
-  uniqueIndexPrefix,
+  type SearchBackend,
+  searchBackends,
 } from "../support/opensearch.ts";
 
 const BOOKS = "https://data.example.org/collection/books";
@@ -45,29 +44,6 @@ workspaces:
         name: Empty
         index: empty
 `;
-
-interface SearchBackend {
-  name: "embedded" | "opensearch";
-  ignore: boolean;
-  env(): Record<string, string>;
-}
-
-function searchBackends(): SearchBackend[] {
-  const url = openSearchUrl();
-  if (!url) reportOpenSearchSkipped();
-  return [
-    { name: "embedded", ignore: false, env: () => ({}) },
-    {
-      name: "opensearch",
-      ignore: url === undefined,
-      env: () => ({
-        SERVICE_SEARCH_BACKEND: "opensearch",
-        SERVICE_OPENSEARCH_URL: url ?? "",
-        SERVICE_OPENSEARCH_INDEX_PREFIX: uniqueIndexPrefix("search-api"),
-      }),
-    },
-  ];
-}
 
 async function withService(
   backend: SearchBackend,
@@ -158,7 +134,7 @@ async function withLibrary(
   });
 }
 
-for (const backend of searchBackends()) {
+for (const backend of searchBackends("search-api")) {
   const test = (name: string, fn: () => Promise<void>) =>
     Deno.test({
       name: `[search/${backend.name}] ${name}`,

@@ -43,3 +43,30 @@ export async function deleteIndicesWithPrefix(url: string, prefix: string): Prom
     await deleted.body?.cancel();
   }
 }
+
+/** A search engine an API suite runs against. */
+export interface SearchBackend {
+  name: "embedded" | "opensearch";
+  /** True when the engine is not available here (the skip line has been printed). */
+  ignore: boolean;
+  /** Environment for a service on this engine; a fresh index prefix each call. */
+  env(): Record<string, string>;
+}
+
+/** The engines to run API suites on: embedded always, OpenSearch when configured. */
+export function searchBackends(label: string): SearchBackend[] {
+  const url = openSearchUrl();
+  if (!url) reportOpenSearchSkipped();
+  return [
+    { name: "embedded", ignore: false, env: () => ({}) },
+    {
+      name: "opensearch",
+      ignore: url === undefined,
+      env: () => ({
+        SERVICE_SEARCH_BACKEND: "opensearch",
+        SERVICE_OPENSEARCH_URL: url ?? "",
+        SERVICE_OPENSEARCH_INDEX_PREFIX: uniqueIndexPrefix(label),
+      }),
+    },
+  ];
+}
