@@ -39,10 +39,9 @@
  * the write is sent. A write that then fails leaves a harmless spurious entry.
  */
 import type { DatabaseSync } from "node:sqlite";
-import { Parser } from "n3";
 import type { Quad } from "n3";
 import { ProblemError } from "../http/problem.ts";
-import { analyzeQuery } from "../sparql/analyze_query.ts";
+import { queryRemoteEndpoint } from "../sparql/remote_query.ts";
 import { enqueueIndexUpdate } from "./local_db.ts";
 import { itemExists, itemNotFound, preconditionFailed } from "./store_problems.ts";
 import type {
@@ -55,7 +54,6 @@ import type {
   WriteCondition,
 } from "./triple_store.ts";
 import {
-  ACCEPT_ANY_RESULT,
   type SparqlEndpointConfig,
   SparqlHttpClient,
   storeProblemFromError,
@@ -249,36 +247,11 @@ export class SparqlTripleStore implements TripleStore {
     }
   }
 
-  async query(sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult> {
-    const { limit, timeoutMs } = options;
-    const url = this.#config.queryUrl;
-    // Refuses updates and writes `LIMIT limit+1` into the query, so the endpoint does not
-    // produce rows nobody will see; the readers below still stop at `limit`.
-    const analyzed = analyzeQuery(sparql, { rowLimit: limit });
-    let response: Response;
-    try {
-      response = await this.#client.query(analyzed.text, ACCEPT_ANY_RESULT, {
-        timeoutMs,
-        defaultGraphUri: this.#config.queryDefaultGraph,
-      });
-    } catch (error) {
-      throw invalidQueryOr(error);
-    }
-    const contentType = response.headers.get("Content-Type")?.split(";")[0].trim() ?? "";
-    return await this.#consume(url, async () => {
-      if (contentType === SPARQL_JSON || contentType === "application/json") {
-        return await readSparqlJsonResults(response.body!, limit);
-      }
-      if (contentType === N_TRIPLES || contentType === "text/plain") {
-        return await firstQuads(streamNTriples(response.body!), limit);
-      }
-      if (contentType === "text/turtle") {
-        const turtle = await response.text();
-        return await firstQuads(new Parser({ format: "Turtle" }).parse(turtle), limit);
-      }
-      await response.body?.cancel();
-      throw malformedResults(`unexpected content type ${JSON.stringify(contentType)}`);
-    }, timeoutMs);
+  query(sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult> {
+    return queryRemoteEndpoint(this.#client, sparql, {
+      ...options,
+      defaultGraphUri: this.#config.queryDefaultGraph,
+    });
   }
 
   async health(): Promise<BackendHealth> {
@@ -418,33 +391,4 @@ function refusal(
     return preconditionFailed(uri, outcome.hash ?? "");
   }
   return itemNotFound(collection, uri);
-}
-
-/**
- * 400 `invalid-sparql` when the endpoint refused the query as a bad request (syntax it
- * does not support, an unknown function); else `error` unchanged.
- */
-function invalidQueryOr(error: unknown): unknown {
-  if (error instanceof ProblemError && error.extensions.endpointStatus === 400) {
-    return new ProblemError(
-      400,
-      "invalid-sparql",
-      "Invalid SPARQL",
-      `The SPARQL endpoint refused the query: ${error.message.replace(/^.*? with HTTP 400: /, "")}`,
-    );
-  }
-  return error;
-}
-
-/** At most `limit` quads of `quads`, and whether there were more. */
-async function firstQuads(
-  quads: AsyncIterable<Quad> | Iterable<Quad>,
-  limit: number,
-): Promise<SparqlQueryResult> {
-  const kept: Quad[] = [];
-  for await (const quad of quads) {
-    if (kept.length >= limit) return { kind: "quads", quads: kept, truncated: true };
-    kept.push(quad);
-  }
-  return { kind: "quads", quads: kept, truncated: false };
 }

@@ -7,17 +7,10 @@
  * and the row limit is written into the query before anything runs it. Credentials stay
  * here; {@link SparqlEndpointRegistry.list} shows URLs without them.
  */
-import { Parser } from "n3";
-import type { Quad } from "n3";
 import type { ServiceConfig } from "../config/schema.ts";
 import { ProblemError } from "../http/problem.ts";
-import { analyzeQuery } from "../sparql/analyze_query.ts";
-import { SparqlHttpClient, storeProblemFromError } from "../store/sparql_client.ts";
-import {
-  malformedResults,
-  readSparqlJsonResults,
-  streamNTriples,
-} from "../store/sparql_results.ts";
+import { queryRemoteEndpoint } from "../sparql/remote_query.ts";
+import { SparqlHttpClient } from "../store/sparql_client.ts";
 import type { SparqlQueryOptions, SparqlQueryResult, TripleStore } from "../store/triple_store.ts";
 
 /** Id of the service's own store in the endpoint list. */
@@ -41,10 +34,6 @@ interface Endpoint {
   info: SparqlEndpointInfo;
   run(sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult>;
 }
-
-const SPARQL_JSON = "application/sparql-results+json";
-const ACCEPT_BINDINGS = `${SPARQL_JSON}, application/json;q=0.5`;
-const ACCEPT_GRAPH = "application/n-triples, text/turtle;q=0.8, text/plain;q=0.1";
 
 /** The endpoints of the query tool, built once from the configuration. */
 export class SparqlEndpointRegistry {
@@ -175,89 +164,7 @@ class RemoteQueryEndpoint {
     this.#client = client;
   }
 
-  async query(sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult> {
-    const { limit, timeoutMs } = options;
-    // Refuses updates before anything is sent, and asks the endpoint for one row more than
-    // the limit only, so it does not compute rows nobody will see.
-    const analyzed = analyzeQuery(sparql, { rowLimit: limit });
-    const graphResult = analyzed.form === "CONSTRUCT" || analyzed.form === "DESCRIBE";
-    let response: Response;
-    try {
-      response = await this.#client.query(
-        analyzed.text,
-        graphResult ? ACCEPT_GRAPH : ACCEPT_BINDINGS,
-        { timeoutMs },
-      );
-    } catch (error) {
-      throw refusedQueryAsInvalid(error);
-    }
-    // The response timeout keeps running while the body is read.
-    try {
-      return await readResult(response, graphResult, limit);
-    } catch (error) {
-      throw storeProblemFromError(error, this.#client.config.queryUrl, timeoutMs, timeoutMs);
-    }
+  query(sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult> {
+    return queryRemoteEndpoint(this.#client, sparql, options);
   }
-}
-
-async function readResult(
-  response: Response,
-  graphResult: boolean,
-  limit: number,
-): Promise<SparqlQueryResult> {
-  const contentType = response.headers.get("Content-Type")?.split(";")[0].trim().toLowerCase();
-  if (!response.body) throw malformedResults("the response has no body");
-  if (contentType === SPARQL_JSON || contentType === "application/json") {
-    const results = await readSparqlJsonResults(response.body, limit);
-    if (graphResult) throw malformedResults("a CONSTRUCT or DESCRIBE answered with bindings");
-    return results;
-  }
-  if (!graphResult) {
-    await response.body.cancel();
-    throw malformedResults(`unexpected content type ${JSON.stringify(contentType)}`);
-  }
-  if (contentType === "application/n-triples" || contentType === "text/plain") {
-    return await firstQuads(streamNTriples(response.body), limit);
-  }
-  if (contentType === "text/turtle") {
-    let quads: Quad[];
-    try {
-      quads = new Parser({ format: "Turtle" }).parse(await response.text());
-    } catch (error) {
-      throw malformedResults(`Turtle: ${error instanceof Error ? error.message : error}`);
-    }
-    return await firstQuads(quads, limit);
-  }
-  await response.body.cancel();
-  throw malformedResults(`unexpected content type ${JSON.stringify(contentType)}`);
-}
-
-/** At most `limit` quads, and whether there were more. */
-async function firstQuads(
-  quads: AsyncIterable<Quad> | Iterable<Quad>,
-  limit: number,
-): Promise<SparqlQueryResult> {
-  const kept: Quad[] = [];
-  for await (const quad of quads) {
-    if (kept.length >= limit) return { kind: "quads", quads: kept, truncated: true };
-    kept.push(quad);
-  }
-  return { kind: "quads", quads: kept, truncated: false };
-}
-
-/**
- * A query the endpoint refused as a bad request (syntax it does not support, an unknown
- * function) is the caller's mistake: 400 `invalid-sparql` with the endpoint's words.
- */
-function refusedQueryAsInvalid(error: unknown): unknown {
-  if (error instanceof ProblemError && error.extensions.endpointStatus === 400) {
-    return new ProblemError(
-      400,
-      "invalid-sparql",
-      "Invalid SPARQL",
-      `The SPARQL endpoint refused the query: ${error.message.replace(/^.*? with HTTP 400: /, "")}`,
-      [{ path: "query", message: "refused by the endpoint" }],
-    );
-  }
-  return error;
 }
