@@ -1,17 +1,12 @@
 /**
  * SPARQL 1.1 Query Results JSON Format, both ways, with n3 terms.
  */
-import { DataFactory } from "n3";
 import type { Term } from "n3";
 import { ProblemError } from "../http/problem.ts";
+import { type SparqlJsonTerm, termFromSparqlJson } from "../store/sparql_results.ts";
 
 /** One binding value as the JSON format writes it. */
-export interface JsonTerm {
-  type: "uri" | "bnode" | "literal" | "typed-literal" | "triple";
-  value: string;
-  "xml:lang"?: string;
-  datatype?: string;
-}
+export type JsonTerm = SparqlJsonTerm;
 
 /** A parsed SELECT or ASK result. */
 export type ParsedResults =
@@ -39,26 +34,10 @@ export function parseSparqlJsonResults(text: string): ParsedResults {
   const variables = document.head?.vars ?? [];
   const rows = (document.results?.bindings ?? []).map((binding) => {
     const row = new Map<string, Term>();
-    for (const [name, value] of Object.entries(binding)) row.set(name, jsonToTerm(value));
+    for (const [name, value] of Object.entries(binding)) row.set(name, termFromSparqlJson(value));
     return row;
   });
   return { kind: "bindings", variables, rows };
-}
-
-/** One JSON binding value as an n3 term. */
-export function jsonToTerm(value: JsonTerm): Term {
-  switch (value.type) {
-    case "uri":
-      return DataFactory.namedNode(value.value);
-    case "bnode":
-      return DataFactory.blankNode(value.value);
-    default:
-      if (value["xml:lang"]) return DataFactory.literal(value.value, value["xml:lang"]);
-      return DataFactory.literal(
-        value.value,
-        value.datatype ? DataFactory.namedNode(value.datatype) : undefined,
-      );
-  }
 }
 
 /** An n3 term as a JSON binding value. */
