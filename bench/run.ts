@@ -2,11 +2,13 @@
  * `deno task bench`: runs the benchmarks and prints markdown tables to paste into
  * bench/RESULTS.md. Pick scenarios by name: `deno task bench items hash`.
  * Engines: the OpenSearch scenario needs SERVICE_OPENSEARCH_URL (scripts/opensearch.sh).
+ * `load` needs wrk on PATH and takes LOAD_SECONDS (60); it fails the run on a 5xx or a lost write.
  */
 import { benchItems } from "./items_bench.ts";
 import { benchHash } from "./hash_bench.ts";
 import { benchShaclGeneration } from "./shacl_generation.ts";
 import { benchIndexing, formatIndexingBench } from "./indexing_bench.ts";
+import { benchMixedLoad, mixedLoadOptionsFromEnv } from "./load_mixed.ts";
 
 const scenarios: Record<string, () => Promise<void>> = {
   items: async () => {
@@ -36,6 +38,13 @@ const scenarios: Record<string, () => Promise<void>> = {
       const result = await benchShaclGeneration(size);
       console.log(`| ${result.triples.toLocaleString("en")} | ${result.generateMs.toFixed(0)} |`);
     }
+  },
+  load: async () => {
+    const options = mixedLoadOptionsFromEnv();
+    console.log(`\n## Mixed load, ${options.seconds} s, wrk\n`);
+    const report = await benchMixedLoad(options);
+    console.log(report.markdown);
+    if (!report.ok) Deno.exitCode = 1;
   },
 };
 
