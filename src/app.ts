@@ -8,6 +8,7 @@ import type { AppDeps } from "./app_deps.ts";
 import { requestId } from "./http/request_id.ts";
 import { accessLog } from "./http/access_log.ts";
 import { authenticate } from "./http/auth.ts";
+import { localCallersOnly } from "./http/local_callers.ts";
 import { handleError, handleNotFound } from "./http/errors.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { itemRoutes } from "./routes/items.ts";
@@ -24,7 +25,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requestId());
   app.use("*", accessLog());
-  app.use("*", authenticate(deps.config.service.security.tokens));
+  const tokens = deps.config.service.security.tokens;
+  if (tokens.length === 0) app.use("*", localCallersOnly());
+  app.use("*", authenticate(tokens));
   app.use("*", async (c, next) => {
     await next();
     c.res.headers.set("X-Service-Version", deps.version);

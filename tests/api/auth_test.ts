@@ -6,6 +6,7 @@ import { strict as assert } from "node:assert";
 import { DEMO_COLLECTION, itemQuery, startTestService, uniqueItemUri } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
 import { requiredRole } from "../../src/http/auth.ts";
+import { rawRequest } from "../support/raw_http.ts";
 
 const TOKENS = {
   reader: "reader-token-0123456789",
@@ -84,6 +85,51 @@ Deno.test({
       assert.equal(dump.status, 200);
       const text = await dump.text();
       for (const secret of Object.values(TOKENS)) assert.ok(!text.includes(secret));
+    } finally {
+      await service.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "without tokens, foreign origins and host names are refused (CSRF, DNS rebinding)",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const service = await startTestService();
+    try {
+      const uri = uniqueItemUri("csrf");
+      const create = (headers: Record<string, string>) =>
+        rawRequest(`${service.url}/api/item?${itemQuery(uri)}`, {
+          method: "PUT",
+          // A type a browser sends cross-site without a preflight.
+          headers: { "Content-Type": "text/plain", ...headers },
+          body: `<${uri}> <http://purl.org/dc/terms/title> "t" .`,
+        });
+      const foreign: Record<string, string>[] = [
+        { Origin: "https://evil.example" },
+        { Origin: "null" },
+        { Host: "evil.example" },
+        { Host: `rebound.example:${new URL(service.url).port}` },
+      ];
+      for (const headers of foreign) {
+        const refused = await create(headers);
+        assert.equal(refused.status, 403, JSON.stringify(headers));
+        assert.equal(JSON.parse(refused.body).type, "/problems/foreign-caller");
+      }
+      const missing = await service.fetch(`/api/item?${itemQuery(uri)}`);
+      await expectProblem(missing, 404, "item-not-found");
+      // The service's own pages send a loopback origin; those requests pass.
+      const local = await service.fetch("/api/admin/tools/sparqlui/sparql-endpoints", {
+        headers: { Origin: service.url },
+      });
+      assert.equal(local.status, 200);
+      await local.body?.cancel();
+      const localhost = await rawRequest(`${service.url}/health`, {
+        method: "GET",
+        headers: { Host: `localhost:${new URL(service.url).port}` },
+      });
+      assert.equal(localhost.status, 200);
     } finally {
       await service.close();
     }

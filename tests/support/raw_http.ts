@@ -24,9 +24,10 @@ export async function rawRequest(
   const body = options.body === undefined ? undefined : encoder.encode(options.body);
   const lines = [
     `${options.method} ${target.pathname}${target.search} HTTP/1.1`,
-    `Host: ${target.host}`,
     "Connection: close",
   ];
+  const named = Object.keys(options.headers ?? {}).map((name) => name.toLowerCase());
+  if (!named.includes("host")) lines.push(`Host: ${target.host}`);
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     lines.push(`${name}: ${value}`);
   }
