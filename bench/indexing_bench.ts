@@ -271,7 +271,7 @@ async function precomputeDocuments(
   const collection = collectionResolver(config, new Catalog(config.workspaces))(COLLECTION);
   const documents: SearchDocument[] = [];
   for await (const record of store.listItems(COLLECTION)) {
-    const result = await readItemDocument(store, collection, record.uri, record);
+    const result = await readItemDocument(store, collection, record.uri);
     if (result.outcome === "document") documents.push(result.document);
   }
   return documents;

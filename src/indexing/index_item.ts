@@ -4,14 +4,13 @@
  * Both read the item's current state from the store, so replaying an update, or indexing
  * an item twice, always converges on what the store holds.
  */
-import type { Quad } from "n3";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { ServiceConfig } from "../config/schema.ts";
 import { ProblemError } from "../http/problem.ts";
 import { collectionIndexRef } from "../search/build_engine.ts";
 import { buildSearchDocument } from "../search/documents.ts";
 import type { CollectionIndexRef, SearchDocument } from "../search/search_engine.ts";
-import type { ItemRecord, TripleStore } from "../store/triple_store.ts";
+import type { ItemGraph, TripleStore } from "../store/triple_store.ts";
 
 /** A collection as indexing sees it: where its documents go and how they are shaped. */
 export interface IndexedCollection {
@@ -50,63 +49,69 @@ export type ItemDocument =
   | { uri: string; outcome: "failed"; message: string };
 
 /**
- * Reads an item's current state and builds its document. `record` saves a look-up when
- * the caller already listed the item.
+ * Reads items' current state in one batch read of the store and builds their documents;
+ * results keep the input order.
  *
  * Throws only when the store itself fails (a 5xx problem): callers retry those later
- * rather than blaming the item. Anything else wrong with one item is `failed`.
+ * rather than blaming an item. Anything else wrong with one item is `failed` for that item.
  */
+export async function readItemDocuments(
+  store: TripleStore,
+  collection: IndexedCollection,
+  uris: string[],
+): Promise<ItemDocument[]> {
+  let graphs: ItemGraph[];
+  try {
+    graphs = await store.readItemGraphs(collection.uri, uris);
+  } catch (error) {
+    if (isStoreFailure(error) || uris.length === 1) return [failedOrThrow(uris[0], error)];
+    // Find the item that spoils the batch, so that only it fails.
+    return (await Promise.all(
+      uris.map((uri) => readItemDocuments(store, collection, [uri])),
+    )).flat();
+  }
+  const byUri = new Map(graphs.map((graph) => [graph.record.uri, graph]));
+  return uris.map((uri): ItemDocument => {
+    const graph = byUri.get(uri);
+    if (!graph) return { uri, outcome: "gone" };
+    try {
+      return { uri, outcome: "document", document: documentOf(collection, graph) };
+    } catch (error) {
+      return failedOrThrow(uri, error);
+    }
+  });
+}
+
+/** Reads one item and builds its document; see {@link readItemDocuments}. */
 export async function readItemDocument(
   store: TripleStore,
   collection: IndexedCollection,
   uri: string,
-  record?: ItemRecord,
 ): Promise<ItemDocument> {
-  try {
-    const current = record ?? await store.getItem(collection.uri, uri);
-    if (!current) return { uri, outcome: "gone" };
-    const quads: Quad[] = [];
-    for await (const quad of store.readItemQuads(collection.uri, uri)) quads.push(quad);
-    const document = buildSearchDocument({
-      uri,
-      collection: collection.uri,
-      workspace: collection.workspace,
-      hash: current.hash,
-      modified: current.modified,
-      quads,
-    }, { context: collection.context });
-    return { uri, outcome: "document", document };
-  } catch (error) {
-    if (error instanceof ProblemError) {
-      if (error.status === 404) return { uri, outcome: "gone" };
-      if (error.status >= 500) throw error;
-    }
-    return {
-      uri,
-      outcome: "failed",
-      message: error instanceof Error ? error.message : String(error),
-    };
-  }
+  return (await readItemDocuments(store, collection, [uri]))[0];
 }
 
-/** Reads several items with at most `concurrency` reads in flight; results keep input order. */
-export async function readItemDocuments(
-  store: TripleStore,
-  collection: IndexedCollection,
-  items: (string | ItemRecord)[],
-  concurrency = 4,
-): Promise<ItemDocument[]> {
-  const results = new Array<ItemDocument>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      const item = items[index];
-      results[index] = typeof item === "string"
-        ? await readItemDocument(store, collection, item)
-        : await readItemDocument(store, collection, item.uri, item);
-    }
+function documentOf(collection: IndexedCollection, { record, quads }: ItemGraph): SearchDocument {
+  return buildSearchDocument({
+    uri: record.uri,
+    collection: collection.uri,
+    workspace: collection.workspace,
+    hash: record.hash,
+    modified: record.modified,
+    quads,
+  }, { context: collection.context });
+}
+
+function isStoreFailure(error: unknown): boolean {
+  return error instanceof ProblemError && error.status >= 500;
+}
+
+function failedOrThrow(uri: string, error: unknown): ItemDocument {
+  if (isStoreFailure(error)) throw error;
+  if (error instanceof ProblemError && error.status === 404) return { uri, outcome: "gone" };
+  return {
+    uri,
+    outcome: "failed",
+    message: error instanceof Error ? error.message : String(error),
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
 }

@@ -301,7 +301,8 @@ export class IndexJobRunner {
     try {
       for await (const items of source) {
         if (this.#closing) throw new Error("The service is shutting down.");
-        const results = await readItemDocuments(this.#store, collection, items);
+        const uris = items.map((item) => typeof item === "string" ? item : item.uri);
+        const results = await readItemDocuments(this.#store, collection, uris);
         while (writing.length >= WRITES_IN_FLIGHT) await writing.shift();
         await this.hooks.beforeBatch?.(structuredClone(job), batches.count++);
         const write = this.#writeBatch(job, target, results);

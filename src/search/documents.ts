@@ -93,7 +93,7 @@ export function buildSearchDocument(
     if (quad.predicate.value !== RDF_TYPE) predicates.add(quad.predicate.value);
     if (quad.object.termType === "Literal") literals.add(quad.object.value);
   }
-  const names = searchFieldNames([...predicates], options.context);
+  const names = cachedFieldNames([...predicates], options.context);
   const describe = (subject: string, visiting: Set<string>) =>
     describeNode(bySubject.get(subject) ?? [], names, bySubject, visiting);
 
@@ -110,6 +110,27 @@ export function buildSearchDocument(
     ...properties,
     text: [...literals].sort(compareStrings).join("\n"),
   };
+}
+
+/** Distinct predicate sets remembered per context; items of a collection share a few. */
+const FIELD_NAME_CACHE_SIZE = 512;
+const fieldNameCaches = new WeakMap<object, Map<string, Map<string, string>>>();
+const NO_CONTEXT = {};
+
+/** {@link searchFieldNames}, remembered per context and predicate set (it is pure). */
+function cachedFieldNames(
+  predicates: string[],
+  context?: SearchDocumentOptions["context"],
+): Map<string, string> {
+  let cache = fieldNameCaches.get(context ?? NO_CONTEXT);
+  if (!cache) fieldNameCaches.set(context ?? NO_CONTEXT, cache = new Map());
+  const key = predicates.sort(compareStrings).join("\n");
+  let names = cache.get(key);
+  if (!names) {
+    if (cache.size >= FIELD_NAME_CACHE_SIZE) cache.clear();
+    cache.set(key, names = searchFieldNames(predicates, context));
+  }
+  return names;
 }
 
 /**
@@ -209,6 +230,7 @@ function literalValue(literal: Literal): SearchFieldValue {
 }
 
 function dedupeSorted(values: SearchFieldValue[]): SearchFieldValue[] {
+  if (values.length === 1) return values;
   const byKey = new Map<string, SearchFieldValue>();
   for (const value of values) byKey.set(JSON.stringify(value), value);
   return [...byKey.keys()].sort(compareStrings).map((key) => byKey.get(key)!);

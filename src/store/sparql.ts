@@ -46,6 +46,7 @@ import { enqueueIndexUpdate } from "./local_db.ts";
 import { itemExists, itemNotFound, preconditionFailed } from "./store_problems.ts";
 import type {
   BackendHealth,
+  ItemGraph,
   ItemRecord,
   ItemWrite,
   SparqlQueryOptions,
@@ -66,6 +67,7 @@ import {
   streamSparqlJsonRows,
 } from "./sparql_results.ts";
 import { iriToSparql, stringToSparql, triplesToSparql } from "./sparql_terms.ts";
+import { readGraphsOneByOne } from "./read_graphs.ts";
 
 /** The graph that holds item metadata unless configured otherwise. */
 export const DEFAULT_METADATA_GRAPH = "urn:rdf-content-service:meta";
@@ -114,6 +116,11 @@ export class SparqlTripleStore implements TripleStore {
            rcs:tripleCount ?count ; rcs:created ?created ; rcs:modified ?modified } } LIMIT 1`,
     );
     return rows.length === 0 ? undefined : recordFromRow(collection, uri, rows[0]);
+  }
+
+  /** One Graph Store request per item: the protocol has no multi-graph read. */
+  readItemGraphs(collection: string, uris: string[]): Promise<ItemGraph[]> {
+    return readGraphsOneByOne(this, collection, uris);
   }
 
   async *readItemQuads(collection: string, uri: string): AsyncGenerator<Quad> {

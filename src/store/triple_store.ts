@@ -18,6 +18,12 @@ export interface ItemRecord {
   modified: string;
 }
 
+/** An item's record with its whole graph, as {@link TripleStore.readItemGraphs} returns it. */
+export interface ItemGraph {
+  record: ItemRecord;
+  quads: Quad[];
+}
+
 /** A whole-graph write of one item. `quads` are in the default graph. */
 export interface ItemWrite {
   collection: string;
@@ -65,8 +71,15 @@ export interface TripleStore {
   /**
    * The item's triples, all triples of one subject next to each other (serialisers rely on
    * it). Streams: a large item is never held whole in memory by the embedded store.
+   * `record` is the item's record when the caller has just read it (for its ETag): the
+   * store may then skip its own look-up, and a cache serves the graph of that hash.
    */
-  readItemQuads(collection: string, uri: string): AsyncIterable<Quad>;
+  readItemQuads(collection: string, uri: string, record?: ItemRecord): AsyncIterable<Quad>;
+  /**
+   * Several items' records and whole graphs at once, for batch readers such as indexing;
+   * items the collection does not hold are left out. Each graph is in no particular order.
+   */
+  readItemGraphs(collection: string, uris: string[]): Promise<ItemGraph[]>;
   /** Creates an item; 409 if the URI exists in any collection. Atomic. */
   createItem(write: ItemWrite): Promise<ItemRecord>;
   /** Replaces an item's whole graph; 404 if missing, 412 if `ifMatch` differs. Atomic. */

@@ -22,7 +22,6 @@ import { openLocalDatabase } from "../../src/store/local_db.ts";
 import { EmbeddedTripleStore } from "../../src/store/embedded.ts";
 import { EmbeddedSearchEngine } from "../../src/search/embedded.ts";
 import type { TripleStore } from "../../src/store/triple_store.ts";
-import type { Quad } from "n3";
 
 const { namedNode, literal, quad } = DataFactory;
 
@@ -549,16 +548,15 @@ async function raceJobAgainstWrite(withChangeFeed: boolean): Promise<string | un
   let raced = false;
   const racing = new Proxy(store, {
     get(target, property) {
-      if (property === "readItemQuads") {
-        return async function* (collection: string, item: string) {
-          const read: Quad[] = [];
-          for await (const quad of target.readItemQuads(collection, item)) read.push(quad);
-          if (item === uri && !raced) {
+      if (property === "readItemGraphs") {
+        return async (collection: string, items: string[]) => {
+          const read = await target.readItemGraphs(collection, items);
+          if (items.includes(uri) && !raced) {
             raced = true;
             await target.replaceItem({ collection, uri, quads: titled("Newer"), hash: "2" });
             await worker.drain();
           }
-          yield* read;
+          return read;
         };
       }
       const value = Reflect.get(target, property);
