@@ -31,7 +31,17 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  const services = buildServices(config);
+  let services;
+  try {
+    services = buildServices(config);
+  } catch (error) {
+    // Files the configuration names (shapes) are read here; a bad one is a bad configuration.
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      return 2;
+    }
+    throw error;
+  }
   const server = await startServer(createApp(services.deps), { host, port });
   log("info", "listening", {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`,

@@ -14,6 +14,7 @@ import { EmbeddedTripleStore } from "./store/embedded.ts";
 import { SparqlTripleStore } from "./store/sparql.ts";
 import type { TripleStore } from "./store/triple_store.ts";
 import { ItemService } from "./items/item_service.ts";
+import { CollectionShapes } from "./items/shacl_validator.ts";
 import { Initializer } from "./initialize/initializer.ts";
 import { buildSearchEngine } from "./search/build_engine.ts";
 import { collectionResolver } from "./indexing/index_item.ts";
@@ -39,7 +40,8 @@ export function buildServices(config: ServiceConfig): Services {
   const maxWorkFactor = config.service.hash.maxWorkFactor;
   const hash = async (quads: Parameters<typeof canonicalHash>[0]) =>
     (await canonicalHash(quads, { maxWorkFactor })).hash;
-  const items = new ItemService(store, catalog, hash);
+  const shapes = new CollectionShapes(config.workspaces);
+  const items = new ItemService(store, catalog, hash, shapes.active ? shapes : undefined);
   const search = buildSearchEngine(config, db);
   const searchIndexes = collectionResolver(config, catalog);
   const indexOutbox = new IndexOutboxWorker({ db, store, engine: search, resolve: searchIndexes });

@@ -1,0 +1,112 @@
+/**
+ * SHACL validation of item writes (API.md: a collection with `shapes` validates every
+ * write; violations are 422 with the report's results in `errors`).
+ *
+ * Shapes files are read and parsed once at start-up, so a missing or broken file stops the
+ * service with the key path instead of failing writes later.
+ */
+import { readFileSync } from "node:fs";
+import { Parser, Store } from "n3";
+import type { Quad } from "n3";
+import SHACLValidator from "rdf-validate-shacl";
+import type { CollectionEntry } from "../catalog/catalog.ts";
+import type { WorkspaceConfig } from "../config/schema.ts";
+import { ConfigError } from "../config/load.ts";
+import { ProblemError } from "../http/problem.ts";
+import type { ShapeValidator } from "./item_service.ts";
+
+/** Results listed in one problem; the count says how many there were in all. */
+const MAX_REPORTED_RESULTS = 100;
+
+/** Validates writes of the collections that configure `shapes`; others pass. */
+export class CollectionShapes implements ShapeValidator {
+  readonly #validators = new Map<string, SHACLValidator>();
+
+  /** Reads every configured shapes file; throws {@link ConfigError} naming the key. */
+  constructor(workspaces: WorkspaceConfig[]) {
+    workspaces.forEach((workspace, w) =>
+      workspace.collections.forEach((collection, c) => {
+        if (!collection.shapes) return;
+        const key = `workspaces[${w}].collections[${c}].shapes`;
+        this.#validators.set(
+          collection.uri,
+          new SHACLValidator(readShapes(collection.shapes, key)),
+        );
+      })
+    );
+  }
+
+  /** Whether any collection validates its writes. */
+  get active(): boolean {
+    return this.#validators.size > 0;
+  }
+
+  async validate(entry: CollectionEntry, quads: Quad[]): Promise<void> {
+    const validator = this.#validators.get(entry.collection.uri);
+    if (!validator) return;
+    const report = await validator.validate(new Store(quads));
+    if (report.conforms) return;
+    const results = report.results;
+    throw new ProblemError(
+      422,
+      "shacl-violation",
+      "The item does not conform to the collection's shapes",
+      `${results.length} SHACL result(s) from the shapes of <${entry.collection.uri}>` +
+        (results.length > MAX_REPORTED_RESULTS
+          ? `; the first ${MAX_REPORTED_RESULTS} listed.`
+          : "."),
+      results.slice(0, MAX_REPORTED_RESULTS).map((result) => ({
+        path: [termText(result.focusNode), result.path ? termText(result.path) : undefined]
+          .filter((part) => part !== undefined).join(" "),
+        message: resultMessage(result),
+      })),
+    );
+  }
+}
+
+function readShapes(path: string, key: string): Store {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(key, [`${key}: cannot read ${path}: ${(error as Error).message}`]);
+  }
+  try {
+    return new Store(new Parser({ baseIRI: `file://${path}` }).parse(text));
+  } catch (error) {
+    throw new ConfigError(key, [
+      `${key}: ${path} is not valid Turtle: ${(error as Error).message}`,
+    ]);
+  }
+}
+
+/** The part of an RDF/JS term a report result needs (the validator has its own types). */
+interface ReportTerm {
+  termType: string;
+  value: string;
+}
+
+interface ReportResult {
+  focusNode: ReportTerm | null;
+  path: ReportTerm | null;
+  message: ReportTerm[];
+  sourceConstraintComponent: ReportTerm | null;
+  value: ReportTerm | null;
+}
+
+/** The shapes' message (or the validator's), then the constraint component that reported. */
+function resultMessage(result: ReportResult): string {
+  const component = result.sourceConstraintComponent?.value.replace(/^.*[#/]/, "");
+  const messages = result.message.map((term) => term.value);
+  if (messages.length === 0) {
+    messages.push(result.value ? `value ${termText(result.value)}` : "violation");
+  }
+  return component ? `${messages.join("; ")} (${component})` : messages.join("; ");
+}
+
+function termText(term: ReportTerm | null): string | undefined {
+  if (!term) return undefined;
+  if (term.termType === "NamedNode") return `<${term.value}>`;
+  if (term.termType === "BlankNode") return `_:${term.value}`;
+  return JSON.stringify(term.value);
+}
