@@ -9,6 +9,9 @@ import { startServer } from "./http/server.ts";
 import { log } from "./log/logger.ts";
 import { isLoopbackHost } from "./http/loopback.ts";
 
+/** How long requests in flight may run on after SIGTERM/SIGINT. */
+const SHUTDOWN_GRACE_MS = 8_000;
+
 async function main(): Promise<number> {
   let loaded;
   try {
@@ -49,9 +52,14 @@ async function main(): Promise<number> {
     search: config.service.search.backend,
     dataDir: config.service.data.dir,
   });
+  let stopping = false;
   const stop = async () => {
+    // A second signal while draining cuts the drain short.
+    if (stopping) Deno.exit(1);
+    stopping = true;
     log("info", "shutting down");
-    await server.close();
+    // Requests in flight may finish; a container's stop timeout is 10 s by default.
+    await server.close({ graceMs: SHUTDOWN_GRACE_MS });
     await services.close();
     Deno.exit(0);
   };

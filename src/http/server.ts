@@ -11,7 +11,11 @@ import type { AppEnv } from "./app_env.ts";
 export interface RunningServer {
   host: string;
   port: number;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections and closes idle ones; requests in flight get `graceMs`
+   * (default 0) to finish before their connections are cut.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 /** Starts listening; resolves once the socket is bound (port 0 picks a free port). */
@@ -26,10 +30,18 @@ export function startServer(
         resolve({
           host: options.host,
           port: info.port,
-          close: () =>
+          close: ({ graceMs = 0 } = {}) =>
             new Promise<void>((done) => {
-              server.close(() => done());
-              (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+              const connections = server as unknown as {
+                closeIdleConnections?: () => void;
+                closeAllConnections?: () => void;
+              };
+              const cut = setTimeout(() => connections.closeAllConnections?.(), graceMs);
+              server.close(() => {
+                clearTimeout(cut);
+                done();
+              });
+              connections.closeIdleConnections?.();
             }),
         });
       },

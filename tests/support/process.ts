@@ -17,6 +17,8 @@ export interface ServiceProcess {
   kill(): Promise<void>;
   /** SIGTERM, then wait for the exit. */
   stop(): Promise<void>;
+  /** Resolves with the exit status once the process has ended. */
+  status: Promise<Deno.CommandStatus>;
 }
 
 /** Starts the service with `env` (data dir, config) and waits until /health answers. */
@@ -69,6 +71,7 @@ export async function startServiceProcess(
       const match = status.match(/^VmRSS:\s+(\d+) kB/m);
       return match ? Number(match[1]) * 1024 : 0;
     },
+    status: child.status,
     kill: () => exited("SIGKILL"),
     stop: () => exited("SIGTERM"),
   };
