@@ -10,6 +10,7 @@
 import sparqljs from "sparqljs";
 import { DataFactory } from "n3";
 import { isAbsoluteIri } from "../rdf/iri.ts";
+import { unindentedGenerator } from "../sparql/generator.ts";
 
 /** A rule query that can be instantiated for one URI. */
 export interface BoundableQuery {
@@ -23,7 +24,7 @@ export function parseRuleQuery(text: string): BoundableQuery {
   if (parsed.type !== "query" || parsed.queryType !== "CONSTRUCT") {
     throw new Error("an initialise rule must be a SPARQL CONSTRUCT query");
   }
-  const generator = new sparqljs.Generator();
+  const generator = unindentedGenerator();
   return {
     bind(iri: string): string {
       if (!isAbsoluteIri(iri)) throw new Error(`not an absolute IRI: ${JSON.stringify(iri)}`);

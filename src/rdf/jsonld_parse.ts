@@ -81,12 +81,16 @@ function contextCache(contexts: Record<string, unknown>): BoundedCache<unknown> 
   return cache;
 }
 
-/** A document loader that serves local copies and refuses everything else. */
-function localDocumentLoader(contexts: Record<string, unknown>) {
+/**
+ * A document loader that serves local copies and refuses everything else. Refusals are
+ * also pushed to `refusals`: jsonld.js wraps some loader errors (scoped contexts) without
+ * keeping the cause.
+ */
+function localDocumentLoader(contexts: Record<string, unknown>, refusals: ProblemError[]) {
   // deno-lint-ignore require-await -- jsonld expects a promise-returning loader
   return async (url: string): Promise<RemoteDocument> => {
     if (!Object.hasOwn(contexts, url)) {
-      throw new ProblemError(
+      const refusal = new ProblemError(
         400,
         "remote-context-refused",
         "Remote JSON-LD context refused",
@@ -95,6 +99,8 @@ function localDocumentLoader(contexts: Record<string, unknown>) {
         [{ path: "@context", message: `remote context not allowed: ${url}` }],
         { url },
       );
+      refusals.push(refusal);
+      throw refusal;
     }
     let document = contexts[url];
     if (typeof document === "string") document = JSON.parse(document);
@@ -168,11 +174,22 @@ function protectDoubleStrings(node: unknown): void {
  */
 export async function parseJsonLd(doc: unknown, options: JsonLdParseOptions = {}): Promise<Quad[]> {
   const contexts = options.contexts ?? NO_CONTEXTS;
+  if (typeof doc !== "object" || doc === null) {
+    // jsonld.js would take a string for the URL of a document to load.
+    throw new ProblemError(
+      400,
+      "invalid-jsonld",
+      "Invalid JSON-LD",
+      `A JSON-LD document is a JSON object or array; got ${doc === null ? "null" : typeof doc}.`,
+      [{ path: "body", message: "object or array expected" }],
+    );
+  }
+  const refusals: ProblemError[] = [];
   let dataset: JsonLdQuad[];
   try {
     const jsonldOptions = {
       base: options.baseIri ?? null,
-      documentLoader: localDocumentLoader(contexts),
+      documentLoader: localDocumentLoader(contexts, refusals),
       contextResolver: new ContextResolver({ sharedCache: contextCache(contexts) }),
     };
     // Expansion is the first step of toRDF anyway: doing it here costs nothing extra.
@@ -183,8 +200,19 @@ export async function parseJsonLd(doc: unknown, options: JsonLdParseOptions = {}
       skipExpansion: true,
     }) as JsonLdQuad[];
   } catch (error) {
-    const refused = problemCause(error);
+    const refused = problemCause(error) ?? refusals[0];
     if (refused) throw refused;
+    if (error instanceof RangeError) {
+      // jsonld.js recurses once per level of nesting: a hostile depth exhausts the stack,
+      // which is the client's input, not the service, failing.
+      throw new ProblemError(
+        400,
+        "invalid-jsonld",
+        "Invalid JSON-LD",
+        "The JSON-LD document is nested too deeply to be processed.",
+        [{ path: "body", message: "nested too deeply" }],
+      );
+    }
     const message = error instanceof Error ? error.message : String(error);
     const code = (error as { details?: { code?: string } }).details?.code;
     throw new ProblemError(

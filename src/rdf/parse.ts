@@ -56,10 +56,13 @@ export async function parseRdf(
       const detected = detectJsonFlavour(doc);
       return detected === "rdfjson"
         ? { quads: parseRdfJson(doc), format: "rdfjson" }
-        : { quads: await parseJsonLd(doc, options), format: "jsonld" };
+        : { quads: checkJsonLdTerms(await parseJsonLd(doc, options)), format: "jsonld" };
     }
     case "jsonld":
-      return { quads: await parseJsonLd(parseJson(body, "JSON-LD"), options), format };
+      return {
+        quads: checkJsonLdTerms(await parseJsonLd(parseJson(body, "JSON-LD"), options)),
+        format,
+      };
     case "rdfjson":
       return { quads: parseRdfJson(parseJson(body, "RDF/JSON")), format };
     case "rdfxml":
@@ -213,10 +216,25 @@ function parseWithN3(text: string, format: RdfFormat, baseIri?: string): Quad[] 
   return quads;
 }
 
+/** A language tag as the N-Triples LANGTAG production has it (RDF 1.2 direction apart). */
+const LANGUAGE_TAG = /^[a-zA-Z]+(?:-[a-zA-Z0-9]+)*$/;
+
+/**
+ * jsonld.js only checks that an IRI has a scheme and no white space, and passes language
+ * tags through: `"https://x.org/a>b"` or `"@language": "en> ."` would reach the store and
+ * come out as broken N-Triples, Turtle or SPARQL. JSON-LD terms get the checks the other
+ * parsers make.
+ */
+function checkJsonLdTerms(quads: Quad[]): Quad[] {
+  for (const quad of quads) checkPlainRdf(quad, "JSON-LD");
+  return quads;
+}
+
 /**
  * Refuses what N3.js accepts beyond RDF 1.1 graphs: N3 formulas and variables, RDF 1.2
  * triple terms, and IRIs left relative for want of a base. None of them can be stored
- * or written back in every output format.
+ * or written back in every output format. IRIs, datatypes and language tags must also be
+ * ones that every output format can write as they are.
  */
 function checkPlainRdf(quad: Quad, label: string): void {
   const terms: Term[] = [quad.subject, quad.predicate, quad.object, quad.graph];
@@ -232,7 +250,23 @@ function checkPlainRdf(quad: Quad, label: string): void {
       );
     }
     if (term.termType === "NamedNode" && !isAbsoluteIri(term.value)) {
-      throw rdfSyntaxProblem(label, `<${term.value}> is not an absolute IRI (no base IRI given)`);
+      throw rdfSyntaxProblem(
+        label,
+        `<${term.value}> is not an absolute IRI (RFC 3987: a scheme, no white space, ` +
+          'control characters or any of <>"{}|\\^`, well-formed %XX escapes; relative IRIs ' +
+          "have no base here)",
+      );
+    }
+    if (term.termType === "Literal") {
+      if (term.language && !LANGUAGE_TAG.test(term.language)) {
+        throw rdfSyntaxProblem(label, `${JSON.stringify(term.language)} is not a language tag`);
+      }
+      if (!isAbsoluteIri(term.datatype.value)) {
+        throw rdfSyntaxProblem(
+          label,
+          `the datatype ${JSON.stringify(term.datatype.value)} is not an absolute IRI`,
+        );
+      }
     }
   }
   if (label === "N3" && quad.graph.termType !== "DefaultGraph") {
@@ -261,7 +295,8 @@ function entityExpansionBudget(documentLength: number): number {
  * oxigraph would otherwise expand until its WASM memory runs out.
  */
 function guardXmlEntities(text: string): void {
-  const doctype = text.indexOf("<!DOCTYPE");
+  // The XML parser takes the keyword in any case (`<!doctype`), so the guard must too.
+  const doctype = text.search(/<!DOCTYPE/i);
   if (doctype === -1) return;
   // Declarations and references are searched in the whole rest of the document, not in a
   // guessed extent of the internal subset: a `]>` inside an entity value cannot hide one.

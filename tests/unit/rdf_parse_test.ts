@@ -318,6 +318,25 @@ ${RDF_OPEN}
   assert.equal((await problemOf(parseRdf(wide, "rdfxml"))).status, 400);
 });
 
+Deno.test("RDF/XML: the entity guard is not bypassed by a lower-case <!doctype", async () => {
+  // The XML parser accepts the keyword in any case and expands the entities it declares.
+  for (const keyword of ["doctype", "DocType"]) {
+    const bomb = `<?xml version="1.0"?>
+<!${keyword} rdf:RDF [
+${lols(9)}]>
+${RDF_OPEN}
+  <rdf:Description rdf:about="http://example.org/s"><ex:p>&lol9;</ex:p></rdf:Description>
+</rdf:RDF>`;
+    const problem = await problemOf(parseRdf(bomb, "rdfxml"));
+    assert.equal(problem.status, 400);
+    assert.match(problem.message, /expands too far|too much text/);
+    const external = `<?xml version="1.0"?>
+<!${keyword} rdf:RDF [ <!ENTITY xxe SYSTEM "file:///etc/passwd"> ]>
+${RDF_OPEN}<rdf:Description rdf:about="http://example.org/s"><ex:p>&xxe;</ex:p></rdf:Description></rdf:RDF>`;
+    assert.match((await problemOf(parseRdf(external, "rdfxml"))).message, /external entity/);
+  }
+});
+
 Deno.test("RDF/XML: external and parameter entities are refused, even behind ]>", async () => {
   const external = `<?xml version="1.0"?>
 <!DOCTYPE rdf:RDF [ <!ENTITY trick "]>"> <!ENTITY xxe SYSTEM "file:///etc/passwd"> ]>
