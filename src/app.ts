@@ -19,6 +19,7 @@ import { toolRoutes } from "./routes/tools.ts";
 import { sparqlPageRoutes } from "./routes/sparql_page.ts";
 import { indexingRoutes } from "./routes/indexing.ts";
 import { searchRoutes } from "./routes/search.ts";
+import { openApiRoutes } from "./routes/openapi.ts";
 
 /** Builds the whole HTTP surface of the service. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -33,6 +34,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.res.headers.set("X-Service-Version", deps.version);
   });
   app.route("/", healthRoutes(deps));
+  app.route("/", openApiRoutes(deps));
   app.route("/", downloadRoutes(deps));
   app.route("/", hashRoutes(deps));
   app.route("/", initializeRoutes(deps));

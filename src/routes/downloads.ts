@@ -2,35 +2,12 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "../app_deps.ts";
-import { requiredIri } from "../http/params.ts";
+import { readQuery } from "../http/read_query.ts";
+import { handle } from "../http/route_contract.ts";
 import { formatEtag, noneMatchHits } from "../http/etag.ts";
-import type { RdfFormat } from "../rdf/formats.ts";
 import { rdfResponse } from "./rdf_response.ts";
-
-/** Download extensions and the format each serves. */
-export const DOWNLOAD_FORMATS: Record<string, RdfFormat> = {
-  ttl: "turtle",
-  rdf: "rdfxml",
-  nt: "ntriples",
-  n3: "n3",
-  jsonld: "jsonld",
-};
-
-const MEDIA_TYPES: Record<RdfFormat, string> = {
-  turtle: "text/turtle; charset=utf-8",
-  rdfxml: "application/rdf+xml; charset=utf-8",
-  ntriples: "application/n-triples; charset=utf-8",
-  n3: "text/n3; charset=utf-8",
-  jsonld: "application/ld+json",
-  rdfjson: "application/rdf+json",
-  nquads: "application/n-quads; charset=utf-8",
-  trig: "application/trig; charset=utf-8",
-};
-
-/** The Content-Type a response in `format` carries. */
-export function mediaTypeOf(format: RdfFormat): string {
-  return MEDIA_TYPES[format];
-}
+import { DOWNLOAD_FORMATS, mediaTypeOf } from "./media_types.ts";
+import { DOWNLOAD_CONTRACTS } from "./contracts/downloads.ts";
 
 /**
  * A file name that is safe in a Content-Disposition header and on any file system: the
@@ -46,15 +23,15 @@ export function safeFileName(uri: string): string {
 export function downloadRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   for (const [extension, format] of Object.entries(DOWNLOAD_FORMATS)) {
-    app.get(`/api/item.${extension}`, async (c) => {
-      const collection = requiredIri(c, "collection");
-      const item = requiredIri(c, "item");
-      const record = await deps.items.record(collection, item);
+    const contract = DOWNLOAD_CONTRACTS[extension];
+    handle(app, contract, async (c) => {
+      const { collection, item } = readQuery(c, contract);
+      // One record read serves the ETag check and the graph; the quads are read lazily.
+      const { record, quads } = await deps.items.read(collection, item);
       const etag = formatEtag(record.hash);
       if (noneMatchHits(c.req.header("if-none-match"), record.hash)) {
         return c.body(null, 304, { ETag: etag });
       }
-      const { quads } = await deps.items.read(collection, item);
       return await rdfResponse(quads, format, record.tripleCount, {
         "Content-Type": mediaTypeOf(format),
         "Content-Disposition": `attachment; filename="${safeFileName(item)}.${extension}"`,

@@ -6,15 +6,17 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "../app_deps.ts";
-import { requiredIri } from "../http/params.ts";
+import { readQuery } from "../http/read_query.ts";
+import { handle } from "../http/route_contract.ts";
 import { readRdfBody } from "../http/rdf_body.ts";
 import { canonicalHash } from "../rdf/canonical_hash.ts";
+import { HASH_QUERY, hashGet, hashPost } from "./contracts/hash.ts";
 
 /** The hash routes. */
 export function hashRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const handler = async (c: Context<AppEnv>) => {
-    const collection = requiredIri(c, "collection");
+    const { collection } = readQuery(c, { query: HASH_QUERY });
     deps.catalog.collection(collection);
     const body = await readRdfBody(c, {
       maxBodyBytes: deps.config.service.http.maxBodyBytes,
@@ -26,7 +28,7 @@ export function hashRoutes(deps: AppDeps): Hono<AppEnv> {
       await canonicalHash(body.quads, { maxWorkFactor: deps.config.service.hash.maxWorkFactor }),
     );
   };
-  app.get("/api/item/hash", handler);
-  app.post("/api/item/hash", handler);
+  handle(app, hashGet, handler);
+  handle(app, hashPost, handler);
   return app;
 }

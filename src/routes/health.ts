@@ -2,12 +2,14 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "../app_deps.ts";
+import { handle } from "../http/route_contract.ts";
+import { health, ready } from "./contracts/operations.ts";
 
 /** The health routes. */
 export function healthRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get("/health", (c) => c.json({ status: "ok", version: deps.version }));
-  app.get("/ready", async (c) => {
+  handle(app, health, (c) => c.json({ status: "ok", version: deps.version }));
+  handle(app, ready, async (c) => {
     const checks: Record<string, { ok: boolean; detail: string | number }> = {
       store: await deps.store.health().catch((error) => ({ ok: false, detail: String(error) })),
     };

@@ -2,17 +2,18 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "../app_deps.ts";
-import { iriList, requiredIri } from "../http/params.ts";
+import { readQuery } from "../http/read_query.ts";
+import { handle } from "../http/route_contract.ts";
 import { readRdfBody } from "../http/rdf_body.ts";
 import { serializeRdf } from "../rdf/serialize.ts";
-import { mediaTypeOf } from "./downloads.ts";
+import { mediaTypeOf } from "./media_types.ts";
+import { initializeItem } from "./contracts/initialize.ts";
 
 /** The initialise route. */
 export function initializeRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.post("/api/item/initialize", async (c) => {
-    const collection = requiredIri(c, "collection");
-    const uris = iriList(c, "uri", { min: 1 });
+  handle(app, initializeItem, async (c) => {
+    const { collection, uri: uris } = readQuery(c, initializeItem);
     deps.catalog.collection(collection);
     const body = await readRdfBody(c, {
       maxBodyBytes: deps.config.service.http.maxBodyBytes,

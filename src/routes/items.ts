@@ -2,12 +2,14 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "../app_deps.ts";
-import { optionalIri, requiredIri } from "../http/params.ts";
+import { readQuery } from "../http/read_query.ts";
+import { handle } from "../http/route_contract.ts";
 import { readRdfBody } from "../http/rdf_body.ts";
 import { formatEtag, noneMatchHits, parseEtagCondition } from "../http/etag.ts";
 import { ProblemError } from "../http/problem.ts";
 import { negotiateFormat, type RdfFormat } from "../rdf/formats.ts";
-import { mediaTypeOf } from "./downloads.ts";
+import { mediaTypeOf } from "./media_types.ts";
+import { createItem, deleteItem, readItem, updateItem } from "./contracts/items.ts";
 import { rdfResponse } from "./rdf_response.ts";
 
 const READ_FORMATS: RdfFormat[] = ["jsonld", "rdfjson", "turtle", "ntriples", "rdfxml", "n3"];
@@ -21,9 +23,8 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
     accept: "any" as const,
   };
 
-  app.put("/api/item", async (c) => {
-    const collection = requiredIri(c, "collection");
-    const item = optionalIri(c, "item");
+  handle(app, createItem, async (c) => {
+    const { collection, item } = readQuery(c, createItem);
     deps.catalog.collection(collection);
     const body = await readRdfBody(c, bodyOptions);
     const record = await deps.items.create(collection, item, body.quads);
@@ -35,9 +36,8 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json({ uri: record.uri }, 201);
   });
 
-  app.get("/api/item", async (c) => {
-    const collection = requiredIri(c, "collection");
-    const item = requiredIri(c, "item");
+  handle(app, readItem, async (c) => {
+    const { collection, item } = readQuery(c, readItem);
     const format = negotiateFormat(c.req.header("accept"), READ_FORMATS, "jsonld");
     if (!format) {
       throw new ProblemError(
@@ -48,12 +48,12 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
           "application/rdf+json, text/turtle, application/n-triples, application/rdf+xml, text/n3.",
       );
     }
-    const record = await deps.items.record(collection, item);
+    // One record read serves the ETag check and the graph; the quads are read lazily.
+    const { record, quads } = await deps.items.read(collection, item);
     const etag = formatEtag(record.hash);
     if (noneMatchHits(c.req.header("if-none-match"), record.hash)) {
       return c.body(null, 304, { ETag: etag });
     }
-    const { quads } = await deps.items.read(collection, item);
     return await rdfResponse(quads, format, record.tripleCount, {
       "Content-Type": mediaTypeOf(format),
       ETag: etag,
@@ -61,9 +61,8 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
     });
   });
 
-  app.post("/api/item", async (c) => {
-    const collection = requiredIri(c, "collection");
-    const item = requiredIri(c, "item");
+  handle(app, updateItem, async (c) => {
+    const { collection, item } = readQuery(c, updateItem);
     deps.catalog.collection(collection);
     const body = await readRdfBody(c, bodyOptions);
     const ifMatch = parseEtagCondition(c.req.header("if-match"));
@@ -71,9 +70,8 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.body(null, 204, { ETag: formatEtag(record.hash) });
   });
 
-  app.delete("/api/item", async (c) => {
-    const collection = requiredIri(c, "collection");
-    const item = requiredIri(c, "item");
+  handle(app, deleteItem, async (c) => {
+    const { collection, item } = readQuery(c, deleteItem);
     await deps.items.delete(collection, item, parseEtagCondition(c.req.header("if-match")));
     return c.body(null, 204);
   });

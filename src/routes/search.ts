@@ -11,29 +11,33 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "../app_deps.ts";
-import { integerParam, requiredIri } from "../http/params.ts";
+import { readQuery } from "../http/read_query.ts";
+import { handle } from "../http/route_contract.ts";
 import { ProblemError } from "../http/problem.ts";
 import { readBodyText } from "../http/body.ts";
 import type { SearchFilter, SearchSort } from "../search/search_engine.ts";
+import { searchItems, searchItemsWithDsl } from "./contracts/search.ts";
 
 /** The search routes. */
 export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get("/api/search", async (c) => {
-    const collection = requiredIri(c, "collection");
+  handle(app, searchItems, async (c) => {
+    const { collection, q, filter, sort, from, size } = readQuery(c, searchItems);
     const index = deps.searchIndexes(collection).ref;
-    const filters = (c.req.queries("filter") ?? []).map(parseFilter);
-    const sort = (c.req.queries("sort") ?? []).map(parseSort);
-    const from = integerParam(c, "from", 0);
-    const size = c.req.query("size") ? integerParam(c, "size", 0) : undefined;
     return c.json(
-      await deps.search.search(index, { q: c.req.query("q"), filters, sort, from, size }),
+      await deps.search.search(index, {
+        q,
+        filters: filter.map(parseFilter),
+        sort: sort.map(parseSort),
+        from,
+        size,
+      }),
     );
   });
 
-  app.post("/api/search", async (c) => {
-    const collection = requiredIri(c, "collection");
+  handle(app, searchItemsWithDsl, async (c) => {
+    const { collection } = readQuery(c, searchItemsWithDsl);
     const index = deps.searchIndexes(collection).ref;
     const text = await readBodyText(c, deps.config.service.http.maxBodyBytes);
     const result = await deps.search.rawSearch(index, parseQueryBody(text));

@@ -3,6 +3,8 @@ import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "../app_deps.ts";
 import { sparqlPageHtml } from "../tools/sparql_page_html.ts";
+import { handle } from "../http/route_contract.ts";
+import { sparqlQueryPage } from "./contracts/tools.ts";
 
 /**
  * The page may run only its own inline style and script, talk only to this service, and
@@ -24,7 +26,7 @@ function contentSecurityPolicy(nonce: string): string {
 /** The query page route. */
 export function sparqlPageRoutes(_deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get("/admin/sparqlui", (c) => {
+  handle(app, sparqlQueryPage, (c) => {
     const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
     return c.html(sparqlPageHtml(nonce), 200, {
       "Content-Security-Policy": contentSecurityPolicy(nonce),

@@ -6,7 +6,8 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "../app_deps.ts";
-import { requiredIri } from "../http/params.ts";
+import { readQuery } from "../http/read_query.ts";
+import { handle } from "../http/route_contract.ts";
 import { ProblemError } from "../http/problem.ts";
 import { readBodyBytes, readBodyText } from "../http/body.ts";
 import {
@@ -22,7 +23,8 @@ import { writeSparqlJsonResults } from "../sparql/results_json.ts";
 import type { SparqlQueryResult } from "../store/triple_store.ts";
 import { endpointNotFound, SparqlEndpointRegistry } from "../tools/sparql_endpoints.ts";
 import { dumpSettings } from "../tools/settings_dump.ts";
-import { mediaTypeOf } from "./downloads.ts";
+import { mediaTypeOf } from "./media_types.ts";
+import * as contracts from "./contracts/tools.ts";
 
 const SPARQL_RESULTS_JSON = "application/sparql-results+json";
 
@@ -36,20 +38,10 @@ export function toolRoutes(deps: AppDeps): Hono<AppEnv> {
     deps.catalog.collections().map((entry) => entry.collection.uri),
   );
 
-  app.get("/api/admin/tools/sparqlui/sparql-endpoints", (c) => c.json(endpoints.list()));
+  handle(app, contracts.listSparqlEndpoints, (c) => c.json(endpoints.list()));
 
-  app.post("/api/admin/tools/sparqlui/query", async (c) => {
-    const id = c.req.query("endpoint");
-    if (!id) {
-      throw new ProblemError(
-        400,
-        "missing-parameter",
-        "Missing parameter",
-        "The query parameter 'endpoint' is required: an id from " +
-          "/api/admin/tools/sparqlui/sparql-endpoints.",
-        [{ path: "endpoint", message: "required" }],
-      );
-    }
+  handle(app, contracts.querySparqlEndpoint, async (c) => {
+    const { endpoint: id } = readQuery(c, contracts.querySparqlEndpoint);
     // Before the body is read: a wrong id is the more useful answer.
     if (!endpoints.has(id)) throw endpointNotFound(id, endpoints.list().map((e) => e.id));
     const sparql = await readQueryText(c, maxBodyBytes);
@@ -60,15 +52,15 @@ export function toolRoutes(deps: AppDeps): Hono<AppEnv> {
     return queryResponse(result, c.req.header("accept"));
   });
 
-  app.post("/api/admin/tools/dump-settings", (c) => {
+  handle(app, contracts.dumpSettings, (c) => {
     c.header("Cache-Control", "no-store");
     return c.body(dumpSettings(deps.config), 200, {
       "Content-Type": "text/plain; charset=utf-8",
     });
   });
 
-  app.post("/api/admin/tools/generate-shacl", async (c) => {
-    const namespace = requiredIri(c, "namespace");
+  handle(app, contracts.generateShacl, async (c) => {
+    const { namespace } = readQuery(c, contracts.generateShacl);
     const contentType = c.req.header("content-type") ?? "";
     const bytes = await readBodyBytes(c, maxBodyBytes);
     const file = uploadedFile(await readMultipart(bytes, contentType));
@@ -177,6 +169,17 @@ async function readMultipart(bytes: Uint8Array, contentType: string): Promise<Fo
 /** The part named `file`, else the only file part; 400 when there is none or no telling. */
 function uploadedFile(form: FormData): File {
   const named = form.get("file");
+  const namedFiles = form.getAll("file").filter((value) => value instanceof File).length;
+  if (namedFiles > 1) {
+    // Taking the first of several would silently ignore data the client sent.
+    throw new ProblemError(
+      400,
+      "ambiguous-file",
+      "Which file?",
+      `The body holds ${namedFiles} parts named 'file'; send exactly one.`,
+      [{ path: "file", message: "several parts named 'file'" }],
+    );
+  }
   if (named instanceof File) return named;
   const files = [...form.values()].filter((value): value is File => value instanceof File);
   if (files.length === 1 && named === null) return files[0];

@@ -1,0 +1,115 @@
+/**
+ * Zod building blocks for query parameters as API.md fixes them: absolute IRIs, strict
+ * booleans, repeated lists, non-negative integers and free text.
+ *
+ * The same schemas validate requests (through `readQuery`) and describe them in the OpenAPI
+ * document (through `z.toJSONSchema` of their input side), so the two cannot drift apart.
+ * Every value check is a refinement tagged with the problem type it answers with; the
+ * `.meta()` of each block carries the JSON Schema a refinement cannot express by itself.
+ */
+import { z } from "zod";
+import { isAbsoluteIri } from "../rdf/iri.ts";
+
+/**
+ * The checks a parameter value can fail; `readQuery` renders each as its problem type
+ * (`invalid-integer` as `invalid-parameter`, the type it always had).
+ */
+export type ParameterProblem =
+  | "missing-parameter"
+  | "invalid-iri"
+  | "invalid-boolean"
+  | "invalid-integer";
+
+/** The `params` a refinement carries, so the issue says which problem it is. */
+function tagged(problem: ParameterProblem, message: string) {
+  return { params: { problem }, message };
+}
+
+/** The problem an issue was tagged with, if any. */
+export function problemOfIssue(issue: z.core.$ZodIssue): ParameterProblem | undefined {
+  if (issue.code !== "custom") return undefined;
+  return (issue.params as { problem?: ParameterProblem } | undefined)?.problem;
+}
+
+/** Why an IRI is refused, as API.md words the rule. */
+export const IRI_RULE = 'must be an absolute IRI (scheme, no spaces, none of <>"{}|\\^`)';
+
+/** One absolute IRI; an empty value counts as missing. */
+function iri(description: string) {
+  return z.string()
+    .refine((value) => value !== "", { ...tagged("missing-parameter", "required"), abort: true })
+    .refine(isAbsoluteIri, tagged("invalid-iri", IRI_RULE))
+    .meta({ description, format: "iri" });
+}
+
+/** A required IRI parameter (`collection`, `workspace`, …). */
+export function requiredIri(description: string) {
+  return iri(description);
+}
+
+/** An optional IRI parameter; given but empty is still `missing-parameter`, as before. */
+export function optionalIri(description: string) {
+  return iri(description).optional();
+}
+
+/** A repeated IRI parameter (`item=A&item=B`); IRIs may hold commas, so no splitting. */
+export function iriList(description: string, options: { min: number } = { min: 0 }) {
+  const list = z.array(iri("An absolute IRI."));
+  return (options.min > 0 ? list.min(options.min) : list.default([])).meta({ description });
+}
+
+/** The only two spellings of a boolean parameter. */
+const BOOLEANS = ["true", "false"];
+
+/** A boolean parameter: exactly `true` or `false` (so `clear=yes` is 400), else `fallback`. */
+export function booleanParam(description: string, fallback = false) {
+  return z.string()
+    .refine((value) => BOOLEANS.includes(value), tagged("invalid-boolean", "must be true or false"))
+    .optional()
+    // Metadata before the transform: JSON Schema describes what the client sends.
+    .meta({ description, enum: BOOLEANS, default: String(fallback) })
+    .transform((value) => value === undefined ? fallback : value === "true");
+}
+
+/** Digits only: no sign, no fraction, no exponent, and small enough to be exact. */
+const NON_NEGATIVE_INTEGER = /^\d{1,15}$/;
+
+/**
+ * A non-negative integer parameter; absent or empty gives `fallback` (undefined when there
+ * is none, so the engine's own default applies).
+ */
+export function integerParam<T extends number | undefined>(description: string, fallback: T) {
+  return z.string()
+    .refine(
+      (value) => value === "" || NON_NEGATIVE_INTEGER.test(value),
+      tagged("invalid-integer", "must be a non-negative integer"),
+    )
+    .optional()
+    .meta({
+      description,
+      // On the wire it is text; to clients it is an integer (OpenAPI serialises it as such).
+      type: "integer",
+      minimum: 0,
+      ...(fallback === undefined ? {} : { default: fallback }),
+    })
+    .transform((value): number | T =>
+      value === undefined || value === "" ? fallback : Number(value)
+    );
+}
+
+/** A required text parameter; empty counts as missing. */
+export function requiredText(description: string) {
+  return z.string()
+    .refine((value) => value !== "", tagged("missing-parameter", "required"))
+    .meta({ description });
+}
+
+/** An optional text parameter, taken as given. */
+export function optionalText(description: string) {
+  return z.string().optional().meta({ description });
+}
+
+/** A repeated text parameter, each value taken as given. */
+export function textList(description: string) {
+  return z.array(z.string()).default([]).meta({ description });
+}

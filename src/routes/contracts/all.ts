@@ -1,0 +1,27 @@
+/**
+ * Every route contract of the service: the list the OpenAPI document is built from. A test
+ * checks it against the routes the app registers, both ways.
+ */
+import type { RouteContract } from "../../http/route_contract.ts";
+import { DOWNLOAD_CONTRACTS } from "./downloads.ts";
+import { hashGet, hashPost } from "./hash.ts";
+import { INDEXING_CONTRACTS } from "./indexing.ts";
+import { initializeItem } from "./initialize.ts";
+import { ITEM_CONTRACTS } from "./items.ts";
+import { OPERATION_CONTRACTS } from "./operations.ts";
+import { searchItems, searchItemsWithDsl } from "./search.ts";
+import { TOOL_CONTRACTS } from "./tools.ts";
+
+/** All contracts, in the order the OpenAPI document lists them. */
+export const ALL_CONTRACTS: readonly RouteContract[] = [
+  ...ITEM_CONTRACTS,
+  ...Object.values(DOWNLOAD_CONTRACTS),
+  initializeItem,
+  hashGet,
+  hashPost,
+  searchItems,
+  searchItemsWithDsl,
+  ...INDEXING_CONTRACTS,
+  ...TOOL_CONTRACTS,
+  ...OPERATION_CONTRACTS,
+];

@@ -1,0 +1,37 @@
+/** Contracts of `GET /api/item.{ttl,rdf,nt,n3,jsonld}` (API.md, Item downloads). */
+import { z } from "zod";
+import { defineContract } from "../../http/route_contract.ts";
+import { DOWNLOAD_FORMATS, mediaTypeOf } from "../media_types.ts";
+import { BAD_PARAMETERS, COLLECTION, ETAG_HEADER, ITEM } from "./shared.ts";
+
+/** The download of an item as a `.{extension}` file. */
+function downloadContract(extension: string) {
+  return defineContract({
+    method: "GET",
+    path: `/api/item.${extension}`,
+    operationId: `downloadItem${extension[0].toUpperCase()}${extension.slice(1)}`,
+    summary: `Download an item as a .${extension} file`,
+    description: "Streamed, so a large item is never built as one string in memory.",
+    tags: ["Item downloads"],
+    access: "reader",
+    query: z.object({ collection: COLLECTION, item: ITEM }),
+    responses: {
+      200: {
+        description: "The item's graph as a file.",
+        content: [mediaTypeOf(DOWNLOAD_FORMATS[extension])],
+        headers: {
+          "Content-Disposition": `attachment; filename="<safe name>.${extension}"`,
+          ETag: ETAG_HEADER,
+        },
+      },
+      304: { description: "Not modified: `If-None-Match` holds the current ETag." },
+    },
+    problems: { 400: BAD_PARAMETERS, 404: "No such collection or item." },
+  });
+}
+
+/** One contract per download extension, by extension. */
+export const DOWNLOAD_CONTRACTS: Record<string, ReturnType<typeof downloadContract>> = Object
+  .fromEntries(
+    Object.keys(DOWNLOAD_FORMATS).map((extension) => [extension, downloadContract(extension)]),
+  );

@@ -1,0 +1,71 @@
+/** Contracts of `/api/item/hash` (API.md, Hash): a GET with a body, as in the seed, or a POST. */
+import { z } from "zod";
+import { defineContract, type HttpMethod } from "../../http/route_contract.ts";
+import {
+  BAD_RDF_BODY,
+  BODY_TOO_LARGE,
+  COLLECTION,
+  COUNT,
+  UNKNOWN_COLLECTION,
+  UNSUPPORTED_BODY,
+} from "./shared.ts";
+
+/** The hash's answer. */
+const HASH_RESULT = z.object({
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  algorithm: z.literal("SHA-256"),
+  canonicalization: z.literal("RDFC-1.0"),
+  quads: COUNT,
+});
+
+/** The hash query: which collection's settings apply. */
+export const HASH_QUERY = z.object({ collection: COLLECTION });
+
+function hashContract(method: HttpMethod, operationId: string, note: string) {
+  return defineContract({
+    method,
+    path: "/api/item/hash",
+    operationId,
+    summary: "Hash RDF data",
+    description: "SHA-256 over the RDFC-1.0 canonical N-Quads: isomorphic graphs get the " +
+      `same hash whatever their blank node labels, triple order or JSON flavour. ${note}`,
+    tags: ["Hash"],
+    access: "reader",
+    query: HASH_QUERY,
+    body: {
+      description: "The RDF data to hash.",
+      required: true,
+      content: {
+        "application/ld+json": undefined,
+        "application/rdf+json": undefined,
+        "application/json": undefined,
+        "application/n-quads": undefined,
+        "application/n-triples": undefined,
+      },
+    },
+    responses: {
+      200: { description: "The hash.", content: ["application/json"], schema: HASH_RESULT },
+    },
+    problems: {
+      400: BAD_RDF_BODY,
+      404: UNKNOWN_COLLECTION,
+      413: BODY_TOO_LARGE,
+      415: UNSUPPORTED_BODY,
+      422: "Too complex to canonicalise within the configured limit (`canonicalization-limit`).",
+    },
+  });
+}
+
+/** `GET /api/item/hash` with the RDF in the body. */
+export const hashGet = hashContract(
+  "GET",
+  "hashItemGet",
+  "The seed's form: a GET whose body is the data (the service reads GET bodies).",
+);
+
+/** `POST /api/item/hash`, for clients that cannot send a GET body. */
+export const hashPost = hashContract(
+  "POST",
+  "hashItemPost",
+  "The same as the GET, for clients that cannot send a body with a GET.",
+);

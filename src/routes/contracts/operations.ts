@@ -1,0 +1,69 @@
+/** Contracts of the operations routes: `/health`, `/ready` and `/openapi.json`. */
+import { z } from "zod";
+import { defineContract } from "../../http/route_contract.ts";
+import { NO_PARAMETERS } from "./shared.ts";
+
+const TAGS = ["Operations"];
+
+/** A readiness check of one backend. */
+const CHECK = z.object({ ok: z.boolean(), detail: z.union([z.string(), z.number()]) });
+
+/** `GET /health`: the process serves. */
+export const health = defineContract({
+  method: "GET",
+  path: "/health",
+  operationId: "health",
+  summary: "Whether the process serves",
+  description: "Open even when tokens are configured.",
+  tags: TAGS,
+  access: "open",
+  query: NO_PARAMETERS,
+  responses: {
+    200: {
+      description: "The process serves.",
+      content: ["application/json"],
+      schema: z.object({ status: z.literal("ok"), version: z.string() }),
+    },
+  },
+  problems: {},
+});
+
+/** `GET /ready`: every backend answers. */
+export const ready = defineContract({
+  method: "GET",
+  path: "/ready",
+  operationId: "ready",
+  summary: "Whether every backend answers, and the index outbox backlog",
+  tags: TAGS,
+  access: "reader",
+  query: NO_PARAMETERS,
+  responses: {
+    200: {
+      description: "Ready.",
+      content: ["application/json"],
+      schema: z.object({ status: z.literal("ready"), checks: z.record(z.string(), CHECK) }),
+    },
+    503: {
+      description: "A backend does not answer.",
+      content: ["application/json"],
+      schema: z.object({ status: z.literal("unavailable"), checks: z.record(z.string(), CHECK) }),
+    },
+  },
+  problems: {},
+});
+
+/** `GET /openapi.json`: this description. */
+export const openApiDocument = defineContract({
+  method: "GET",
+  path: "/openapi.json",
+  operationId: "openApiDocument",
+  summary: "The OpenAPI 3.1 description of the service",
+  tags: TAGS,
+  access: "reader",
+  query: NO_PARAMETERS,
+  responses: { 200: { description: "This document.", content: ["application/json"] } },
+  problems: {},
+});
+
+/** The operations contracts. */
+export const OPERATION_CONTRACTS = [health, ready, openApiDocument];

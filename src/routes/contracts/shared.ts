@@ -1,0 +1,81 @@
+/**
+ * Pieces the route contracts share: the common parameters, the RDF body media types and
+ * the problem descriptions most operations give.
+ */
+import { z } from "zod";
+import { requiredIri } from "../../http/query_schema.ts";
+import type { BodyContract } from "../../http/route_contract.ts";
+
+/** `collection`: which configured collection an operation works on. */
+export const COLLECTION = requiredIri(
+  "The collection, by its URI as configured in customer.yml (an absolute IRI).",
+);
+
+/** `item`: the item's URI. */
+export const ITEM = requiredIri("The item's URI (an absolute IRI).");
+
+/** The RDF-in-JSON flavours every RDF body accepts (API.md, Conventions). */
+const RDF_IN_JSON = {
+  "application/ld+json": undefined,
+  "application/rdf+json": undefined,
+  "application/json": undefined,
+};
+
+/** A body of RDF in JSON only (initialise). */
+export function rdfJsonBody(description: string): BodyContract {
+  return { description, required: true, content: { ...RDF_IN_JSON } };
+}
+
+/** A body of RDF in JSON or any text RDF syntax (create and update). */
+export function rdfAnyBody(description: string): BodyContract {
+  return {
+    description,
+    required: true,
+    content: {
+      ...RDF_IN_JSON,
+      "text/turtle": undefined,
+      "application/n-triples": undefined,
+      "application/rdf+xml": undefined,
+      "text/n3": undefined,
+    },
+  };
+}
+
+/** Media types an item can be read as, JSON-LD first (the default). */
+export const RDF_READ_TYPES = [
+  "application/ld+json",
+  "application/rdf+json",
+  "text/turtle",
+  "application/n-triples",
+  "application/rdf+xml",
+  "text/n3",
+];
+
+/** The 400 of an operation with query parameters. */
+export const BAD_PARAMETERS =
+  "A parameter is missing (`missing-parameter`), not an absolute IRI (`invalid-iri`) or " +
+  "otherwise malformed (`invalid-parameter`, `invalid-boolean`); `errors[].path` names it.";
+
+/** The 400 of an operation with an RDF body, beyond its parameters. */
+export const BAD_RDF_BODY = `${BAD_PARAMETERS} Also an empty body (\`empty-body\`), ` +
+  "malformed RDF (`rdf-syntax`, with line and column) or a remote JSON-LD context that is " +
+  "not configured (`remote-context-refused`).";
+
+/** 404 for a collection that is not configured. */
+export const UNKNOWN_COLLECTION = "The collection is not configured (`collection-not-found`).";
+
+/** 413 for a body over the limit. */
+export const BODY_TOO_LARGE = "The body exceeds `service.http.maxBodyBytes` (`body-too-large`).";
+
+/** 415 for a body in a media type the operation does not take. */
+export const UNSUPPORTED_BODY =
+  "The Content-Type is not one this operation accepts (`unsupported-media-type`).";
+
+/** `ETag` as items carry it. */
+export const ETAG_HEADER = "The item's content hash as an entity tag.";
+
+/** A count in a response. */
+export const COUNT = z.int().min(0);
+
+/** An empty query, for operations without parameters. */
+export const NO_PARAMETERS = z.object({});
