@@ -1,13 +1,15 @@
 /**
  * `deno task bench`: runs the benchmarks and prints markdown tables to paste into
  * bench/RESULTS.md. Pick scenarios by name: `deno task bench items hash`.
- * Engines: the OpenSearch scenario needs SERVICE_OPENSEARCH_URL (scripts/opensearch.sh).
+ * Engines: the OpenSearch scenario needs SERVICE_OPENSEARCH_URL (scripts/opensearch.sh), the
+ * sparql one SERVICE_SPARQL_QUERY_URL, _UPDATE_URL and _GSP_URL (scripts/fuseki.sh).
  * `load` needs wrk on PATH and takes LOAD_SECONDS (60); it fails the run on a 5xx or a lost write.
  */
 import { benchItems } from "./items_bench.ts";
 import { benchHash } from "./hash_bench.ts";
 import { benchShaclGeneration } from "./shacl_generation.ts";
 import { benchIndexing, formatIndexingBench } from "./indexing_bench.ts";
+import { benchSparql, formatSparqlBench } from "./sparql_bench.ts";
 import { benchMixedLoad, mixedLoadOptionsFromEnv } from "./load_mixed.ts";
 
 const scenarios: Record<string, () => Promise<void>> = {
@@ -29,6 +31,12 @@ const scenarios: Record<string, () => Promise<void>> = {
     if (!openSearchUrl) console.log("(OpenSearch rows skipped: set SERVICE_OPENSEARCH_URL)\n");
     const rows = await benchIndexing({ items: 20_000, searches: 500, openSearchUrl });
     console.log(formatIndexingBench(rows));
+  },
+  sparql: async () => {
+    console.log("\n## Item GET and update, 50-triple item, on both stores and on Fuseki itself\n");
+    const result = await benchSparql();
+    if (!result) console.log("(skipped: set SERVICE_SPARQL_QUERY_URL, _UPDATE_URL, _GSP_URL)");
+    else console.log(formatSparqlBench(result).join("\n"));
   },
   shacl: async () => {
     console.log("\n## SHACL generation\n");

@@ -13,6 +13,8 @@ import type { DatabaseSync } from "node:sqlite";
 import { EmbeddedTripleStore } from "./store/embedded.ts";
 import { SparqlTripleStore } from "./store/sparql.ts";
 import type { TripleStore } from "./store/triple_store.ts";
+import { ItemCache } from "./store/item_cache.ts";
+import { type CacheHasher, CachingTripleStore } from "./store/caching_triple_store.ts";
 import { ItemService } from "./items/item_service.ts";
 import { CollectionShapes } from "./items/shacl_validator.ts";
 import { Initializer } from "./initialize/initializer.ts";
@@ -35,11 +37,11 @@ export function buildServices(config: ServiceConfig): Services {
   const dataDir = config.service.data.dir;
   const db = openLocalDatabase(dataDir);
   const dbPath = dataDir === ":memory:" ? undefined : join(resolve(dataDir), LOCAL_DB_FILE);
-  const store = openTripleStore(config, db, dbPath);
-  const catalog = new Catalog(config.workspaces);
   const maxWorkFactor = config.service.hash.maxWorkFactor;
   const hash = async (quads: Parameters<typeof canonicalHash>[0]) =>
     (await canonicalHash(quads, { maxWorkFactor })).hash;
+  const store = withItemCache(openTripleStore(config, db, dbPath), config, hash);
+  const catalog = new Catalog(config.workspaces);
   const shapes = new CollectionShapes(config.workspaces);
   const items = new ItemService(store, catalog, hash, shapes.active ? shapes : undefined);
   const search = buildSearchEngine(config, db);
@@ -97,8 +99,16 @@ function openTripleStore(config: ServiceConfig, db: DatabaseSync, dbPath?: strin
     timeoutMs: sparql.timeoutMs,
     retries: sparql.retries,
     graphTemplate: sparql.graphTemplate,
+    metadataGraph: sparql.metadataGraph,
     queryDefaultGraph: sparql.queryDefaultGraph,
   }, db);
+}
+
+/** The store behind an item cache, unless `service.store.cache.maxBytes` is 0. */
+function withItemCache(store: TripleStore, config: ServiceConfig, hash: CacheHasher) {
+  const { maxBytes } = config.service.store.cache;
+  if (maxBytes === 0) return store;
+  return new CachingTripleStore(store, new ItemCache({ maxBytes }), hash);
 }
 
 /** Reads the local copies of the remote JSON-LD contexts that may be used. */

@@ -97,6 +97,18 @@ export const configSchema = z.object({
         graphTemplate: z.string().includes("{item}").default("{item}"),
         /** Sent as default-graph-uri with tool queries (Fuseki: urn:x-arq:UnionGraph). */
         queryDefaultGraph: optionalString,
+        /**
+         * Where item metadata lives (default urn:rdf-content-service:meta). Services that
+         * share one dataset each need their own, and their own graphTemplate.
+         */
+        metadataGraph: z.preprocess(emptyAsUndefined, absoluteIri.optional()),
+      }).prefault({}),
+      cache: z.object({
+        /**
+         * Recently read and written item graphs kept in process, bounded by this estimate
+         * of their heap size (64 MiB). 0 turns the cache off.
+         */
+        maxBytes: integer(0).default(64 * 1024 * 1024),
       }).prefault({}),
     }).prefault({}),
     search: z.object({

@@ -58,7 +58,7 @@ export class ItemService {
   /** The item's record and triples (subjects grouped), or 404. */
   async read(collection: string, uri: string): Promise<ItemRead> {
     const record = await this.record(collection, uri);
-    return { record, quads: this.store.readItemQuads(collection, uri) };
+    return { record, quads: this.store.readItemQuads(collection, uri, record) };
   }
 
   /** Replaces the item's whole graph. The body must describe the item. */

@@ -1,16 +1,14 @@
 /**
- * `/api/search` over real HTTP, on both search engines: the embedded one always, OpenSearch
- * when `SERVICE_OPENSEARCH_URL` is set (`scripts/opensearch.sh start`). Items are written
- * through the item API; the outbox worker indexes them.
+ * `/api/search` over real HTTP, on every (store, search engine) pair of testBackends(): the
+ * embedded ones always, OpenSearch when `SERVICE_OPENSEARCH_URL` is set (`scripts/opensearch.sh
+ * start`), the SPARQL store when the `SERVICE_SPARQL_*` URLs are (`scripts/fuseki.sh start`).
+ * Items are written through the item API; the outbox worker indexes them.
  */
 import { strict as assert } from "node:assert";
 import { startTestService, type TestService } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
-import {
-  deleteIndicesWithPrefix,
-  type SearchBackend,
-  searchBackends,
-} from "../support/opensearch.ts";
+import { deleteIndicesWithPrefix } from "../support/opensearch.ts";
+import { type BackendPair, STORE_YAML, testBackends } from "../support/backends.ts";
 
 const BOOKS = "https://data.example.org/collection/books";
 const UNINDEXED = "https://data.example.org/collection/empty";
@@ -22,7 +20,7 @@ const YAML = `
 service:
   data:
     dir: \${SERVICE_DATA_DIR}
-  search:
+${STORE_YAML}  search:
     backend: \${SERVICE_SEARCH_BACKEND:embedded}
     opensearch:
       node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}
@@ -46,7 +44,7 @@ workspaces:
 `;
 
 async function withService(
-  backend: SearchBackend,
+  backend: BackendPair,
   env: Record<string, string>,
   fn: (service: TestService) => Promise<void>,
 ): Promise<void> {
@@ -123,7 +121,7 @@ async function search(service: TestService, query: string): Promise<SearchResult
 }
 
 async function withLibrary(
-  backend: SearchBackend,
+  backend: BackendPair,
   env: Record<string, string>,
   fn: (service: TestService) => Promise<void>,
 ): Promise<void> {
@@ -134,7 +132,7 @@ async function withLibrary(
   });
 }
 
-for (const backend of searchBackends("search-api")) {
+for (const backend of testBackends("search-api")) {
   const test = (name: string, fn: () => Promise<void>) =>
     Deno.test({
       name: `[search/${backend.name}] ${name}`,
@@ -308,7 +306,7 @@ for (const backend of searchBackends("search-api")) {
       await expectProblem(await post("{nope"), 400, "invalid-json");
       await expectProblem(await post("[1]"), 400, "invalid-search-query");
       const dsl = JSON.stringify({ size: 100, query: { match: { text: "quick" } } });
-      if (backend.name === "embedded") {
+      if (backend.search.name === "embedded") {
         await expectProblem(await post(dsl), 501, "not-implemented");
         return;
       }

@@ -8,6 +8,7 @@ import { buildServices, type Services } from "../../src/services.ts";
 import { createApp } from "../../src/app.ts";
 import { type RunningServer, startServer } from "../../src/http/server.ts";
 import { setLogSink } from "../../src/log/logger.ts";
+import { dropIsolatedGraphs, isolateSparqlStore } from "./sparql_isolation.ts";
 
 /** The demo collection of the shipped customer.yml. */
 export const DEMO_WORKSPACE = "https://data.example.org/workspace/demo";
@@ -21,9 +22,18 @@ export interface StoreBackend {
   env: Record<string, string>;
 }
 
-/** The backends to run API suites on: embedded always, SPARQL when a Fuseki is configured. */
+/**
+ * The backends to run API suites on: embedded always, SPARQL when a Fuseki is configured.
+ * On the SPARQL store every test service keeps to graphs of its own (sparql_isolation.ts),
+ * so suites share one Fuseki without seeing each other's items.
+ */
 export function storeBackends(): StoreBackend[] {
   const queryUrl = Deno.env.get("SERVICE_SPARQL_QUERY_URL");
+  const credentials: Record<string, string> = {};
+  for (const name of ["SERVICE_SPARQL_USER", "SERVICE_SPARQL_PASSWORD"]) {
+    const value = Deno.env.get(name);
+    if (value) credentials[name] = value;
+  }
   return [
     { name: "embedded", env: {} },
     {
@@ -34,6 +44,7 @@ export function storeBackends(): StoreBackend[] {
         SERVICE_SPARQL_QUERY_URL: queryUrl ?? "",
         SERVICE_SPARQL_UPDATE_URL: Deno.env.get("SERVICE_SPARQL_UPDATE_URL") ?? "",
         SERVICE_SPARQL_GSP_URL: Deno.env.get("SERVICE_SPARQL_GSP_URL") ?? "",
+        ...credentials,
       },
     },
   ];
@@ -67,6 +78,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     ...options.env,
   };
   const config = parseConfigText(options.yaml ?? SHIPPED, "test", (name) => env[name]);
+  const isolated = isolateSparqlStore(config, dataDir);
+  // Graphs of a data directory the test passed in may be wanted again (a restart).
+  const dropGraphs = async () => {
+    if (isolated && !options.dataDir) await dropIsolatedGraphs(config).catch(() => {});
+  };
   const services = buildServices(config);
   const restoreLog = setLogSink(() => {}, "error");
   let server: RunningServer;
@@ -75,6 +91,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   } catch (error) {
     restoreLog();
     await services.close();
+    await dropGraphs();
     throw error;
   }
   const url = `http://127.0.0.1:${server.port}`;
@@ -87,6 +104,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       await server.close();
       await services.close();
       restoreLog();
+      await dropGraphs();
       if (!options.dataDir) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
     },
   };

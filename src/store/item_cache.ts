@@ -1,0 +1,140 @@
+/**
+ * An in-process cache of item graphs, least recently used first out, bounded by bytes.
+ *
+ * Entries are content-addressed: an item URI maps to one graph together with the hash
+ * (the item's ETag, SHA-256 of its RDFC-1.0 form) those quads have. A lookup names the
+ * hash it wants (the one the store's record holds now), so an entry whose item has since
+ * changed is simply not found: the cache cannot serve a graph that differs from the ETag
+ * sent with it, and invalidation is about freeing memory early, not about correctness.
+ * {@link CachingTripleStore} keeps to that rule by only putting quads whose hash is known.
+ *
+ * Sizes are an estimate of the heap the quads hold (term strings plus a fixed cost per
+ * quad for the objects around them), good to bound memory, not an exact count.
+ */
+import type { Quad, Term } from "n3";
+
+/** Bounds of an {@link ItemCache}. */
+export interface ItemCacheOptions {
+  /** Most estimated bytes held; older entries are evicted to stay under it. */
+  maxBytes: number;
+  /**
+   * Items estimated larger than this are never cached, so one large item cannot flush
+   * the rest. Default: a sixteenth of `maxBytes`.
+   */
+  maxItemBytes?: number;
+}
+
+/** Counters of an {@link ItemCache}, for tests and `/ready`-style reporting. */
+export interface ItemCacheStats {
+  hits: number;
+  misses: number;
+  entries: number;
+  bytes: number;
+  evictions: number;
+}
+
+interface Entry {
+  hash: string;
+  quads: readonly Quad[];
+  bytes: number;
+}
+
+/** Fixed cost of one quad: the Quad and its term objects, beyond their strings. */
+const QUAD_OVERHEAD_BYTES = 200;
+
+/** The estimated heap bytes of one quad. */
+export function estimateQuadBytes(quad: Quad): number {
+  return QUAD_OVERHEAD_BYTES + 2 * (termLength(quad.subject) + termLength(quad.predicate) +
+        termLength(quad.object) + termLength(quad.graph));
+}
+
+function termLength(term: Term): number {
+  if (term.termType !== "Literal") return term.value.length;
+  // A literal's language or datatype is a string of its own.
+  return term.value.length + term.language.length + term.datatype.value.length;
+}
+
+/** Item graphs by (item URI, hash), least recently used evicted first. */
+export class ItemCache {
+  readonly maxBytes: number;
+  readonly maxItemBytes: number;
+  /** Map order is use order: the first entry is the least recently used. */
+  readonly #entries = new Map<string, Entry>();
+  #bytes = 0;
+  #hits = 0;
+  #misses = 0;
+  #evictions = 0;
+
+  constructor(options: ItemCacheOptions) {
+    this.maxBytes = options.maxBytes;
+    this.maxItemBytes = Math.min(
+      options.maxItemBytes ?? Math.floor(options.maxBytes / 16),
+      options.maxBytes,
+    );
+  }
+
+  /** The quads of `uri` if the cache holds them with exactly this hash. */
+  get(uri: string, hash: string): readonly Quad[] | undefined {
+    const entry = this.#entries.get(uri);
+    if (!entry || entry.hash !== hash) {
+      this.#misses++;
+      return undefined;
+    }
+    this.#hits++;
+    this.#entries.delete(uri);
+    this.#entries.set(uri, entry);
+    return entry.quads;
+  }
+
+  /**
+   * Keeps `quads` as the graph of `uri` whose hash is `hash`, replacing any other graph of
+   * that item. Returns false (and holds nothing for the item) when it is too large. The
+   * caller must not change `quads` afterwards.
+   */
+  set(uri: string, hash: string, quads: readonly Quad[]): boolean {
+    this.invalidate(uri);
+    let bytes = uri.length * 2;
+    for (const quad of quads) {
+      bytes += estimateQuadBytes(quad);
+      if (bytes > this.maxItemBytes) return false;
+    }
+    this.#entries.set(uri, { hash, quads, bytes });
+    this.#bytes += bytes;
+    for (const [oldest, entry] of this.#entries) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#entries.delete(oldest);
+      this.#bytes -= entry.bytes;
+      this.#evictions++;
+    }
+    return true;
+  }
+
+  /** Whether the quads of a graph estimated at `bytes` so far could still be cached. */
+  fits(bytes: number): boolean {
+    return bytes <= this.maxItemBytes;
+  }
+
+  /** Forgets whatever graph of `uri` is held. */
+  invalidate(uri: string): void {
+    const entry = this.#entries.get(uri);
+    if (!entry) return;
+    this.#entries.delete(uri);
+    this.#bytes -= entry.bytes;
+  }
+
+  /** Forgets everything. */
+  clear(): void {
+    this.#entries.clear();
+    this.#bytes = 0;
+  }
+
+  stats(): ItemCacheStats {
+    return {
+      hits: this.#hits,
+      misses: this.#misses,
+      entries: this.#entries.size,
+      bytes: this.#bytes,
+      evictions: this.#evictions,
+    };
+  }
+}

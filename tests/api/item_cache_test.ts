@@ -1,0 +1,153 @@
+/**
+ * The item cache over HTTP on the SPARQL store: item reads are answered from memory with
+ * the Graph Store endpoint cut off (a loopback proxy in front of the shared Fuseki, so the
+ * engine itself keeps running), an update is visible at once, and a write by another
+ * service on the same dataset is never hidden by a cached graph.
+ */
+import { strict as assert } from "node:assert";
+import { Parser } from "n3";
+import {
+  DEMO_COLLECTION,
+  itemQuery,
+  startTestService,
+  storeBackends,
+  type TestService,
+  uniqueItemUri,
+} from "../support/service.ts";
+import { LoopbackProxy } from "../support/loopback_proxy.ts";
+import { expectProblem } from "../support/problems.ts";
+import type { CachingTripleStore } from "../../src/store/caching_triple_store.ts";
+
+const DCT = "http://purl.org/dc/terms/";
+const C = encodeURIComponent(DEMO_COLLECTION);
+const sparql = storeBackends().find((backend) => backend.name === "sparql")!;
+if (sparql.skip) console.log(`item cache API suite skipped: ${sparql.skip}`);
+
+function cacheOf(service: TestService) {
+  return (service.services.deps.store as CachingTripleStore).cache;
+}
+
+async function put(service: TestService, uri: string, title: string): Promise<string> {
+  const response = await service.fetch(`/api/item?collection=${C}`, {
+    method: "PUT",
+    headers: { "Content-Type": "text/turtle" },
+    body: `<${uri}> <${DCT}title> "${title}" .`,
+  });
+  assert.equal(response.status, 201, await response.text());
+  return response.headers.get("etag")!;
+}
+
+async function update(service: TestService, uri: string, title: string): Promise<string> {
+  const response = await service.fetch(`/api/item?${itemQuery(uri)}`, {
+    method: "POST",
+    headers: { "Content-Type": "text/turtle" },
+    body: `<${uri}> <${DCT}title> "${title}" .`,
+  });
+  assert.equal(response.status, 204, await response.text());
+  return response.headers.get("etag")!;
+}
+
+/** GETs the item as Turtle; returns its title and ETag. */
+async function readTitle(service: TestService, uri: string) {
+  const response = await service.fetch(`/api/item?${itemQuery(uri)}`, {
+    headers: { Accept: "text/turtle" },
+  });
+  const text = await response.text();
+  assert.equal(response.status, 200, text);
+  const quads = new Parser({ format: "Turtle" }).parse(text);
+  return { title: quads[0]?.object.value, etag: response.headers.get("etag") };
+}
+
+Deno.test({
+  name: "[item-cache/sparql] reads come from memory, updates show at once, misses go to GSP",
+  ignore: sparql.skip !== undefined,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const graphStore = LoopbackProxy.to(sparql.env.SERVICE_SPARQL_GSP_URL);
+    graphStore.open();
+    const service = await startTestService({
+      env: {
+        ...sparql.env,
+        SERVICE_SPARQL_GSP_URL: graphStore.rewrite(sparql.env.SERVICE_SPARQL_GSP_URL),
+      },
+    });
+    try {
+      const uri = uniqueItemUri("cached");
+      const etag = await put(service, uri, "First");
+      graphStore.close(); // from here on, any Graph Store read fails
+      const hitsBefore = cacheOf(service).stats().hits;
+      for (let i = 0; i < 3; i++) {
+        assert.deepEqual(await readTitle(service, uri), {
+          title: "First",
+          etag,
+        });
+      }
+      assert.equal(cacheOf(service).stats().hits, hitsBefore + 3);
+      const notModified = await service.fetch(`/api/item?${itemQuery(uri)}`, {
+        headers: { "If-None-Match": etag },
+      });
+      assert.equal(notModified.status, 304);
+      await notModified.body?.cancel();
+
+      // Updates go through SPARQL Update, not the Graph Store: visible at once.
+      const newEtag = await update(service, uri, "Second");
+      assert.notEqual(newEtag, etag);
+      assert.deepEqual(await readTitle(service, uri), { title: "Second", etag: newEtag });
+
+      // Without its cache entry the item is read from the Graph Store, which is cut off.
+      cacheOf(service).clear();
+      await expectProblem(
+        await service.fetch(`/api/item?${itemQuery(uri)}`),
+        503,
+        "store-unavailable",
+      );
+      graphStore.open();
+      assert.deepEqual(await readTitle(service, uri), { title: "Second", etag: newEtag });
+      graphStore.close();
+      assert.deepEqual(
+        await readTitle(service, uri),
+        { title: "Second", etag: newEtag },
+        "a graph read from the store is cached too",
+      );
+
+      await (await service.fetch(`/api/item?${itemQuery(uri)}`, { method: "DELETE" })).body
+        ?.cancel();
+      await expectProblem(
+        await service.fetch(`/api/item?${itemQuery(uri)}`),
+        404,
+        "item-not-found",
+      );
+    } finally {
+      await service.close();
+      graphStore.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "[item-cache/sparql] a write by another service on the same dataset is seen at once",
+  ignore: sparql.skip !== undefined,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const first = await startTestService({ env: sparql.env });
+    // The same data directory: the same graphs in Fuseki (sparql_isolation.ts).
+    const second = await startTestService({
+      env: sparql.env,
+      dataDir: first.config.service.data.dir,
+    });
+    try {
+      const uri = uniqueItemUri("shared");
+      await put(first, uri, "Mine");
+      assert.equal((await readTitle(first, uri)).title, "Mine");
+      assert.equal((await readTitle(second, uri)).title, "Mine");
+      const theirs = await update(second, uri, "Theirs");
+      // The first service still holds "Mine" in its cache, under the old hash.
+      assert.deepEqual(await readTitle(first, uri), { title: "Theirs", etag: theirs });
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  },
+});

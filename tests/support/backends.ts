@@ -1,0 +1,60 @@
+/**
+ * The (store, search engine) pairs API suites run on, and the customer.yml fragment that
+ * lets a suite's own configuration follow the chosen store.
+ *
+ * Four pairs: embedded+embedded (the zero set-up default), embedded+opensearch,
+ * sparql+opensearch (the scale-out deployment) and sparql+embedded. Every pair is one
+ * deployment someone runs, and a suite's behaviour depends on both halves (the store
+ * feeds the indexer; search answers from what the store held), so none is left out.
+ * Pairs whose engine is not configured are registered as ignored, with one plain line.
+ */
+import { type StoreBackend, storeBackends } from "./service.ts";
+import { type SearchBackend, searchBackends } from "./opensearch.ts";
+
+/** One store and one search engine to run a suite on. */
+export interface BackendPair {
+  /** `store+search`, e.g. `sparql+opensearch`. */
+  name: string;
+  store: StoreBackend;
+  search: SearchBackend;
+  /** True when either engine is not available here. */
+  ignore: boolean;
+  /** Environment for a service on this pair; a fresh OpenSearch index prefix each call. */
+  env(): Record<string, string>;
+}
+
+/**
+ * The `service.store` section for a suite's own customer.yml, driven by the environment a
+ * {@link BackendPair} sets (indented for `service:`).
+ */
+export const STORE_YAML = `  store:
+    backend: \${SERVICE_STORE_BACKEND:embedded}
+    sparql:
+      queryUrl: \${SERVICE_SPARQL_QUERY_URL:}
+      updateUrl: \${SERVICE_SPARQL_UPDATE_URL:}
+      graphStoreUrl: \${SERVICE_SPARQL_GSP_URL:}
+      username: \${SERVICE_SPARQL_USER:}
+      password: \${SERVICE_SPARQL_PASSWORD:}
+`;
+
+let sparqlSkipPrinted = false;
+
+/** Every store backend crossed with every search engine; `label` names index prefixes. */
+export function testBackends(label: string): BackendPair[] {
+  const stores = storeBackends();
+  const searches = searchBackends(label);
+  const sparql = stores.find((store) => store.name === "sparql");
+  if (sparql?.skip && !sparqlSkipPrinted) {
+    sparqlSkipPrinted = true;
+    console.log(`SPARQL store pairs skipped: ${sparql.skip}`);
+  }
+  return stores.flatMap((store) =>
+    searches.map((search) => ({
+      name: `${store.name}+${search.name}`,
+      store,
+      search,
+      ignore: store.skip !== undefined || search.ignore,
+      env: () => ({ ...store.env, ...search.env() }),
+    }))
+  );
+}

@@ -1,0 +1,54 @@
+/**
+ * Keeps API test services on the SPARQL store apart from each other on one shared Fuseki.
+ *
+ * Every test service gets its own metadata graph and item graph names, derived from its
+ * data directory: the store lists a collection from its metadata graph and names each
+ * item's graph from the template, so two services never see each other's items, even
+ * with the same item URIs and collections, and a service restarted on the same data
+ * directory finds its items again. Tests stay the same on both backends. The layout is
+ * the one a deployment sharing a dataset between services would configure
+ * (`service.store.sparql.metadataGraph` and `graphTemplate`).
+ */
+import { createHash } from "node:crypto";
+import { resolve } from "node:path";
+import type { ServiceConfig } from "../../src/config/schema.ts";
+import { basicAuthorization } from "../../src/store/sparql_client.ts";
+
+/** The prefix of every graph of a test service on the SPARQL store. */
+export const TEST_GRAPH_PREFIX = "urn:rcs-test:";
+
+/**
+ * Gives a SPARQL-store configuration graphs of its own, unless the test chose a layout
+ * itself. Returns true when it did.
+ */
+export function isolateSparqlStore(config: ServiceConfig, dataDir: string): boolean {
+  const { store } = config.service;
+  if (store.backend !== "sparql") return false;
+  if (store.sparql.metadataGraph !== undefined || store.sparql.graphTemplate !== "{item}") {
+    return false;
+  }
+  const id = createHash("sha256").update(resolve(dataDir)).digest("hex").slice(0, 20);
+  store.sparql.metadataGraph = `${TEST_GRAPH_PREFIX}${id}:meta`;
+  store.sparql.graphTemplate = `${TEST_GRAPH_PREFIX}${id}:graph:{item}`;
+  return true;
+}
+
+/**
+ * Removes every graph an isolated service wrote (its items' graphs, then its metadata
+ * graph), so that runs against a long-lived Fuseki do not pile up data.
+ */
+export async function dropIsolatedGraphs(config: ServiceConfig): Promise<void> {
+  const { metadataGraph, updateUrl, username, password } = config.service.store.sparql;
+  if (!metadataGraph?.startsWith(TEST_GRAPH_PREFIX) || !updateUrl) return;
+  const headers: Record<string, string> = { "Content-Type": "application/sparql-update" };
+  if (username) headers.Authorization = basicAuthorization(username, password ?? "");
+  const response = await fetch(updateUrl, {
+    method: "POST",
+    headers,
+    body: `DELETE { GRAPH ?g { ?s ?p ?o } } WHERE {
+        GRAPH <${metadataGraph}> { ?item <urn:rdf-content-service:graph> ?g }
+        GRAPH ?g { ?s ?p ?o } } ;
+      DROP SILENT GRAPH <${metadataGraph}>`,
+  });
+  await response.body?.cancel();
+}
