@@ -301,6 +301,9 @@ export class IndexJobRunner {
     try {
       for await (const items of source) {
         if (this.#closing) throw new Error("The service is shutting down.");
+        // On the embedded backends a batch never waits for I/O: without this turn of the
+        // event loop a job would hold it, and every request would wait, until the job ends.
+        await yieldToEventLoop();
         const uris = items.map((item) => typeof item === "string" ? item : item.uri);
         const results = await readItemDocuments(this.#store, collection, uris);
         while (writing.length >= WRITES_IN_FLIGHT) await writing.shift();
@@ -384,6 +387,11 @@ export class IndexJobRunner {
       log("error", "could not save indexing job progress", { job: job.id, error: String(error) });
     }
   }
+}
+
+/** Lets timers and I/O (requests) run before going on. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /** Groups `source` into arrays of `size`, calling `each` on every element as it passes. */

@@ -180,6 +180,9 @@ export class IndexOutboxWorker {
         continue;
       }
       if (handled === 0) await this.#sleep(this.#pollIntervalMs, true);
+      // A batch on the embedded backends never waits for I/O: let requests run between
+      // batches, or draining a large backlog would hold the event loop until it is empty.
+      else await delay(0);
     }
   }
 

@@ -17,6 +17,7 @@ import {
   uniqueIndexPrefix,
 } from "../support/opensearch.ts";
 import { LOCAL_DB_FILE } from "../../src/store/local_db.ts";
+import { LoopbackProxy } from "../support/loopback_proxy.ts";
 
 const BOOKS = "https://data.example.org/collection/books";
 const DROPPED = "https://data.example.org/collection/dropped";
@@ -51,70 +52,6 @@ ${
 `
       : ""
   }`;
-}
-
-/** A TCP proxy on loopback in front of a real server, that can be cut and restored. */
-class LoopbackProxy {
-  readonly #target: Deno.ConnectOptions;
-  readonly #connections = new Set<Deno.Conn>();
-  #listener?: Deno.Listener;
-  port = 0;
-
-  constructor(target: Deno.ConnectOptions) {
-    this.#target = target;
-  }
-
-  /** Starts accepting on `port` (a free one the first time). */
-  open(port = this.port): void {
-    this.#listener = Deno.listen({ hostname: "127.0.0.1", port });
-    this.port = (this.#listener.addr as Deno.NetAddr).port;
-    this.#accept(this.#listener);
-  }
-
-  /** Stops accepting and cuts every open connection: clients get refused or reset. */
-  close(): void {
-    this.#listener?.close();
-    this.#listener = undefined;
-    for (const connection of this.#connections) closeQuietly(connection);
-    this.#connections.clear();
-  }
-
-  async #accept(listener: Deno.Listener): Promise<void> {
-    try {
-      for await (const client of listener) this.#pipe(client);
-    } catch {
-      // The listener was closed.
-    }
-  }
-
-  async #pipe(client: Deno.Conn): Promise<void> {
-    this.#connections.add(client);
-    let upstream: Deno.Conn;
-    try {
-      upstream = await Deno.connect(this.#target);
-    } catch {
-      this.#connections.delete(client);
-      closeQuietly(client);
-      return;
-    }
-    this.#connections.add(upstream);
-    await Promise.allSettled([
-      client.readable.pipeTo(upstream.writable),
-      upstream.readable.pipeTo(client.writable),
-    ]);
-    for (const connection of [client, upstream]) {
-      this.#connections.delete(connection);
-      closeQuietly(connection);
-    }
-  }
-}
-
-function closeQuietly(connection: Deno.Conn): void {
-  try {
-    connection.close();
-  } catch {
-    // Already closed.
-  }
 }
 
 function itemUri(n: number): string {
@@ -297,8 +234,7 @@ function startBehindProxy(proxy: LoopbackProxy, prefix: string): Promise<TestSer
 }
 
 function proxyToOpenSearch(): LoopbackProxy {
-  const target = new URL(url!);
-  return new LoopbackProxy({ hostname: target.hostname, port: Number(target.port || 80) });
+  return LoopbackProxy.to(url!);
 }
 
 Deno.test({
