@@ -8,6 +8,7 @@ import { createApp } from "./app.ts";
 import { startServer } from "./http/server.ts";
 import { log } from "./log/logger.ts";
 import { isLoopbackHost } from "./http/loopback.ts";
+import { backupDestination, backupLocalDatabase } from "./store/backup.ts";
 
 /** How long requests in flight may run on after SIGTERM/SIGINT. */
 const SHUTDOWN_GRACE_MS = 8_000;
@@ -26,6 +27,9 @@ async function main(): Promise<number> {
   const { config, source } = loaded;
   const { host, port } = config.service.http;
   if (Deno.args.includes("--health-check")) return await checkHealth(host, port);
+  if (Deno.args.some((arg) => arg === "--backup" || arg.startsWith("--backup="))) {
+    return backup(config.service.data.dir);
+  }
   log("info", "configuration loaded", { source });
   if (config.service.security.tokens.length === 0 && !isLoopbackHost(host)) {
     console.error(
@@ -77,6 +81,19 @@ async function checkHealth(host: string, port: number): Promise<number> {
     await response.body?.cancel();
     return response.ok ? 0 : 1;
   } catch {
+    return 1;
+  }
+}
+
+/** `--backup DEST`: an online copy of the SQLite file; prints a JSON report, exit 0 on success. */
+function backup(dataDir: string): number {
+  try {
+    const destination = backupDestination(Deno.args)!;
+    console.log(JSON.stringify(backupLocalDatabase(dataDir, destination)));
+    return 0;
+  } catch (error) {
+    // Usage errors and SQLite's own (disk full, locked) alike: one line, no stack trace.
+    console.error(`Backup failed: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
 }
