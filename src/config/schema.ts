@@ -137,7 +137,7 @@ export const configSchema = z.object({
       maxWorkFactor: integer(0, 10).optional(),
     }).prefault({}),
     query: z.object({
-      /** Timeout of the admin query tool and initialise rules. */
+      /** Timeout of the admin query tool (initialise rules are trusted configuration). */
       timeoutMs: integer(100).default(30_000),
     }).prefault({}),
   }).prefault({}),
