@@ -54,6 +54,7 @@ export function buildServices(config: ServiceConfig): Services {
     catalog,
     resolve: searchIndexes,
     changes: indexOutbox,
+    batchSize: config.service.search.indexing.batchSize,
   });
   const deps: AppDeps = {
     config,

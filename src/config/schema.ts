@@ -123,6 +123,10 @@ export const configSchema = z.object({
         maxResultsLimit: integer(1).default(10000),
         maxWindow: integer(1).default(10000),
       }).prefault({}),
+      indexing: z.object({
+        /** Items an indexing job reads and writes per batch (bulk request). */
+        batchSize: integer(1, 10_000).default(500),
+      }).prefault({}),
     }).prefault({}),
     security: z.object({
       tokens: z.array(tokenSchema).default([]),

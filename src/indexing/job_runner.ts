@@ -45,6 +45,12 @@ export interface IndexJobHooks {
  */
 const WRITES_IN_FLIGHT = 2;
 
+/**
+ * Items per batch. Bigger bulk requests cost a single-shard OpenSearch index less per
+ * document: 500 indexed 20k items 25% faster than 200 (bench/RESULTS.md).
+ */
+export const DEFAULT_BATCH_SIZE = 500;
+
 /** Options of {@link IndexJobRunner}. */
 export interface IndexJobRunnerOptions {
   jobs: JobStore;
@@ -54,7 +60,7 @@ export interface IndexJobRunnerOptions {
   resolve: CollectionResolver;
   /** The outbox worker, so writes made during a job end up in the final index. */
   changes?: IndexChangeFeed;
-  /** Items read and written per batch (200). */
+  /** Items read and written per batch ({@link DEFAULT_BATCH_SIZE}). */
   batchSize?: number;
 }
 
@@ -92,7 +98,7 @@ export class IndexJobRunner {
     this.#catalog = options.catalog;
     this.#resolve = options.resolve;
     this.#changes = options.changes;
-    this.#batchSize = options.batchSize ?? 200;
+    this.#batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     for (const job of this.#jobs.failInterrupted()) {
       log("warn", "indexing job was interrupted by a restart; marked failed", { job: job.id });
     }
