@@ -1,11 +1,12 @@
 /**
- * `deno task compile`: one self-contained executable at dist/rdf-content-service.
+ * `deno task compile`: one self-contained executable at dist/rdf-content-service (or at
+ * COMPILE_OUTPUT).
  *
  * `deno compile` needs the `denort` runtime for the target. It downloads it unless
  * DENORT_BIN names a local copy; where neither works (an offline machine), this script
  * says so plainly and fails, instead of leaving a half-built binary behind.
  */
-const OUTPUT = "dist/rdf-content-service";
+const OUTPUT = Deno.env.get("COMPILE_OUTPUT") || "dist/rdf-content-service";
 
 const args = [
   "compile",

@@ -1,0 +1,99 @@
+/**
+ * `deno task compile` (issue "Ship it"): where a runtime is at hand (DENORT_BIN), the
+ * executable is built and run (health, create, read); everywhere, the task fails with a
+ * clear message when it cannot get the runtime.
+ */
+import { strict as assert } from "node:assert";
+import { freePort } from "../support/ports.ts";
+import { DEMO_COLLECTION, itemQuery } from "../support/service.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const COMPILE = `${ROOT}scripts/compile.ts`;
+const denort = Deno.env.get("DENORT_BIN");
+if (!denort) {
+  console.log(
+    "compiled-executable test skipped: set DENORT_BIN to a denort binary for this Deno " +
+      "version (deno compile cannot download its runtime on this machine)",
+  );
+}
+
+Deno.test("the compile task fails clearly when it cannot fetch the runtime", async () => {
+  const denoDir = await Deno.makeTempDir({ prefix: "rcs-compile-denodir-" });
+  try {
+    const result = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", COMPILE],
+      cwd: ROOT,
+      // An empty cache and a proxy that refuses: as on a machine without internet.
+      env: {
+        DENO_DIR: denoDir,
+        HTTPS_PROXY: "http://127.0.0.1:9",
+        HTTP_PROXY: "http://127.0.0.1:9",
+        DENORT_BIN: "",
+        COMPILE_OUTPUT: `${denoDir}/never-built`,
+      },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(result.code, 1);
+    const stderr = new TextDecoder().decode(result.stderr);
+    assert.ok(
+      /could not fetch its runtime \(denort\)[^]*DENORT_BIN=/.test(stderr),
+      stderr.slice(-2000),
+    );
+    await assert.rejects(Deno.stat(`${denoDir}/never-built`));
+  } finally {
+    await Deno.remove(denoDir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "the compiled executable serves /health, creates and reads an item",
+  ignore: !denort,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "rcs-compiled-" });
+    const binary = `${dir}/rdf-content-service`;
+    try {
+      const built = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "--allow-all", COMPILE],
+        cwd: ROOT,
+        env: { COMPILE_OUTPUT: binary },
+      }).output();
+      assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
+      const port = freePort();
+      const child = new Deno.Command(binary, {
+        env: { SERVICE_HTTP_PORT: String(port), SERVICE_DATA_DIR: `${dir}/data` },
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      const url = `http://127.0.0.1:${port}`;
+      try {
+        let healthy = false;
+        for (let attempt = 0; attempt < 100 && !healthy; attempt++) {
+          healthy = await fetch(`${url}/health`).then(async (r) => {
+            await r.body?.cancel();
+            return r.ok;
+          }, () => false);
+          if (!healthy) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        assert.ok(healthy, "the executable did not answer /health");
+        const uri = "https://data.example.org/id/document/compiled";
+        const created = await fetch(`${url}/api/item?${itemQuery(uri, DEMO_COLLECTION)}`, {
+          method: "PUT",
+          headers: { "Content-Type": "text/turtle" },
+          body: `<${uri}> <http://purl.org/dc/terms/title> "Built once" .`,
+        });
+        assert.equal(created.status, 201, await created.text());
+        const read = await fetch(`${url}/api/item?${itemQuery(uri)}`, {
+          headers: { Accept: "application/n-triples" },
+        });
+        assert.equal(read.status, 200);
+        assert.match(await read.text(), /"Built once"/);
+      } finally {
+        child.kill("SIGTERM");
+        await child.status;
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
