@@ -24,6 +24,9 @@ const DROPPED = "https://data.example.org/collection/dropped";
 const TITLE = "http://purl.org/dc/terms/title";
 const PAGES = "https://schema.org/numberOfPages";
 
+/** Items per job batch: 450 items make three, so a rebuild can be cut after the first. */
+const BATCH_SIZE = 200;
+
 function yaml(withDropped = true): string {
   return `
 service:
@@ -34,6 +37,7 @@ service:
     opensearch:
       node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}
       indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}
+    indexing: { batchSize: ${BATCH_SIZE} }
 workspaces:
   - uri: https://data.example.org/workspace/library
     name: Library
@@ -303,7 +307,7 @@ Deno.test({
       deps.indexJobs.hooks.beforeBatch = async (job, batch) => {
         if (batch !== 1) return;
         // The first batch's write may still be pending: cut the network once it is done.
-        while ((deps.indexJobs.get(job.id)?.processed ?? 0) < 200) await delay(5);
+        while ((deps.indexJobs.get(job.id)?.processed ?? 0) < BATCH_SIZE) await delay(5);
         proxy.close();
       };
       const response = await service.fetch(
@@ -312,7 +316,7 @@ Deno.test({
       );
       const job = await response.json();
       assert.equal(job.state, "failed");
-      assert.equal(job.processed, 200);
+      assert.equal(job.processed, BATCH_SIZE);
       assert.equal(job.errors[0].item, null);
       assert.match(job.errors[0].message, /OpenSearch/);
 
