@@ -11,8 +11,8 @@ import { strict as assert } from "node:assert";
 import {
   DEMO_COLLECTION,
   itemQuery,
-  startTestService,
   storeBackends,
+  storeTest,
   type TestService,
   uniqueItemUri,
 } from "../support/service.ts";
@@ -66,20 +66,7 @@ async function create(service: TestService, uri: string, title: string): Promise
 
 for (const backend of storeBackends()) {
   const test = (name: string, fn: (service: TestService) => Promise<void>) =>
-    Deno.test({
-      name: `[faults/concurrency/${backend.name}] ${name}`,
-      ignore: backend.skip !== undefined,
-      sanitizeResources: false,
-      sanitizeOps: false,
-      fn: async () => {
-        const service = await startTestService({ env: backend.env });
-        try {
-          await fn(service);
-        } finally {
-          await service.close();
-        }
-      },
-    });
+    storeTest("faults/concurrency", backend, name, fn);
 
   test("50 updates with one If-Match: exactly one wins per version, 49 get 412", async (service) => {
     const uri = uniqueItemUri("if-match");

@@ -7,12 +7,7 @@ import { strict as assert } from "node:assert";
 import { createHash } from "node:crypto";
 import { Parser } from "n3";
 import jsonld from "jsonld";
-import {
-  DEMO_COLLECTION,
-  startTestService,
-  storeBackends,
-  type TestService,
-} from "../support/service.ts";
+import { DEMO_COLLECTION, storeBackends, storeTest, type TestService } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
 import { rawRequest } from "../support/raw_http.ts";
 import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
@@ -40,22 +35,7 @@ for (const backend of backends) {
  * store, but the suite is cheap and proves the route behaves the same on either.
  */
 function hashTest(name: string, fn: (service: TestService) => Promise<void>): void {
-  for (const backend of backends) {
-    Deno.test({
-      name: `[hash/${backend.name}] ${name}`,
-      ignore: backend.skip !== undefined,
-      sanitizeResources: false,
-      sanitizeOps: false,
-      fn: async () => {
-        const service = await startTestService({ env: backend.env });
-        try {
-          await fn(service);
-        } finally {
-          await service.close();
-        }
-      },
-    });
-  }
+  for (const backend of backends) storeTest("hash", backend, name, fn);
 }
 
 hashTest("GET with a body over a real socket, with Content-Length and chunked", async (service) => {

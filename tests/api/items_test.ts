@@ -8,6 +8,7 @@ import {
   itemQuery,
   startTestService,
   storeBackends,
+  storeTest,
   type TestService,
   uniqueItemUri,
 } from "../support/service.ts";
@@ -30,20 +31,7 @@ function put(service: TestService, query: string, body: string, type = "applicat
 
 for (const backend of storeBackends()) {
   const suite = (name: string, fn: (service: TestService) => Promise<void>) =>
-    Deno.test({
-      name: `[items/${backend.name}] ${name}`,
-      ignore: backend.skip !== undefined,
-      sanitizeResources: false,
-      sanitizeOps: false,
-      fn: async () => {
-        const service = await startTestService({ env: backend.env });
-        try {
-          await fn(service);
-        } finally {
-          await service.close();
-        }
-      },
-    });
+    storeTest("items", backend, name, fn);
   if (backend.skip) console.log(`items API suite on ${backend.name} skipped: ${backend.skip}`);
 
   suite("create, read, update and delete an item", async (service) => {

@@ -110,6 +110,32 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   };
 }
 
+/**
+ * Registers one test named `[label/backend] name` that runs `fn` against a fresh service on
+ * `backend`, ignored when that backend is not available here.
+ */
+export function storeTest(
+  label: string,
+  backend: StoreBackend,
+  name: string,
+  fn: (service: TestService) => Promise<void>,
+): void {
+  Deno.test({
+    name: `[${label}/${backend.name}] ${name}`,
+    ignore: backend.skip !== undefined,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    fn: async () => {
+      const service = await startTestService({ env: backend.env });
+      try {
+        await fn(service);
+      } finally {
+        await service.close();
+      }
+    },
+  });
+}
+
 /** `?collection=…&item=…` for the demo collection. */
 export function itemQuery(item: string, collection = DEMO_COLLECTION): string {
   return `collection=${encodeURIComponent(collection)}&item=${encodeURIComponent(item)}`;
