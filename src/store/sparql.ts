@@ -64,7 +64,7 @@ import {
 } from "./sparql_client.ts";
 import {
   malformedResults,
-  readSparqlJsonResults,
+  readSmallSparqlJsonResults,
   type SparqlRow,
   streamNTriples,
   streamSparqlJsonRows,
@@ -92,6 +92,8 @@ const RECEIPT_PREFIX = `${METADATA_NAMESPACE}receipt:`;
 const XSD_INTEGER = "<http://www.w3.org/2001/XMLSchema#integer>";
 const N_TRIPLES = "application/n-triples";
 const SPARQL_JSON = "application/sparql-results+json";
+/** Largest answer to the store's own one-item look-ups (a few hundred bytes in practice). */
+const MAX_LOOKUP_BYTES = 1 << 20;
 /** Items per query of a batch read: short enough a query, few enough round trips. */
 const GRAPHS_PER_QUERY = 100;
 
@@ -408,7 +410,7 @@ export class SparqlTripleStore implements TripleStore {
     const response = await this.#client.query(`${PROLOGUE}${query}`, SPARQL_JSON);
     const result = await this.#consume(
       this.#config.queryUrl,
-      () => readSparqlJsonResults(response.body!, Infinity),
+      () => readSmallSparqlJsonResults(response.body!, MAX_LOOKUP_BYTES),
     );
     if (result.kind !== "bindings") throw malformedResults("a SELECT answered with a boolean");
     return result.rows;

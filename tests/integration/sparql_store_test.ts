@@ -16,7 +16,10 @@ import { ProblemError } from "../../src/http/problem.ts";
 import { openLocalDatabase } from "../../src/store/local_db.ts";
 import { SparqlTripleStore, type SparqlTripleStoreConfig } from "../../src/store/sparql.ts";
 import { basicAuthorization } from "../../src/store/sparql_client.ts";
-import { readSparqlJsonResults } from "../../src/store/sparql_results.ts";
+import {
+  readSmallSparqlJsonResults,
+  readSparqlJsonResults,
+} from "../../src/store/sparql_results.ts";
 import { iriToSparql, literalToSparql } from "../../src/store/sparql_terms.ts";
 import { freePort } from "../support/ports.ts";
 import {
@@ -178,6 +181,48 @@ Deno.test("SPARQL JSON results: read incrementally, whatever the chunking", asyn
     502,
     "store-error",
   );
+});
+
+Deno.test("SPARQL JSON look-ups: read whole, same terms, bounded in size", async () => {
+  const document = JSON.stringify({
+    head: { vars: ["s", "o"] },
+    results: {
+      bindings: [
+        {
+          s: { type: "bnode", value: "b0" },
+          o: { type: "literal", value: "5", datatype: `${XSD}int` },
+        },
+        { o: { type: "literal", value: "é", "xml:lang": "fr" } },
+      ],
+    },
+  });
+  const body = (text: string) => new Response(text).body!;
+  const read = await readSmallSparqlJsonResults(body(document), 1024);
+  assert.equal(read.kind, "bindings");
+  if (read.kind === "bindings") {
+    assert.deepEqual(read.variables, ["s", "o"]);
+    assert.equal(read.rows[0].get("s")?.termType, "BlankNode");
+    assert.equal(read.rows[0].get("o")?.id, `"5"^^${XSD}int`);
+    assert.equal(read.rows[1].has("s"), false);
+    assert.equal(read.rows[1].get("o")?.id, '"é"@fr');
+  }
+  assert.deepEqual(
+    await readSmallSparqlJsonResults(body('{ "head": {}, "boolean": true }'), 1024),
+    { kind: "boolean", value: true },
+  );
+  for (
+    const bad of [
+      document,
+      '{"head": {',
+      "[]",
+      '{"head": {}}',
+      '{"results": {"bindings": [1]}}',
+      '{"results": {"bindings": [{"s": null}]}}',
+    ]
+  ) {
+    // The first is refused for its size (limit below its length), the rest for their shape.
+    await assertProblem(readSmallSparqlJsonResults(body(bad), 200), 502, "store-error");
+  }
 });
 
 Deno.test("SPARQL client policy: auth header, retries for reads only, error mapping", async () => {
