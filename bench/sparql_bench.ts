@@ -4,10 +4,21 @@
  * the whole graph) through the service on either store, and Fuseki's own Graph Store GET
  * and PUT of the same graph, the baseline a service in front of Fuseki cannot beat.
  *
+ * A further reference row: Fuseki's own SPARQL Update replacing the same graph (DROP SILENT
+ * GRAPH + INSERT DATA), the cheapest atomic whole-graph replace SPARQL Update offers, which
+ * shows what any write protocol built on SPARQL Update starts from.
+ *
+ * Every scenario first runs unmeasured (the JVM compiles its hot paths), then all of them
+ * run `rounds` times in turn and each reports its median round, so a slow moment of the
+ * shared machine moves one round, not the result. Where the processes are local, CPU time
+ * per request of the service and of Fuseki is read from /proc: it shows where a request's
+ * cost goes.
+ *
  * Needs SERVICE_SPARQL_QUERY_URL, SERVICE_SPARQL_UPDATE_URL and SERVICE_SPARQL_GSP_URL
- * (scripts/fuseki.sh start). The item and graph it writes are removed afterwards.
+ * (scripts/fuseki.sh start). The item and graphs it writes are removed afterwards.
  */
-import { formatLoad, type LoadResult, runLoad } from "./lib/load.ts";
+import { type LoadResult, type RequestFactory, runLoad } from "./lib/load.ts";
+import { CpuMeter, findProcess } from "./lib/process_cpu.ts";
 import { fiftyTripleItem } from "./items_bench.ts";
 import { startServiceProcess } from "../tests/support/process.ts";
 import { DEMO_COLLECTION, itemQuery } from "../tests/support/service.ts";
@@ -18,34 +29,63 @@ const C = encodeURIComponent(DEMO_COLLECTION);
 
 /** Options of {@link benchSparql}. */
 export interface SparqlBenchOptions {
+  /** Measured time of one scenario in one round. */
   durationMs: number;
   concurrency: number;
+  /** Measured rounds; each scenario reports its median one. */
+  rounds: number;
+  /** Unmeasured load per scenario before the first round. */
+  warmupMs: number;
+}
+
+/** The scenarios, in the order they run and are reported. */
+const SCENARIOS = [
+  "gspGet",
+  "embeddedGet",
+  "sparqlGet",
+  "gspPut",
+  "updateRequest",
+  "embeddedUpdate",
+  "sparqlUpdate",
+] as const;
+type ScenarioKey = typeof SCENARIOS[number];
+
+/** One scenario's median round. */
+export interface ScenarioResult {
+  load: LoadResult;
+  /** Requests per second of every round, in run order. */
+  rounds: number[];
+  /** CPU milliseconds per request of the service process, when it ran one. */
+  serviceCpuMs?: number;
+  /** CPU milliseconds per request of the Fuseki process, when it runs on this machine. */
+  fusekiCpuMs?: number;
 }
 
 /** What one run measured, by scenario. */
-export interface SparqlBenchResult {
-  gspGet: LoadResult;
-  embeddedGet: LoadResult;
-  sparqlGet: LoadResult;
-  gspPut: LoadResult;
-  embeddedUpdate: LoadResult;
-  sparqlUpdate: LoadResult;
-}
+export type SparqlBenchResult = Record<ScenarioKey, ScenarioResult>;
 
 /** Two versions of the item, so that successive writes really change the graph. */
 function itemVersion(uri: string, n: number): string {
   return fiftyTripleItem(uri).replace("Example Press", `Example Press ${n % 2}`);
 }
 
-/** Runs every scenario once; undefined when no Fuseki is configured. */
+const DEFAULT_OPTIONS: SparqlBenchOptions = {
+  durationMs: 5000,
+  concurrency: 16,
+  rounds: 3,
+  warmupMs: 2000,
+};
+
+/** Runs every scenario; undefined when no Fuseki is configured. */
 export async function benchSparql(
-  options: SparqlBenchOptions = { durationMs: 5000, concurrency: 16 },
+  options: SparqlBenchOptions = DEFAULT_OPTIONS,
 ): Promise<SparqlBenchResult | undefined> {
   const endpoints = sparqlEndpointsFromEnv();
   if (!endpoints) return undefined;
   const run = crypto.randomUUID();
   const uri = `https://data.example.org/id/document/sparql-bench-${run}`;
-  const graph = `${endpoints.graphStoreUrl}?graph=${encodeURIComponent(`urn:rcs-bench:${run}`)}`;
+  const graphIri = `urn:rcs-bench:${run}`;
+  const graph = `${endpoints.graphStoreUrl}?graph=${encodeURIComponent(graphIri)}`;
   const auth: Record<string, string> = endpoints.username
     ? { Authorization: basicAuthorization(endpoints.username, endpoints.password ?? "") }
     : {};
@@ -66,6 +106,7 @@ export async function benchSparql(
     SERVICE_SPARQL_USER: endpoints.username ?? "",
     SERVICE_SPARQL_PASSWORD: endpoints.password ?? "",
   });
+  const fusekiPid = localFusekiPid(endpoints.queryUrl);
   try {
     for (const service of [embedded, sparql]) {
       const created = await fetch(`${service.url}/api/item?collection=${C}`, {
@@ -84,13 +125,12 @@ export async function benchSparql(
     if (!put.ok) throw new Error(`Graph Store PUT failed: ${await put.text()}`);
     await put.body?.cancel();
 
-    const load = (make: Parameters<typeof runLoad>[0]) => runLoad(make, options);
-    const turtle = { headers: { Accept: "text/turtle" } };
-    const getItem = (url: string) => () => ({
+    const turtle = { Accept: "text/turtle" };
+    const getItem = (url: string): RequestFactory => () => ({
       url: `${url}/api/item?${itemQuery(uri)}`,
-      init: turtle,
+      init: { headers: turtle },
     });
-    const updateItem = (url: string) => (_worker: number, n: number) => ({
+    const updateItem = (url: string): RequestFactory => (_worker, n) => ({
       url: `${url}/api/item?${itemQuery(uri)}`,
       init: {
         method: "POST",
@@ -98,21 +138,60 @@ export async function benchSparql(
         body: itemVersion(uri, n),
       },
     });
-    return {
-      gspGet: await load(() => ({ url: graph, init: { headers: { ...turtle.headers, ...auth } } })),
-      embeddedGet: await load(getItem(embedded.url)),
-      sparqlGet: await load(getItem(sparql.url)),
-      gspPut: await load((_worker, n) => ({
-        url: graph,
-        init: {
-          method: "PUT",
-          headers: { "Content-Type": "text/turtle", ...auth },
-          body: itemVersion(uri, n),
-        },
-      })),
-      embeddedUpdate: await load(updateItem(embedded.url)),
-      sparqlUpdate: await load(updateItem(sparql.url)),
+    const scenarios: Record<ScenarioKey, { make: RequestFactory; servicePid?: number }> = {
+      gspGet: { make: () => ({ url: graph, init: { headers: { ...turtle, ...auth } } }) },
+      embeddedGet: { make: getItem(embedded.url), servicePid: embedded.pid },
+      sparqlGet: { make: getItem(sparql.url), servicePid: sparql.pid },
+      gspPut: {
+        make: (_worker, n) => ({
+          url: graph,
+          init: {
+            method: "PUT",
+            headers: { "Content-Type": "text/turtle", ...auth },
+            body: itemVersion(uri, n),
+          },
+        }),
+      },
+      updateRequest: {
+        make: (_worker, n) => ({
+          url: endpoints.updateUrl,
+          init: {
+            method: "POST",
+            headers: { "Content-Type": "application/sparql-update", ...auth },
+            body: `DROP SILENT GRAPH <${graphIri}> ;\nINSERT DATA { GRAPH <${graphIri}> {\n${
+              itemVersion(uri, n)
+            }} }`,
+          },
+        }),
+      },
+      embeddedUpdate: { make: updateItem(embedded.url), servicePid: embedded.pid },
+      sparqlUpdate: { make: updateItem(sparql.url), servicePid: sparql.pid },
     };
+
+    for (const key of SCENARIOS) {
+      await runLoad(scenarios[key].make, {
+        concurrency: options.concurrency,
+        durationMs: options.warmupMs,
+        warmupMs: 0,
+      });
+    }
+    const rounds = new Map<ScenarioKey, RoundResult[]>(SCENARIOS.map((key) => [key, []]));
+    for (let round = 0; round < options.rounds; round++) {
+      for (const key of SCENARIOS) {
+        const { make, servicePid } = scenarios[key];
+        const meter = new CpuMeter([servicePid, fusekiPid]);
+        let cpu: (number | undefined)[] = [];
+        const load = await runLoad(make, {
+          concurrency: options.concurrency,
+          durationMs: options.durationMs,
+          onMeasure: { start: () => meter.start(), stop: () => void (cpu = meter.stop()) },
+        });
+        rounds.get(key)!.push({ load, serviceCpu: cpu[0], fusekiCpu: cpu[1] });
+      }
+    }
+    return Object.fromEntries(
+      SCENARIOS.map((key) => [key, medianRound(rounds.get(key)!)]),
+    ) as SparqlBenchResult;
   } finally {
     const removed = await fetch(`${sparql.url}/api/item?${itemQuery(uri)}`, { method: "DELETE" })
       .catch(() => undefined);
@@ -125,29 +204,80 @@ export async function benchSparql(
   }
 }
 
-/** Markdown table lines: each service row with its ratio to Fuseki's own request. */
+interface RoundResult {
+  load: LoadResult;
+  serviceCpu?: number;
+  fusekiCpu?: number;
+}
+
+/** The round with the median throughput, with the CPU it used per request. */
+function medianRound(rounds: RoundResult[]): ScenarioResult {
+  const sorted = [...rounds].sort((a, b) => a.load.perSecond - b.load.perSecond);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)];
+  const perRequest = (seconds?: number) =>
+    seconds === undefined || median.load.requests === 0
+      ? undefined
+      : seconds * 1000 / median.load.requests;
+  return {
+    load: median.load,
+    rounds: rounds.map((round) => round.load.perSecond),
+    serviceCpuMs: perRequest(median.serviceCpu),
+    fusekiCpuMs: perRequest(median.fusekiCpu),
+  };
+}
+
+/** The Fuseki started by scripts/fuseki.sh for this endpoint's port, when it runs here. */
+function localFusekiPid(queryUrl: string): number | undefined {
+  const url = new URL(queryUrl);
+  if (!["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)) return undefined;
+  return findProcess(`fuseki.*--port=${url.port || "80"}( |$)`);
+}
+
+/** Markdown table lines: every scenario with its ratio to Fuseki's own request. */
 export function formatSparqlBench(result: SparqlBenchResult): string[] {
-  const overhead = (service: LoadResult, raw: LoadResult) =>
-    `${((raw.perSecond / service.perSecond - 1) * 100).toFixed(0)}%`;
-  return [
-    "| scenario | req/s | p50 ms | p99 ms | ratio to Fuseki's own request |",
-    "|---|---|---|---|---|",
-    formatLoad("Fuseki Graph Store GET (Turtle)", result.gspGet),
-    formatLoad("GET /api/item (Turtle), embedded store", result.embeddedGet, result.gspGet),
-    formatLoad("GET /api/item (Turtle), SPARQL store", result.sparqlGet, result.gspGet),
-    formatLoad("Fuseki Graph Store PUT (Turtle)", result.gspPut),
-    formatLoad("POST /api/item (update), embedded store", result.embeddedUpdate, result.gspPut),
-    formatLoad("POST /api/item (update), SPARQL store", result.sparqlUpdate, result.gspPut),
+  const names: Record<ScenarioKey, [string, ScenarioKey | undefined]> = {
+    gspGet: ["Fuseki Graph Store GET (Turtle)", undefined],
+    embeddedGet: ["GET /api/item (Turtle), embedded store", "gspGet"],
+    sparqlGet: ["GET /api/item (Turtle), SPARQL store", "gspGet"],
+    gspPut: ["Fuseki Graph Store PUT (Turtle)", undefined],
+    updateRequest: ["Fuseki SPARQL Update (DROP + INSERT DATA)", "gspPut"],
+    embeddedUpdate: ["POST /api/item (update), embedded store", "gspPut"],
+    sparqlUpdate: ["POST /api/item (update), SPARQL store", "gspPut"],
+  };
+  const ms = (value?: number) => value === undefined ? "–" : value.toFixed(2);
+  const lines = [
+    "| scenario | req/s (rounds) | p50 ms | p99 ms | CPU ms/req service | CPU ms/req Fuseki | ratio to Fuseki's own request |",
+    "|---|---|---|---|---|---|---|",
+  ];
+  for (const key of SCENARIOS) {
+    const [name, baseline] = names[key];
+    const { load, rounds, serviceCpuMs, fusekiCpuMs } = result[key];
+    const ratio = baseline ? load.perSecond / result[baseline].load.perSecond : 1;
+    const bad = Object.keys(load.statuses).length || load.errors
+      ? ` (errors ${load.errors}, statuses ${JSON.stringify(load.statuses)})`
+      : "";
+    lines.push(
+      `| ${name} | ${load.perSecond.toFixed(0)} (${rounds.map((r) => r.toFixed(0)).join(", ")}) | ${
+        load.p50Ms.toFixed(2)
+      } | ${load.p99Ms.toFixed(2)} | ${ms(serviceCpuMs)} | ${ms(fusekiCpuMs)} | ${
+        ratio.toFixed(2)
+      }${bad} |`,
+    );
+  }
+  const overhead = (service: ScenarioKey, raw: ScenarioKey) =>
+    `${((result[raw].load.perSecond / result[service].load.perSecond - 1) * 100).toFixed(0)}%`;
+  lines.push(
     "",
     `Goal: embedded GET / Graph Store GET ≥ 1.00; SPARQL-store overhead over raw Fuseki ` +
-    `< 30% (here: GET ${overhead(result.sparqlGet, result.gspGet)}, update ` +
-    `${overhead(result.sparqlUpdate, result.gspPut)}, as extra time per request at equal load).`,
-  ];
+      `< 30% (here: GET ${overhead("sparqlGet", "gspGet")}, update ` +
+      `${overhead("sparqlUpdate", "gspPut")}, as extra time per request at equal load).`,
+  );
+  return lines;
 }
 
 if (import.meta.main) {
-  const durationMs = Number(Deno.args[0] ?? 5000);
-  const result = await benchSparql({ durationMs, concurrency: 16 });
+  const durationMs = Number(Deno.args[0] ?? DEFAULT_OPTIONS.durationMs);
+  const result = await benchSparql({ ...DEFAULT_OPTIONS, durationMs });
   if (!result) {
     console.log("SPARQL bench skipped: set SERVICE_SPARQL_QUERY_URL, _UPDATE_URL, _GSP_URL");
   } else for (const line of formatSparqlBench(result)) console.log(line);

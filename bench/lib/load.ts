@@ -22,7 +22,13 @@ export interface LoadResult {
 /** Runs the load for `durationMs` (after `warmupMs` of unmeasured requests). */
 export async function runLoad(
   makeRequest: RequestFactory,
-  options: { concurrency: number; durationMs: number; warmupMs?: number },
+  options: {
+    concurrency: number;
+    durationMs: number;
+    warmupMs?: number;
+    /** Called as measuring starts and as it stops (for side measurements such as CPU). */
+    onMeasure?: { start(): void; stop(): void };
+  },
 ): Promise<LoadResult> {
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
@@ -49,9 +55,11 @@ export async function runLoad(
   const workers = Array.from({ length: options.concurrency }, (_, id) => worker(id));
   await new Promise((resolve) => setTimeout(resolve, options.warmupMs ?? 500));
   measuring = true;
+  options.onMeasure?.start();
   const started = performance.now();
   await new Promise((resolve) => setTimeout(resolve, options.durationMs));
   measuring = false;
+  options.onMeasure?.stop();
   const seconds = (performance.now() - started) / 1000;
   stop = true;
   await Promise.all(workers);

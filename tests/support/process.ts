@@ -28,7 +28,7 @@ export async function startServiceProcess(
 ): Promise<ServiceProcess> {
   const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", MAIN],
+    args: ["run", "--allow-all", ...v8Flags(), MAIN],
     env: { LOG_LEVEL: "warn", SERVICE_HTTP_PORT: String(port), ...env },
     stdout: "null",
     stderr: "piped",
@@ -75,4 +75,14 @@ export async function startServiceProcess(
     kill: () => exited("SIGKILL"),
     stop: () => exited("SIGTERM"),
   };
+}
+
+/**
+ * `--v8-flags` for the service process from `RCS_V8_FLAGS`, to profile it under a bench
+ * (e.g. `--prof,--no-logfile-per-isolate,--logfile=/tmp/v8.log`, then
+ * `node --prof-process /tmp/v8.log`).
+ */
+function v8Flags(): string[] {
+  const flags = Deno.env.get("RCS_V8_FLAGS");
+  return flags ? [`--v8-flags=${flags}`] : [];
 }
