@@ -2,8 +2,9 @@
  * The embedded store's SPARQL engine: oxigraph in a Worker over a mirror of the item graphs.
  *
  * The mirror is built lazily on the first query (most deployments never query) and then
- * kept in step with every committed write. A query that overruns its timeout terminates the
- * worker; the next query rebuilds the mirror from SQLite, the system of record.
+ * kept in step with every committed write. A query that overruns its timeout, or that makes
+ * the WebAssembly engine trap, terminates the worker; the next query rebuilds the mirror from
+ * SQLite, the system of record.
  */
 import { Parser } from "n3";
 import { ProblemError } from "../http/problem.ts";
@@ -134,9 +135,28 @@ export class EmbeddedSparqlEngine {
     if (!pending) return;
     this.#pending.delete(reply.id);
     if (reply.op === "result") pending.resolve(reply.text);
-    else {
+    else if (!reply.trapped) {
       pending.reject(
         new ProblemError(400, "query-failed", "Query failed", `The query failed: ${reply.message}`),
+      );
+    } else {
+      pending.reject(
+        new ProblemError(
+          400,
+          "query-failed",
+          "Query failed",
+          `The query engine failed on this query (${reply.message}) and was restarted; ` +
+            "a simpler query (fewer patterns or values) may run.",
+        ),
+      );
+      // The next query rebuilds the mirror in a fresh worker.
+      this.#reset(
+        new ProblemError(
+          503,
+          "query-engine-restarted",
+          "Query engine restarted",
+          "Another query made the embedded query engine fail; it was restarted. Retry the query.",
+        ),
       );
     }
   }

@@ -47,7 +47,10 @@ scope.onmessage = (event: MessageEvent<SparqlWorkerRequest>) => {
     if (answer) reply(answer);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (request.op === "query") reply({ op: "error", id: request.id, message });
+    // A trap (e.g. "memory access out of bounds" on a query thousands of patterns long)
+    // leaves oxigraph's memory in an unknown state: every later query fails the same way.
+    const trapped = error instanceof WebAssembly.RuntimeError;
+    if (request.op === "query") reply({ op: "error", id: request.id, message, trapped });
     else reply({ op: "fatal", message: `${request.op} failed: ${message}` });
   }
 };

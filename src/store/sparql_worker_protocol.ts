@@ -9,5 +9,6 @@ export type SparqlWorkerRequest =
 /** What the worker answers. */
 export type SparqlWorkerReply =
   | { op: "result"; id: number; text: string }
-  | { op: "error"; id: number; message: string }
+  /** `trapped`: WebAssembly trapped, and the engine's memory can no longer be trusted. */
+  | { op: "error"; id: number; message: string; trapped: boolean }
   | { op: "fatal"; message: string };
