@@ -143,6 +143,11 @@ export const configSchema = z.object({
     query: z.object({
       /** Timeout of the admin query tool (initialise rules are trusted configuration). */
       timeoutMs: integer(100).default(30_000),
+      /**
+       * Longest query text the tool parses (UTF-8 bytes). The SPARQL parser holds the event
+       * loop for about 2 ms per KiB, so this bounds how long one query can stall the service.
+       */
+      maxQueryBytes: integer(1024).default(256 * 1024),
     }).prefault({}),
   }).prefault({}),
   workspaces: z.array(workspaceSchema).default([]),

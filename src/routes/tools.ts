@@ -45,6 +45,7 @@ export function toolRoutes(deps: AppDeps): Hono<AppEnv> {
     // Before the body is read: a wrong id is the more useful answer.
     if (!endpoints.has(id)) throw endpointNotFound(id, endpoints.list().map((e) => e.id));
     const sparql = await readQueryText(c, maxBodyBytes);
+    refuseLongQuery(sparql, deps.config.service.query.maxQueryBytes);
     const result = await endpoints.query(id, sparql, {
       limit: deps.config.service.search.query.maxResultsLimit,
       timeoutMs: deps.config.service.query.timeoutMs,
@@ -73,6 +74,21 @@ export function toolRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   return app;
+}
+
+/** 413 `query-too-large` for a query text over `maxBytes` (UTF-8), before it is parsed. */
+function refuseLongQuery(query: string, maxBytes: number): void {
+  // Every UTF-16 unit is at most 3 UTF-8 bytes: short texts need no encoding to pass.
+  if (query.length * 3 <= maxBytes) return;
+  const bytes = new TextEncoder().encode(query).length;
+  if (bytes <= maxBytes) return;
+  throw new ProblemError(
+    413,
+    "query-too-large",
+    "Query too large",
+    `The query is ${bytes} bytes long; service.query.maxQueryBytes allows ${maxBytes}.`,
+    [{ path: "query", message: `longer than ${maxBytes} bytes` }],
+  );
 }
 
 /**

@@ -400,6 +400,14 @@ hostileTest("the query tool refuses updates, federation and oversized queries", 
       ],
       ["a query nested 50,000 deep", query(nested), 400, "invalid-sparql"],
       ["a query over the body limit", query("#".repeat(16 * MiB + 1)), 413, "body-too-large"],
+      // 66 bytes × 4,200 > 256 KiB: parsed, this would hold the event loop for about half a second.
+      ["a query over maxQueryBytes", query(longQuery(4_200)), 413, "query-too-large"],
+      [
+        "a query over maxQueryBytes as the form field",
+        query(`query=${encodeURIComponent(longQuery(4_200))}`, "application/x-www-form-urlencoded"),
+        413,
+        "query-too-large",
+      ],
     ];
     for (const [name, send, status, slug] of cases) {
       await expectRefused(s, { send, status, slug, maxGrowthBytes: OVERSIZE_MEMORY_LIMIT })
@@ -412,3 +420,54 @@ hostileTest("the query tool refuses updates, federation and oversized queries", 
     listener.close();
   }
 }, { backends: storeBackends() });
+
+hostileTest("the query tool still runs a long query under maxQueryBytes", async (s) => {
+  const text = longQuery(3_900); // 66 bytes × 3,900 < 256 KiB
+  assert.ok(new TextEncoder().encode(text).length < 256 * 1024);
+  const response = await s.fetch("/api/admin/tools/sparqlui/query?endpoint=store", {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/sparql-query",
+      Accept: "application/sparql-results+json",
+    },
+    body: text,
+  });
+  assert.equal(response.status, 200, await response.clone().text());
+  const results = await response.json();
+  assert.deepEqual(results.head.vars, ["s"]);
+}, { backends: storeBackends() });
+
+hostileTest("a query that makes the embedded engine trap leaves the engine working", async (s) => {
+  const ask = (text: string) =>
+    s.fetch("/api/admin/tools/sparqlui/query?endpoint=store", {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/sparql-query",
+        Accept: "application/sparql-results+json",
+      },
+      body: text,
+    });
+  const canary = `SELECT ?p WHERE { GRAPH ?g { <${s.canary.uri}> ?p ?o } } LIMIT 1`;
+  const before = await ask(canary);
+  assert.equal((await before.json()).results.bindings.length, 1);
+  // 3,900 patterns of one join: oxigraph's WebAssembly runs out of bounds on it.
+  const pattern = "?s <https://example.org/vocab#predicate> ?o .\n";
+  const trapping = await ask(`SELECT ?s WHERE {\n${pattern.repeat(3_900)}} LIMIT 1`);
+  const problem = await trapping.json();
+  assert.equal(trapping.status, 400, JSON.stringify(problem));
+  assert.equal(problem.type, "/problems/query-failed");
+  assert.match(problem.detail, /restarted/);
+  // Before the fix every later query failed with the same trap until the service restarted.
+  const after = await ask(canary);
+  assert.equal(after.status, 200);
+  assert.equal((await after.json()).results.bindings.length, 1);
+});
+
+/** A valid SELECT with a VALUES list of `iris` IRIs, 66 bytes each (a long look-up list). */
+function longQuery(iris: number): string {
+  const values = Array.from(
+    { length: iris },
+    (_, i) => `<https://example.org/id/item-${String(i).padStart(8, "0")}-${"x".repeat(26)}>\n`,
+  );
+  return `SELECT ?s WHERE {\nVALUES ?s {\n${values.join("")}} ?s ?p ?o } LIMIT 1`;
+}
