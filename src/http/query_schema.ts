@@ -32,7 +32,8 @@ export function problemOfIssue(issue: z.core.$ZodIssue): ParameterProblem | unde
 }
 
 /** Why an IRI is refused, as API.md words the rule. */
-export const IRI_RULE = 'must be an absolute IRI (scheme, no spaces, none of <>"{}|\\^`)';
+export const IRI_RULE =
+  'must be an absolute IRI (RFC 3987: a scheme, no spaces, none of <>"{}|\\^`, well-formed %XX)';
 
 /** One absolute IRI; an empty value counts as missing. */
 function iri(description: string) {

@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { AppEnv } from "./app_env.ts";
 import { ProblemError } from "./problem.ts";
 import { IRI_RULE, problemOfIssue } from "./query_schema.ts";
+import { invalidIriReason } from "../rdf/iri.ts";
 
 /** The validated query of a contract, typed by its schema. */
 export function readQuery<Query extends z.ZodObject>(
@@ -120,6 +121,6 @@ function invalidIri(name: string, value: string): ProblemError {
     "invalid-iri",
     "Invalid IRI",
     `The parameter '${name}' must be an absolute IRI; got ${JSON.stringify(shown)}.`,
-    [{ path: name, message: IRI_RULE }],
+    [{ path: name, message: `${IRI_RULE}: ${invalidIriReason(value)}` }],
   );
 }

@@ -78,3 +78,41 @@ export function isAbsoluteIri(value: string): boolean {
   const ipv6 = match.groups?.ipv6;
   return ipv6 === undefined || isIpv6(ipv6);
 }
+
+/** Characters no IRI may hold anywhere: white space, controls, `<>"{}|\^` and backtick. */
+// deno-lint-ignore no-control-regex -- control characters are what it finds
+const NEVER_IN_IRI = /[\u0000-\u0020\u007F-\u009F<>"{}|\\^`]/;
+
+/**
+ * Why `value` is not an absolute IRI, in words for an error message: the first thing found
+ * wrong, with its position. Only meaningful when {@link isAbsoluteIri} said no.
+ */
+export function invalidIriReason(value: string): string {
+  if (!/^[A-Za-z][A-Za-z0-9+\-.]*:/.test(value)) {
+    return "it does not start with a scheme (such as https:)";
+  }
+  const never = NEVER_IN_IRI.exec(value);
+  if (never) return `${describeCharacter(never[0])} at position ${never.index} is not allowed`;
+  if (!value.isWellFormed()) return "it holds an unpaired surrogate (not valid Unicode)";
+  const percent = /%(?![0-9A-Fa-f]{2})/.exec(value);
+  if (percent) {
+    return `the '%' at position ${percent.index} is not followed by two hexadecimal digits`;
+  }
+  const hash = value.indexOf("#");
+  if (hash >= 0 && value.indexOf("#", hash + 1) >= 0) {
+    return `a second '#' at position ${value.indexOf("#", hash + 1)} is not allowed`;
+  }
+  if (value.includes("[") || value.includes("]")) {
+    return "'[' and ']' may only enclose an IPv6 address in the host";
+  }
+  return "it does not follow RFC 3987's IRI grammar (check the port, and private-use or " +
+    "non-character code points outside the query)";
+}
+
+function describeCharacter(character: string): string {
+  const code = character.codePointAt(0)!;
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+  if (code === 0x20) return "a space";
+  if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return `the control character ${hex}`;
+  return `'${character}'`;
+}

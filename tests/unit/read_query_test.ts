@@ -113,6 +113,22 @@ Deno.test("an IRI that is not absolute is invalid-iri, naming the parameter", ()
     );
     assert.equal(problem.errors?.[0].path, name);
   }
+  // The error entry says what is wrong, also for values the short rule would let through.
+  const reasons: [string, RegExp][] = [
+    ["not an iri", /does not start with a scheme/],
+    ["https://x.org/a b", /a space at position 15/],
+    ["https://x.org/\u0007", /control character U\+0007/],
+    ["https://x.org/a}", /'}' at position 15/],
+    ["https://x.org/%zz", /'%' at position 14 is not followed by two hexadecimal digits/],
+    ["https://x.org/a#b#c", /second '#' at position 17/],
+    ["https://x.org/[a]", /IPv6 address/],
+    ["https://x.org:port/", /RFC 3987's IRI grammar/],
+  ];
+  for (const [value, reason] of reasons) {
+    const problem = problemOf({ ...VALID, collection: [value] });
+    assert.equal(problem.slug, "invalid-iri", value);
+    assert.match(problem.errors?.[0].message ?? "", reason, value);
+  }
   // Long values are cut in the detail, not in the check.
   const long = `https://x.org/${"a".repeat(300)} b`;
   assert.match(problemOf({ ...VALID, collection: [long] }).message, /a…"\.$/);
