@@ -70,6 +70,9 @@ export function buildServices(config: ServiceConfig): Services {
     readiness: {
       outbox: () => Promise.resolve({ ok: true, detail: indexOutbox.backlog() }),
       search: () => search.health(),
+      ...(store instanceof CachingTripleStore
+        ? { itemCache: () => Promise.resolve({ ok: true, detail: describeCache(store.cache) }) }
+        : {}),
     },
     version: SERVICE_VERSION,
   };
@@ -110,6 +113,16 @@ function withItemCache(store: TripleStore, config: ServiceConfig, hash: CacheHas
   const { maxBytes } = config.service.store.cache;
   if (maxBytes === 0) return store;
   return new CachingTripleStore(store, new ItemCache({ maxBytes }), hash);
+}
+
+/** The item cache's use in one line, e.g. "12 items, 1.5 of 64.0 MiB, 93% hits (…)". */
+function describeCache(cache: ItemCache): string {
+  const { hits, misses, entries, bytes, evictions } = cache.stats();
+  const mib = (n: number) => (n / (1024 * 1024)).toFixed(1);
+  const reads = hits + misses;
+  const rate = reads === 0 ? "no reads yet" : `${Math.round(hits * 100 / reads)}% hits`;
+  return `${entries} items, ${mib(bytes)} of ${mib(cache.maxBytes)} MiB, ${rate} ` +
+    `(${hits} hits, ${misses} misses), ${evictions} evictions`;
 }
 
 /** Reads the local copies of the remote JSON-LD contexts that may be used. */

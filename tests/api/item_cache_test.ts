@@ -2,7 +2,8 @@
  * The item cache over HTTP on the SPARQL store: item reads are answered from memory with
  * the Graph Store endpoint cut off (a loopback proxy in front of the shared Fuseki, so the
  * engine itself keeps running), an update is visible at once, and a write by another
- * service on the same dataset is never hidden by a cached graph.
+ * service on the same dataset is never hidden by a cached graph. On the embedded store:
+ * `/ready` reports the cache's use.
  */
 import { strict as assert } from "node:assert";
 import { Parser } from "n3";
@@ -148,6 +149,36 @@ Deno.test({
     } finally {
       await second.close();
       await first.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "[item-cache/embedded] /ready reports the cache's items, bytes and hit rate",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const service = await startTestService();
+    try {
+      const ready = async () => {
+        const response = await service.fetch("/ready");
+        const body = await response.json();
+        assert.equal(response.status, 200, JSON.stringify(body));
+        return body.checks.itemCache as { ok: boolean; detail: string };
+      };
+      assert.match((await ready()).detail, /^0 items, 0\.0 of 64\.0 MiB, no reads yet/);
+      const uri = uniqueItemUri("ready");
+      await put(service, uri, "Counted"); // a write files its graph
+      await readTitle(service, uri);
+      await readTitle(service, uri);
+      const check = await ready();
+      assert.equal(check.ok, true);
+      assert.match(
+        check.detail,
+        /^1 items, [0-9.]+ of 64\.0 MiB, 100% hits \(2 hits, 0 misses\), 0 evictions$/,
+      );
+    } finally {
+      await service.close();
     }
   },
 });
