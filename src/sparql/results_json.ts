@@ -2,8 +2,11 @@
  * SPARQL 1.1 Query Results JSON Format, both ways, with n3 terms.
  */
 import type { Term } from "n3";
-import { ProblemError } from "../http/problem.ts";
-import { type SparqlJsonTerm, termFromSparqlJson } from "../store/sparql_results.ts";
+import {
+  malformedResults,
+  rowFromSparqlJson,
+  type SparqlJsonTerm,
+} from "../store/sparql_results.ts";
 
 /** One binding value as the JSON format writes it. */
 export type JsonTerm = SparqlJsonTerm;
@@ -13,31 +16,60 @@ export type ParsedResults =
   | { kind: "bindings"; variables: string[]; rows: Map<string, Term>[] }
   | { kind: "boolean"; value: boolean };
 
-/** Parses a SPARQL JSON results document. */
+/**
+ * Parses a whole SPARQL JSON results document (an answer known to be small: `JSON.parse`
+ * of the text costs a fraction of the streaming reader). Anything that is not a results
+ * document is a 502 `store-error`.
+ */
 export function parseSparqlJsonResults(text: string): ParsedResults {
-  let document: {
-    head?: { vars?: string[] };
-    boolean?: boolean;
-    results?: { bindings?: Record<string, JsonTerm>[] };
-  };
+  let document: unknown;
   try {
     document = JSON.parse(text);
   } catch (error) {
-    throw new ProblemError(
-      502,
-      "store-error",
-      "Unreadable SPARQL results",
-      `The endpoint answered results that are not JSON: ${(error as Error).message}`,
-    );
+    throw malformedResults(`not JSON: ${(error as Error).message}`);
   }
-  if (typeof document.boolean === "boolean") return { kind: "boolean", value: document.boolean };
-  const variables = document.head?.vars ?? [];
-  const rows = (document.results?.bindings ?? []).map((binding) => {
-    const row = new Map<string, Term>();
-    for (const [name, value] of Object.entries(binding)) row.set(name, termFromSparqlJson(value));
-    return row;
+  if (typeof document !== "object" || document === null || Array.isArray(document)) {
+    throw malformedResults("the JSON document is not an object");
+  }
+  const { head, boolean, results } = document as {
+    head?: { vars?: unknown };
+    boolean?: unknown;
+    results?: { bindings?: unknown };
+  };
+  if (typeof boolean === "boolean") return { kind: "boolean", value: boolean };
+  const bindings = results?.bindings;
+  if (!Array.isArray(bindings)) throw malformedResults("the document has no results.bindings");
+  const rows = bindings.map((binding) => {
+    if (typeof binding !== "object" || binding === null) {
+      throw malformedResults("a binding is not an object");
+    }
+    return rowFromSparqlJson(binding as Record<string, SparqlJsonTerm>);
   });
+  const variables = Array.isArray(head?.vars)
+    ? head.vars.map(String)
+    : [...new Set(rows.flatMap((row) => [...row.keys()]))];
   return { kind: "bindings", variables, rows };
+}
+
+/**
+ * Reads and parses a results body known to be small (the SPARQL store's one-item
+ * look-ups); a body over `maxBytes` is refused rather than buffered.
+ */
+export async function readSmallSparqlJsonResults(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<ParsedResults> {
+  const decoder = new TextDecoder();
+  let text = "";
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      throw malformedResults(`a look-up answered with more than ${maxBytes} bytes`);
+    }
+    text += decoder.decode(chunk, { stream: true });
+  }
+  return parseSparqlJsonResults(text + decoder.decode());
 }
 
 /** An n3 term as a JSON binding value. */

@@ -45,6 +45,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { DataFactory, type Quad } from "n3";
 import { ProblemError } from "../http/problem.ts";
 import { queryRemoteEndpoint } from "../sparql/remote_query.ts";
+import { readSmallSparqlJsonResults } from "../sparql/results_json.ts";
 import { enqueueIndexUpdate } from "./local_db.ts";
 import { itemExists, itemNotFound, preconditionFailed } from "./store_problems.ts";
 import type {
@@ -64,7 +65,6 @@ import {
 } from "./sparql_client.ts";
 import {
   malformedResults,
-  readSmallSparqlJsonResults,
   type SparqlRow,
   streamNTriples,
   streamSparqlJsonRows,

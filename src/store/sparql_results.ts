@@ -98,65 +98,6 @@ export async function readSparqlJsonResults(
   return { kind: "bindings", variables, rows, truncated };
 }
 
-/**
- * Reads a SPARQL JSON results body known to be small (the store's own look-ups, which
- * match at most a row or two) in one piece: `JSON.parse` of the whole text costs a
- * fraction of the streaming scanner, which pays per character in JavaScript. A body over
- * `maxBytes` is refused rather than buffered.
- */
-export async function readSmallSparqlJsonResults(
-  body: ReadableStream<Uint8Array>,
-  maxBytes: number,
-): Promise<SparqlJsonResults> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.byteLength;
-    if (size > maxBytes) {
-      throw malformedResults(`a look-up answered with more than ${maxBytes} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  let doc: unknown;
-  try {
-    doc = JSON.parse(new TextDecoder().decode(bytes));
-  } catch (error) {
-    throw malformedResults(error instanceof Error ? error.message : String(error));
-  }
-  return resultsFromDocument(doc);
-}
-
-/** The results a parsed SPARQL JSON document holds. */
-function resultsFromDocument(doc: unknown): SparqlJsonResults {
-  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) {
-    throw malformedResults("the JSON document is not an object");
-  }
-  const { head, boolean, results } = doc as {
-    head?: { vars?: unknown };
-    boolean?: unknown;
-    results?: { bindings?: unknown };
-  };
-  if (boolean !== undefined) return { kind: "boolean", value: boolean === true };
-  const bindings = results?.bindings;
-  if (!Array.isArray(bindings)) throw malformedResults("the document has no results.bindings");
-  const rows = bindings.map((binding) => {
-    if (typeof binding !== "object" || binding === null) {
-      throw malformedResults("a binding is not an object");
-    }
-    return rowFromSparqlJson(binding as Record<string, SparqlJsonTerm>);
-  });
-  const variables = Array.isArray(head?.vars)
-    ? head.vars.map(String)
-    : [...new Set(rows.flatMap((row) => [...row.keys()]))];
-  return { kind: "bindings", variables, rows, truncated: false };
-}
-
 /** Every binding of a SPARQL JSON results body, as rows, in the endpoint's order. */
 export async function* streamSparqlJsonRows(
   body: ReadableStream<Uint8Array>,

@@ -16,10 +16,8 @@ import { ProblemError } from "../../src/http/problem.ts";
 import { openLocalDatabase } from "../../src/store/local_db.ts";
 import { SparqlTripleStore, type SparqlTripleStoreConfig } from "../../src/store/sparql.ts";
 import { basicAuthorization } from "../../src/store/sparql_client.ts";
-import {
-  readSmallSparqlJsonResults,
-  readSparqlJsonResults,
-} from "../../src/store/sparql_results.ts";
+import { readSparqlJsonResults } from "../../src/store/sparql_results.ts";
+import { readSmallSparqlJsonResults } from "../../src/sparql/results_json.ts";
 import { iriToSparql, literalToSparql } from "../../src/store/sparql_terms.ts";
 import { freePort } from "../support/ports.ts";
 import {
