@@ -28,6 +28,8 @@ export const BUILT_IN_CUSTOMER_YML = `service:
     query:
       maxResultsLimit: \${SERVICE_ES_MAX_RESULTS:10000}
       maxWindow: \${SERVICE_ES_MAX_WINDOW:10000}
+  cluster:
+    leaseMs: \${SERVICE_CLUSTER_LEASE_MS:30000}   # claims on shared work (outbox entries, jobs)
   security:
     tokens: []          # [{name, token, role: reader|editor|admin}]
   sparqlEndpoints: []   # extra endpoints for the query tool: [{id, name, url, username?, password?, readOnly}]

@@ -131,6 +131,14 @@ export const configSchema = z.object({
     security: z.object({
       tokens: z.array(tokenSchema).default([]),
     }).prefault({}),
+    cluster: z.object({
+      /**
+       * How long an instance's claim on shared work lasts without renewal: index outbox
+       * entries it is applying, the indexing job it runs (heartbeat). An instance that dies
+       * holds its work at most this long; another one then takes it.
+       */
+      leaseMs: integer(1000, 3_600_000).default(30_000),
+    }).prefault({}),
     sparqlEndpoints: z.array(endpointSchema).default([]),
     jsonld: z.object({
       /** Remote @context URL → local file holding its copy. Nothing else is fetched. */
