@@ -4,14 +4,14 @@
  * of `app.ts` so the app can be built from any set of dependencies.
  */
 import { join, resolve } from "node:path";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { ServiceConfig } from "./config/schema.ts";
 import type { AppDeps } from "./app_deps.ts";
 import { Catalog } from "./catalog/catalog.ts";
 import { LOCAL_DB_FILE, openLocalDatabase } from "./store/local_db.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { EmbeddedTripleStore } from "./store/embedded.ts";
-import { SparqlTripleStore } from "./store/sparql.ts";
+import { DEFAULT_METADATA_GRAPH, SparqlTripleStore } from "./store/sparql.ts";
 import type { TripleStore } from "./store/triple_store.ts";
 import { ItemCache } from "./store/item_cache.ts";
 import { type CacheHasher, CachingTripleStore } from "./store/caching_triple_store.ts";
@@ -20,8 +20,11 @@ import { CollectionShapes } from "./items/shacl_validator.ts";
 import { Initializer } from "./initialize/initializer.ts";
 import { buildSearchEngine } from "./search/build_engine.ts";
 import { collectionResolver } from "./indexing/index_item.ts";
-import { JobStore } from "./indexing/job_store.ts";
-import { IndexJobRunner } from "./indexing/job_runner.ts";
+import type { JobStore } from "./indexing/job_store.ts";
+import { SqliteJobStore } from "./indexing/sqlite_job_store.ts";
+import { SparqlJobStore } from "./indexing/sparql_job_store.ts";
+import { SparqlHttpClient } from "./store/sparql_client.ts";
+import { CLOCK_ALLOWANCE_MS, IndexJobRunner } from "./indexing/job_runner.ts";
 import { IndexOutboxWorker } from "./indexing/outbox_worker.ts";
 import { canonicalHash } from "./rdf/canonical_hash.ts";
 import { SERVICE_VERSION } from "./version.ts";
@@ -46,15 +49,26 @@ export function buildServices(config: ServiceConfig): Services {
   const items = new ItemService(store, catalog, hash, shapes.active ? shapes : undefined);
   const search = buildSearchEngine(config, db);
   const searchIndexes = collectionResolver(config, catalog);
-  const indexOutbox = new IndexOutboxWorker({ db, store, engine: search, resolve: searchIndexes });
+  const { leaseMs } = config.service.cluster;
+  const indexOutbox = new IndexOutboxWorker({
+    store,
+    engine: search,
+    resolve: searchIndexes,
+    leaseMs,
+  });
   const indexJobs = new IndexJobRunner({
-    jobs: new JobStore(db),
+    jobs: openJobStore(config, db),
     store,
     engine: search,
     catalog,
     resolve: searchIndexes,
     changes: indexOutbox,
     batchSize: config.service.search.indexing.batchSize,
+    owner: instanceId(dataDir),
+    leaseMs,
+    sweepIntervalMs: leaseMs / 2,
+    // One instance, one clock: no allowance for clocks that differ (see CLOCK_ALLOWANCE_MS).
+    clockAllowanceMs: store.kind === "embedded" ? 0 : CLOCK_ALLOWANCE_MS,
   });
   const deps: AppDeps = {
     config,
@@ -68,7 +82,13 @@ export function buildServices(config: ServiceConfig): Services {
     indexOutbox,
     jsonldContexts: loadJsonLdContexts(config.service.jsonld.contexts),
     readiness: {
-      outbox: () => Promise.resolve({ ok: true, detail: indexOutbox.backlog() }),
+      outbox: async () => {
+        try {
+          return { ok: true, detail: await indexOutbox.backlog() };
+        } catch (error) {
+          return { ok: false, detail: error instanceof Error ? error.message : String(error) };
+        }
+      },
       search: () => search.health(),
       ...(store instanceof CachingTripleStore
         ? { itemCache: () => Promise.resolve({ ok: true, detail: describeCache(store.cache) }) }
@@ -94,6 +114,17 @@ function openTripleStore(config: ServiceConfig, db: DatabaseSync, dbPath?: strin
   const { backend, sparql } = config.service.store;
   if (backend === "embedded") return new EmbeddedTripleStore(db, dbPath);
   return new SparqlTripleStore({
+    ...sparqlEndpoint(config),
+    graphTemplate: sparql.graphTemplate,
+    metadataGraph: sparql.metadataGraph,
+    queryDefaultGraph: sparql.queryDefaultGraph,
+  });
+}
+
+/** How to reach the configured SPARQL store. */
+function sparqlEndpoint(config: ServiceConfig) {
+  const { sparql } = config.service.store;
+  return {
     // The schema requires the three URLs when the backend is sparql.
     queryUrl: sparql.queryUrl!,
     updateUrl: sparql.updateUrl!,
@@ -102,10 +133,34 @@ function openTripleStore(config: ServiceConfig, db: DatabaseSync, dbPath?: strin
     password: sparql.password,
     timeoutMs: sparql.timeoutMs,
     retries: sparql.retries,
-    graphTemplate: sparql.graphTemplate,
-    metadataGraph: sparql.metadataGraph,
-    queryDefaultGraph: sparql.queryDefaultGraph,
-  }, db);
+  };
+}
+
+/**
+ * Where indexing jobs are recorded: beside the items, so that every instance sharing a
+ * SPARQL store shares the jobs and their lock (the embedded store has one instance).
+ */
+function openJobStore(config: ServiceConfig, db: DatabaseSync): JobStore {
+  const { backend, sparql } = config.service.store;
+  if (backend === "embedded") return new SqliteJobStore(db);
+  return new SparqlJobStore(
+    new SparqlHttpClient(sparqlEndpoint(config)),
+    sparql.metadataGraph ?? DEFAULT_METADATA_GRAPH,
+    config.service.cluster.leaseMs,
+  );
+}
+
+/**
+ * This instance's name in shared records (indexing jobs), kept in the data dir: an instance
+ * that starts again on the same data dir knows the jobs it was running were cut off.
+ */
+function instanceId(dataDir: string): string {
+  if (dataDir === ":memory:") return crypto.randomUUID();
+  const file = join(dataDir, "instance-id");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const id = crypto.randomUUID();
+  writeFileSync(file, id);
+  return id;
 }
 
 /** The store behind an item cache, unless `service.store.cache.maxBytes` is 0. */

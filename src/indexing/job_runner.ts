@@ -1,35 +1,63 @@
 /**
- * Indexing jobs (API.md "Indexing"): one at a time, with progress, persisted history.
+ * Indexing jobs (API.md "Indexing"): one at a time across every instance on the same store,
+ * with progress and persisted history.
  *
  * A job brings collection indices in step with the store. Without `clear` it upserts every
  * item, then removes documents whose items no longer exist. With `clear` it fills a new
  * index behind the collection's alias and swaps it in only when complete, so searches keep
  * answering from the old index meanwhile and a failed rebuild leaves it serving.
  *
- * Jobs and the outbox worker both write documents. A job reads an item, then writes its
- * document; if the item changed in between and the worker applied that change first, the
- * job's write would be stale. So while a job runs it collects the items the worker handled
- * and, once its own writes are done (and a rebuild committed), enqueues them again: the
- * worker, the only writer left, then brings them in step with the store.
+ * One at a time: the job store (`job_store.ts`) starts a job only if no live job is
+ * recorded, atomically, so a start on any instance while a job runs anywhere is 409. The
+ * instance running a job renews its heartbeat every third of a lease; an instance that
+ * loses its claim (the heartbeat ended and another instance marked the job failed) stops
+ * the job. Every instance sweeps for jobs whose heartbeat ended, marks them failed within a
+ * lease, drops the rebuild indices they left and re-queues what they may have left stale.
+ *
+ * Jobs and the outbox workers of every instance write documents. A job reads an item, then
+ * writes its document; if the item changed in between and a worker applied that change
+ * first, the job's write is stale. Every such item was written after the job started, or
+ * is gone since the job listed it. So once its own writes are done (and a rebuild
+ * committed), the job re-queues through the outbox every item modified since it started
+ * (less {@link CLOCK_ALLOWANCE_MS} on a shared store, for clocks and writes in flight) and every item
+ * it listed that is gone; the workers, which read the current state, then bring them in
+ * step. Writes after the job also reach the rebuilt index that way, if another instance
+ * missed the rebuild when it wrote.
  */
 import type { Catalog } from "../catalog/catalog.ts";
 import { ProblemError } from "../http/problem.ts";
 import { log } from "../log/logger.ts";
 import { type IndexTarget, isRebuildTarget, type SearchEngine } from "../search/search_engine.ts";
 import type { ItemRecord, TripleStore } from "../store/triple_store.ts";
+import type { RebuildTarget } from "../search/search_engine.ts";
 import {
   type CollectionResolver,
   type IndexedCollection,
   type ItemDocument,
   readItemDocuments,
 } from "./index_item.ts";
-import { type IndexJob, type JobScope, type JobStore, MAX_JOB_ERRORS } from "./job_store.ts";
+import {
+  type IndexJob,
+  isLive,
+  type JobRebuild,
+  type JobRecord,
+  type JobScope,
+  type JobStore,
+  MAX_JOB_ERRORS,
+} from "./job_store.ts";
 
-/** What a job needs from the outbox worker (see the module comment). */
+/** Where a job re-queues items it may have indexed stale: the index outbox (see above). */
 export interface IndexChangeFeed {
-  onProcessed(listener: (collection: string, uris: string[]) => void): () => void;
-  requeue(collection: string, uris: Iterable<string>): void;
+  requeue(collection: string, uris: Iterable<string>): Promise<void>;
 }
+
+/**
+ * How far the clocks of instances may differ, plus how long a write may be on its way to
+ * the store after it took its `modified` time: items modified this long before a job
+ * started are re-queued too. For stores shared by several instances; an embedded store has
+ * one clock and writes that take their time inside their transaction, so it needs none.
+ */
+export const CLOCK_ALLOWANCE_MS = 60_000;
 
 /**
  * Test seam: called before each batch of a job is written (the previous batch's write may
@@ -62,6 +90,14 @@ export interface IndexJobRunnerOptions {
   changes?: IndexChangeFeed;
   /** Items read and written per batch ({@link DEFAULT_BATCH_SIZE}). */
   batchSize?: number;
+  /** This instance's name in job records (the same across restarts on one data dir). */
+  owner?: string;
+  /** The heartbeat's lease (`service.cluster.leaseMs`, 30000). */
+  leaseMs?: number;
+  /** How often to look for jobs whose instance died; unset, only once at start. */
+  sweepIntervalMs?: number;
+  /** See {@link CLOCK_ALLOWANCE_MS} (its value by default). */
+  clockAllowanceMs?: number;
 }
 
 /** Options of one job. */
@@ -76,6 +112,17 @@ interface JobPart {
   items?: string[];
 }
 
+/** The job this instance runs. */
+interface RunningJob {
+  job: IndexJob;
+  rebuilds: JobRebuild[];
+  done: Promise<void>;
+  /** Set when the job's claim was lost: the job stops at its next batch. */
+  lost: boolean;
+  /** Saves in order: a heartbeat never overwrites newer progress. */
+  saving: Promise<boolean>;
+}
+
 /** Runs indexing jobs one at a time and keeps their history. */
 export class IndexJobRunner {
   /** Test seam; see {@link IndexJobHooks}. */
@@ -87,10 +134,21 @@ export class IndexJobRunner {
   readonly #resolve: CollectionResolver;
   readonly #changes?: IndexChangeFeed;
   readonly #batchSize: number;
-  #current?: { job: IndexJob; done: Promise<void> };
+  readonly #owner: string;
+  readonly #leaseMs: number;
+  readonly #clockAllowanceMs: number;
+  #current?: RunningJob;
+  #starting = false;
   #closing = false;
+  /**
+   * The first sweep (jobs this instance ran before a restart): starts and reads wait for it,
+   * so no answer shows such a job as still running.
+   */
+  readonly #recovered: Promise<void>;
+  #sweepTimer?: ReturnType<typeof setInterval>;
+  #sweeping?: Promise<void>;
 
-  /** Marks jobs a previous run left `queued` or `running` as failed. */
+  /** Marks jobs lost with their instance as failed, now and then every sweep interval. */
   constructor(options: IndexJobRunnerOptions) {
     this.#jobs = options.jobs;
     this.#store = options.store;
@@ -99,26 +157,52 @@ export class IndexJobRunner {
     this.#resolve = options.resolve;
     this.#changes = options.changes;
     this.#batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-    for (const job of this.#jobs.failInterrupted()) {
-      log("warn", "indexing job was interrupted by a restart; marked failed", { job: job.id });
+    this.#owner = options.owner ?? crypto.randomUUID();
+    this.#leaseMs = options.leaseMs ?? 30_000;
+    this.#clockAllowanceMs = options.clockAllowanceMs ?? CLOCK_ALLOWANCE_MS;
+    this.#recovered = this.#sweep();
+    if (options.sweepIntervalMs !== undefined) {
+      this.#sweepTimer = setInterval(() => {
+        this.#sweeping ??= this.#sweep().finally(() => this.#sweeping = undefined);
+      }, options.sweepIntervalMs);
     }
   }
 
-  /** True from the start of a job to its end. */
+  /** True from the start of a job on this instance to its end. */
   isRunning(): boolean {
     return this.#current !== undefined;
   }
 
+  /** True while a job runs on any instance sharing the store. */
+  async isRunningAnywhere(): Promise<boolean> {
+    await this.#recovered;
+    // A job that has recorded its end is over, though its last steps may still run here.
+    if (this.#current && isLive(this.#current.job)) return true;
+    return await this.#jobs.live() !== undefined;
+  }
+
   /**
    * Starts a job and returns it as it starts. Throws 404 for an unknown workspace or
-   * collection and 409 `indexing-running` (with `runningJob`) while another job runs.
+   * collection and 409 `indexing-running` (with `runningJob`) while another job runs on
+   * any instance.
    */
-  start(scope: JobScope, options: StartOptions = {}): IndexJob {
+  async start(scope: JobScope, options: StartOptions = {}): Promise<IndexJob> {
     const parts = this.#parts(scope);
     if (this.#current) throw runningProblem(this.#current.job.id);
     if (this.#closing) {
       throw new ProblemError(503, "shutting-down", "Shutting down", "The service is stopping.");
     }
+    if (this.#starting) throw runningProblem("(being started on this instance)");
+    this.#starting = true;
+    try {
+      await this.#recovered;
+      return await this.#startRecorded(scope, options, parts);
+    } finally {
+      this.#starting = false;
+    }
+  }
+
+  async #startRecorded(scope: JobScope, options: StartOptions, parts: JobPart[]) {
     const job: IndexJob = {
       id: crypto.randomUUID(),
       scope: scope.type === "items" ? { ...scope, items: [...scope.items ?? []] } : {
@@ -136,12 +220,21 @@ export class IndexJobRunner {
       failed: 0,
       errors: [],
     };
-    this.#jobs.insert(job);
-    const current = { job, done: Promise.resolve() };
+    const decision = await this.#jobs.tryStart(job, this.#owner);
+    if (!decision.started) throw runningProblem(decision.runningJob);
+    const current: RunningJob = {
+      job,
+      rebuilds: [],
+      done: Promise.resolve(),
+      lost: false,
+      saving: Promise.resolve(true),
+    };
     this.#current = current;
-    current.done = this.#run(job, parts)
+    const heartbeat = setInterval(() => void this.#save(current), this.#leaseMs / 3);
+    current.done = this.#run(current, parts)
       .catch((error) => log("error", "indexing job crashed", { job: job.id, error: String(error) }))
       .finally(() => {
+        clearInterval(heartbeat);
         this.#current = undefined;
       });
     return structuredClone(job);
@@ -149,19 +242,27 @@ export class IndexJobRunner {
 
   /** The job once it has finished (at once if it already has); undefined if unknown. */
   async wait(id: string): Promise<IndexJob | undefined> {
+    await this.#recovered;
     if (this.#current?.job.id === id) await this.#current.done;
-    return this.#jobs.get(id);
+    return await this.#jobs.get(id);
   }
 
-  /** A job by id: the live state of the running one, else the recorded one. */
+  /** The live state of the job this instance runs, if it has this id. */
   get(id: string): IndexJob | undefined {
     if (this.#current?.job.id === id) return structuredClone(this.#current.job);
-    return this.#jobs.get(id);
+    return undefined;
   }
 
-  /** The most recent jobs, newest first. */
-  recent(limit = 50): IndexJob[] {
-    const jobs = this.#jobs.recent(limit);
+  /** A job by id, from any instance: the live state of this instance's, else the record. */
+  async find(id: string): Promise<IndexJob | undefined> {
+    await this.#recovered;
+    return this.get(id) ?? await this.#jobs.get(id);
+  }
+
+  /** The most recent jobs of every instance, newest first. */
+  async recent(limit = 50): Promise<IndexJob[]> {
+    await this.#recovered;
+    const jobs = await this.#jobs.recent(limit);
     const running = this.#current?.job;
     return jobs.map((job) => job.id === running?.id ? structuredClone(running) : job);
   }
@@ -169,7 +270,73 @@ export class IndexJobRunner {
   /** Stops the running job at its next batch (it fails, any rebuild is aborted) and waits. */
   async close(): Promise<void> {
     this.#closing = true;
+    clearInterval(this.#sweepTimer);
     await this.#current?.done;
+    await this.#recovered.catch(() => {});
+    await this.#sweeping;
+  }
+
+  /**
+   * Marks failed the jobs lost with their instance (this one before a restart, or any whose
+   * heartbeat ended), drops their rebuild indices and re-queues what they may have left
+   * stale. Never throws: a sweep that cannot reach the store tries again next time.
+   */
+  async #sweep(): Promise<void> {
+    let lost: JobRecord[];
+    try {
+      lost = await this.#jobs.failLost(this.#owner);
+    } catch (error) {
+      log("warn", "could not look for lost indexing jobs", { error: messageOf(error) });
+      return;
+    }
+    for (const record of lost) {
+      log("warn", "indexing job lost with its instance; marked failed", { job: record.job.id });
+      try {
+        await this.#cleanUpLost(record);
+      } catch (error) {
+        log("error", "could not clean up after a lost indexing job", {
+          job: record.job.id,
+          error: messageOf(error),
+        });
+      }
+    }
+  }
+
+  /** Drops a lost job's rebuilds and re-queues its collections' changed and orphaned items. */
+  async #cleanUpLost({ job, rebuilds }: JobRecord): Promise<void> {
+    for (const rebuild of rebuilds) {
+      const target: RebuildTarget = {
+        ref: this.#resolve(rebuild.collection).ref,
+        physicalName: rebuild.physicalName,
+      };
+      await this.#engine.abortRebuild(target).catch((error) =>
+        log("warn", "could not drop a lost job's rebuild index", {
+          index: rebuild.physicalName,
+          error: messageOf(error),
+        })
+      );
+    }
+    if (!this.#changes || job.startedAt === null) return;
+    const since = Date.parse(job.startedAt) - this.#clockAllowanceMs;
+    for (const part of this.#partsOrNone(job.scope)) {
+      // The lost job's list of items is gone with it: documents without an item are found
+      // by comparing the index with the store.
+      const current = await this.#requeueChanged(part, new Set(), since);
+      const orphans: string[] = [];
+      for await (const uri of this.#engine.listDocumentUris(part.collection.ref)) {
+        if (!current.has(uri)) orphans.push(uri);
+      }
+      await this.#changes.requeue(part.collection.uri, orphans);
+    }
+  }
+
+  /** The parts of a recorded job's scope that are still configured. */
+  #partsOrNone(scope: JobScope): JobPart[] {
+    try {
+      return this.#parts(scope);
+    } catch {
+      return [];
+    }
   }
 
   #parts(scope: JobScope): JobPart[] {
@@ -185,53 +352,46 @@ export class IndexJobRunner {
     }
   }
 
-  async #run(job: IndexJob, parts: JobPart[]): Promise<void> {
+  async #run(current: RunningJob, parts: JobPart[]): Promise<void> {
+    const job = current.job;
     job.state = "running";
     job.startedAt = new Date().toISOString();
-    this.#save(job);
-    const collections = new Set(parts.map((part) => part.collection.uri));
-    const touched = new Map<string, Set<string>>();
-    const unsubscribe = this.#changes?.onProcessed((collection, uris) => {
-      if (!collections.has(collection)) return;
-      const set = touched.get(collection) ?? new Set<string>();
-      touched.set(collection, set);
-      for (const uri of uris) set.add(uri);
-    });
+    const since = Date.parse(job.startedAt) - this.#clockAllowanceMs;
+    await this.#save(current);
     let failed = false;
     try {
       job.total = await this.#count(parts);
-      this.#save(job);
+      await this.#save(current);
       const batches = { count: 0 };
       for (const part of parts) {
+        const seen = new Set<string>();
         try {
-          await this.#indexPart(job, part, batches);
+          await this.#indexPart(job, part, batches, seen);
         } catch (error) {
           failed = true;
           const prefix = parts.length > 1 ? `${part.collection.uri}: ` : "";
           this.#recordError(job, null, `${prefix}${messageOf(error)}`);
-          if (this.#closing) break;
         }
+        try {
+          await this.#requeueChanged(part, seen, since);
+        } catch (error) {
+          failed = true;
+          this.#recordError(
+            job,
+            null,
+            `Could not requeue items written meanwhile: ${messageOf(error)}`,
+          );
+        }
+        if (failed && (this.#closing || current.lost)) break;
       }
     } catch (error) {
       failed = true;
       this.#recordError(job, null, messageOf(error));
-    } finally {
-      unsubscribe?.();
-      try {
-        for (const [collection, uris] of touched) this.#changes?.requeue(collection, uris);
-      } catch (error) {
-        failed = true;
-        this.#recordError(
-          job,
-          null,
-          `Could not requeue items written meanwhile: ${messageOf(error)}`,
-        );
-      }
     }
     job.total = Math.max(job.total, job.processed);
     job.state = failed ? "failed" : "succeeded";
     job.finishedAt = new Date().toISOString();
-    this.#save(job);
+    await this.#save(current);
     log(failed ? "warn" : "info", "indexing job finished", {
       job: job.id,
       state: job.state,
@@ -240,6 +400,28 @@ export class IndexJobRunner {
       deleted: job.deleted,
       failed: job.failed,
     });
+  }
+
+  /**
+   * Re-queues, through the outbox, the items of a part the job may have indexed stale (see
+   * the module comment): for a collection, those modified since `since` and those in `seen`
+   * that are gone; for an `items` job, its items. Returns the collection's current items.
+   */
+  async #requeueChanged(part: JobPart, seen: Set<string>, since: number): Promise<Set<string>> {
+    const current = new Set<string>();
+    if (!this.#changes) return current;
+    if (part.items) {
+      await this.#changes.requeue(part.collection.uri, part.items);
+      return current;
+    }
+    const again: string[] = [];
+    for await (const record of this.#store.listItems(part.collection.uri)) {
+      current.add(record.uri);
+      if (Date.parse(record.modified) >= since) again.push(record.uri);
+    }
+    for (const uri of seen) if (!current.has(uri)) again.push(uri);
+    await this.#changes.requeue(part.collection.uri, again);
+    return current;
   }
 
   async #count(parts: JobPart[]): Promise<number> {
@@ -254,7 +436,12 @@ export class IndexJobRunner {
     return total;
   }
 
-  async #indexPart(job: IndexJob, part: JobPart, batches: { count: number }): Promise<void> {
+  async #indexPart(
+    job: IndexJob,
+    part: JobPart,
+    batches: { count: number },
+    seen: Set<string>,
+  ): Promise<void> {
     const ref = part.collection.ref;
     if (part.items) {
       await this.#engine.ensureIndex(ref);
@@ -263,7 +450,6 @@ export class IndexJobRunner {
       await this.#engine.refresh(ref);
       return;
     }
-    const seen = new Set<string>();
     const source = inBatches(
       this.#store.listItems(part.collection.uri),
       this.#batchSize,
@@ -277,10 +463,22 @@ export class IndexJobRunner {
       return;
     }
     const rebuild = await this.#engine.beginRebuild(ref);
+    const owned: JobRebuild = {
+      collection: part.collection.uri,
+      physicalName: rebuild.physicalName,
+    };
+    // Recorded, so that whoever finds the job lost can drop the index.
+    this.#current?.rebuilds.push(owned);
+    if (this.#current) await this.#save(this.#current);
+    const forget = () => {
+      if (this.#current) this.#current.rebuilds = this.#current.rebuilds.filter((r) => r !== owned);
+    };
     try {
       await this.#indexBatches(job, part.collection, rebuild, source, batches);
       await this.#engine.commitRebuild(rebuild);
+      forget();
     } catch (error) {
+      forget();
       await this.#engine.abortRebuild(rebuild).catch((abortError) =>
         log("error", "could not drop a failed rebuild; the next rebuild drops it", {
           index: rebuild.physicalName,
@@ -307,6 +505,11 @@ export class IndexJobRunner {
     try {
       for await (const items of source) {
         if (this.#closing) throw new Error("The service is shutting down.");
+        if (this.#current?.lost) {
+          throw new Error(
+            "This instance lost the job's claim (its heartbeat was not renewed in time).",
+          );
+        }
         // On the embedded backends a batch never waits for I/O: without this turn of the
         // event loop a job would hold it, and every request would wait, until the job ends.
         await yieldToEventLoop();
@@ -349,7 +552,7 @@ export class IndexJobRunner {
     }
     job.processed += results.length;
     job.total = Math.max(job.total, job.processed);
-    this.#save(job);
+    if (this.#current) await this.#save(this.#current);
   }
 
   /** Removes documents of items that no longer exist in the collection. */
@@ -366,7 +569,7 @@ export class IndexJobRunner {
       const outcome = await this.#engine.remove(collection.ref, stale);
       job.deleted += outcome.succeeded;
       for (const failure of outcome.failed) this.#recordError(job, failure.uri, failure.message);
-      this.#save(job);
+      if (this.#current) await this.#save(this.#current);
     };
     for await (const uri of this.#engine.listDocumentUris(collection.ref)) {
       if (seen.has(uri)) continue;
@@ -385,13 +588,31 @@ export class IndexJobRunner {
     if (job.errors.length < MAX_JOB_ERRORS) job.errors.push({ item, message });
   }
 
-  #save(job: IndexJob): void {
-    try {
-      this.#jobs.update(job);
-    } catch (error) {
-      // Progress is also kept in memory; a failed save must not fail the job.
-      log("error", "could not save indexing job progress", { job: job.id, error: String(error) });
-    }
+  /**
+   * Saves the job's progress and renews its heartbeat, one save after the other. A save the
+   * store refuses means the claim was lost: the job stops at its next batch.
+   */
+  #save(current: RunningJob): Promise<boolean> {
+    current.saving = current.saving.then(async () => {
+      const record = { job: structuredClone(current.job), rebuilds: [...current.rebuilds] };
+      try {
+        const saved = await this.#jobs.save(record, this.#owner);
+        if (!saved && !current.lost) {
+          current.lost = true;
+          log("error", "indexing job lost its claim; stopping it", { job: current.job.id });
+        }
+        return saved;
+      } catch (error) {
+        // Progress is also kept in memory; a failed save must not fail the job (the next
+        // save, a third of a lease later at most, renews the heartbeat).
+        log("error", "could not save indexing job progress", {
+          job: current.job.id,
+          error: String(error),
+        });
+        return true;
+      }
+    });
+    return current.saving;
   }
 }
 

@@ -1,11 +1,16 @@
 /**
- * Indexing job history, persisted in the service's SQLite file (table `index_jobs`).
+ * Indexing job records: the contract, and the types of a job as API.md shows it.
  *
- * A job row is written when the job is created and again as it makes progress, so the
- * history survives restarts and a job a crash interrupted can be told apart from one that
- * finished: {@link JobStore.failInterrupted} marks it failed at the next start.
+ * The records hold the single-flight lock too: a job starts only if no live job (queued or
+ * running, with a heartbeat younger than the lease) is recorded, decided atomically by the
+ * store, so that every service instance on the same store agrees on which job runs. The
+ * instance running a job renews its heartbeat; a job whose heartbeat ends was lost with its
+ * instance and is marked failed (by any instance, within one lease), and a job recorded as
+ * its own by an instance that starts again (same data dir) is marked failed at once.
+ *
+ * Implementations: `sqlite_job_store.ts` (the embedded store's file: one instance) and
+ * `sparql_job_store.ts` (the SPARQL store's metadata graph: shared by every instance).
  */
-import type { DatabaseSync, StatementSync } from "node:sqlite";
 
 /** What a job indexes (API.md: `scope`). */
 export interface JobScope {
@@ -54,130 +59,62 @@ export const JOB_HISTORY_LIMIT = 1000;
 export const INTERRUPTED_MESSAGE =
   "The service stopped while this job was running; start the job again.";
 
-interface JobRow {
-  id: string;
-  scope_type: JobScope["type"];
-  scope_uri: string;
-  scope_items: string | null;
-  clear: number;
-  state: JobState;
-  started_at: string | null;
-  finished_at: string | null;
-  total: number;
-  processed: number;
-  indexed: number;
-  deleted: number;
-  failed: number;
-  errors: string;
+/** The message recorded on jobs whose instance stopped renewing their heartbeat. */
+export function abandonedMessage(leaseMs: number): string {
+  return `The instance running this job stopped answering (no heartbeat for ${leaseMs} ms); ` +
+    "start the job again.";
 }
 
-/** Reads and writes job rows; every call is one statement, so each is atomic. */
-export class JobStore {
-  readonly #statements: Record<string, StatementSync>;
+/** A physical search index a job is rebuilding, to drop if the job is lost. */
+export interface JobRebuild {
+  collection: string;
+  physicalName: string;
+}
 
-  /** `db` must have been opened with `openLocalDatabase` (it holds the table). */
-  constructor(db: DatabaseSync) {
-    this.#statements = {
-      insert: db.prepare(
-        `INSERT INTO index_jobs (id, scope_type, scope_uri, scope_items, clear, state,
-           started_at, finished_at, total, processed, indexed, deleted, failed, errors)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      update: db.prepare(
-        `UPDATE index_jobs SET state = ?, started_at = ?, finished_at = ?, total = ?,
-           processed = ?, indexed = ?, deleted = ?, failed = ?, errors = ? WHERE id = ?`,
-      ),
-      get: db.prepare("SELECT * FROM index_jobs WHERE id = ?"),
-      recent: db.prepare("SELECT * FROM index_jobs ORDER BY seq DESC LIMIT ?"),
-      prune: db.prepare(
-        "DELETE FROM index_jobs WHERE seq <= (SELECT max(seq) FROM index_jobs) - ?",
-      ),
-      live: db.prepare("SELECT * FROM index_jobs WHERE state IN ('queued', 'running')"),
-    };
-  }
+/** A job with what its store keeps beside it. */
+export interface JobRecord {
+  job: IndexJob;
+  /** Rebuild indices the job created and has not swapped in yet. */
+  rebuilds: JobRebuild[];
+}
 
-  /** Records a new job and drops the oldest beyond {@link JOB_HISTORY_LIMIT}. */
-  insert(job: IndexJob): void {
-    this.#statements.insert.run(
-      job.id,
-      job.scope.type,
-      job.scope.uri,
-      job.scope.items ? JSON.stringify(job.scope.items) : null,
-      job.clear ? 1 : 0,
-      job.state,
-      job.startedAt,
-      job.finishedAt,
-      job.total,
-      job.processed,
-      job.indexed,
-      job.deleted,
-      job.failed,
-      JSON.stringify(job.errors),
-    );
-    this.#statements.prune.run(JOB_HISTORY_LIMIT);
-  }
+/** What {@link JobStore.tryStart} decided. */
+export type StartDecision = { started: true } | { started: false; runningJob: string };
 
-  /** Saves a job's state and progress (its scope never changes). */
-  update(job: IndexJob): void {
-    this.#statements.update.run(
-      job.state,
-      job.startedAt,
-      job.finishedAt,
-      job.total,
-      job.processed,
-      job.indexed,
-      job.deleted,
-      job.failed,
-      JSON.stringify(job.errors),
-      job.id,
-    );
-  }
-
-  /** The job with this id, if the history holds it. */
-  get(id: string): IndexJob | undefined {
-    const row = this.#statements.get.get(id) as JobRow | undefined;
-    return row ? toJob(row) : undefined;
-  }
-
-  /** The most recent jobs, newest first. */
-  recent(limit: number): IndexJob[] {
-    return (this.#statements.recent.all(limit) as unknown as JobRow[]).map(toJob);
-  }
-
+/** Where job records live; see the module comment. */
+export interface JobStore {
+  /** Records `job` as running, owned by `owner`, unless a live job exists (atomic). */
+  tryStart(job: IndexJob, owner: string): Promise<StartDecision>;
   /**
-   * Marks every job still `queued` or `running` as failed. Called once at start-up, before
-   * any job of this process exists: such jobs were interrupted by a crash or a shutdown.
-   * Returns the jobs it changed.
+   * Saves a job's state and progress, renews its heartbeat, and keeps `rebuilds`. False when
+   * the job is no longer this owner's live job (its heartbeat ended and it was marked failed,
+   * or another instance took over): the caller must stop it.
    */
-  failInterrupted(now = new Date().toISOString()): IndexJob[] {
-    const interrupted = (this.#statements.live.all() as unknown as JobRow[]).map(toJob);
-    for (const job of interrupted) {
-      job.state = "failed";
-      job.finishedAt = now;
-      if (job.errors.length < MAX_JOB_ERRORS) {
-        job.errors.push({ item: null, message: INTERRUPTED_MESSAGE });
-      }
-      this.update(job);
-    }
-    return interrupted;
-  }
+  save(record: JobRecord, owner: string): Promise<boolean>;
+  /** A job by id. */
+  get(id: string): Promise<IndexJob | undefined>;
+  /** The most recent jobs, newest first. */
+  recent(limit: number): Promise<IndexJob[]>;
+  /** The live job, if one runs anywhere. */
+  live(): Promise<IndexJob | undefined>;
+  /**
+   * Marks failed the live jobs of `owner` (an instance starting again: they were cut off)
+   * and every live job whose heartbeat has ended; returns those this call marked, with their
+   * rebuilds, for clean-up.
+   */
+  failLost(owner: string): Promise<JobRecord[]>;
 }
 
-function toJob(row: JobRow): IndexJob {
-  const scope: JobScope = { type: row.scope_type, uri: row.scope_uri };
-  if (row.scope_items !== null) scope.items = JSON.parse(row.scope_items);
-  return {
-    id: row.id,
-    scope,
-    clear: row.clear === 1,
-    state: row.state,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    total: row.total,
-    processed: row.processed,
-    indexed: row.indexed,
-    deleted: row.deleted,
-    failed: row.failed,
-    errors: JSON.parse(row.errors),
-  };
+/** A live job recorded as failed at `now` with `message` appended. */
+export function failedJob(job: IndexJob, message: string, now: string): IndexJob {
+  const failed = structuredClone(job);
+  failed.state = "failed";
+  failed.finishedAt = now;
+  if (failed.errors.length < MAX_JOB_ERRORS) failed.errors.push({ item: null, message });
+  return failed;
+}
+
+/** Whether a job is queued or running. */
+export function isLive(job: IndexJob): boolean {
+  return job.state === "queued" || job.state === "running";
 }

@@ -1,15 +1,21 @@
 /**
  * The index outbox worker: keeps the search index in step with item writes.
  *
- * Every item write commits an `index_outbox` row (collection, item URI) together with the
- * write. This background loop drains the table in batches: for each entry it reads the
- * item's *current* state — still there → upsert its document, gone → remove it — and only
- * then deletes the entries it handled. When the search engine (or the store) cannot be
- * reached the entries stay, their `attempts` grow, and the loop backs off exponentially
- * (capped), so an outage loses nothing and the backlog drains once the engine is back.
+ * Every item write adds an entry to the store's index outbox in the same atomic write
+ * (`store/index_outbox.ts`). This background loop, one per service instance, claims
+ * entries in batches under a lease: for each item it reads the *current* state — still
+ * there → upsert its document, gone → remove it — and only then removes the entries it
+ * handled. When the search engine (or the store) cannot be reached the entries are given
+ * back and the loop backs off exponentially (capped), so an outage loses nothing and the
+ * backlog drains once the engine is back. Entries of an instance that died come free when
+ * their lease ends, and any instance applies them.
+ *
+ * A document write must land while the claim's lease still holds: after it another
+ * instance may apply a newer entry of the same item, and a late write of an older read
+ * would then overwrite it. So the worker passes the lease's end (less a margin) to the
+ * engine as the write's deadline, and gives the entries back instead of writing when too
+ * little of the lease is left.
  */
-import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { enqueueIndexUpdate, inTransaction } from "../store/local_db.ts";
 import type { TripleStore } from "../store/triple_store.ts";
 import type { CollectionIndexRef, SearchEngine } from "../search/search_engine.ts";
 import { log } from "../log/logger.ts";
@@ -21,12 +27,14 @@ import {
 
 /** Options of {@link IndexOutboxWorker}. */
 export interface OutboxWorkerOptions {
-  db: DatabaseSync;
+  /** The store whose outbox is drained and whose items are read. */
   store: TripleStore;
   engine: SearchEngine;
   resolve: CollectionResolver;
-  /** Entries read per batch (200). */
+  /** Items claimed per batch (200). */
   batchSize?: number;
+  /** How long a claim holds its entries, in ms (`service.cluster.leaseMs`, 30000). */
+  leaseMs?: number;
   /** How often an idle worker looks for new entries, in ms (250). */
   pollIntervalMs?: number;
   /** First wait after a failed batch, in ms (100); doubles per failure. */
@@ -35,30 +43,29 @@ export interface OutboxWorkerOptions {
   maxBackoffMs?: number;
 }
 
-/** Told which items of a collection the worker just brought in step with the store. */
-export type ProcessedListener = (collection: string, uris: string[]) => void;
-
-interface OutboxRow {
-  id: number;
-  collection: string;
-  uri: string;
-}
-
 /** A batch that could not be applied; its entries stay for the next attempt. */
 class TransientFailure extends Error {}
 
-/** Drains `index_outbox` into the search engine until stopped. */
+/** A batch that took too much of its lease; smaller batches follow. */
+class LeaseRanShort extends TransientFailure {}
+
+/** Part of a lease kept back for the write itself to land: a tenth, at least 1 s. */
+function leaseMargin(leaseMs: number): number {
+  return Math.max(1000, leaseMs / 10);
+}
+
+/** Drains the store's index outbox into the search engine until stopped. */
 export class IndexOutboxWorker {
-  readonly #db: DatabaseSync;
   readonly #store: TripleStore;
   readonly #engine: SearchEngine;
   readonly #resolve: CollectionResolver;
   readonly #batchSize: number;
+  /** Items claimed next: halved when a batch ran out of lease, grown back after successes. */
+  #claimSize: number;
+  readonly #leaseMs: number;
   readonly #pollIntervalMs: number;
   readonly #initialBackoffMs: number;
   readonly #maxBackoffMs: number;
-  readonly #statements: Record<string, StatementSync>;
-  readonly #listeners = new Set<ProcessedListener>();
   /** Indices written since the last {@link drain}, refreshed by it. */
   readonly #written = new Map<string, CollectionIndexRef>();
   #loop?: Promise<void>;
@@ -71,20 +78,15 @@ export class IndexOutboxWorker {
 
   /** Prepares the worker; nothing runs before {@link start}. */
   constructor(options: OutboxWorkerOptions) {
-    this.#db = options.db;
     this.#store = options.store;
     this.#engine = options.engine;
     this.#resolve = options.resolve;
     this.#batchSize = options.batchSize ?? 200;
+    this.#claimSize = this.#batchSize;
+    this.#leaseMs = options.leaseMs ?? 30_000;
     this.#pollIntervalMs = options.pollIntervalMs ?? 250;
     this.#initialBackoffMs = options.initialBackoffMs ?? 100;
     this.#maxBackoffMs = options.maxBackoffMs ?? 5000;
-    this.#statements = {
-      next: options.db.prepare("SELECT id, collection, uri FROM index_outbox ORDER BY id LIMIT ?"),
-      count: options.db.prepare("SELECT count(*) AS n FROM index_outbox"),
-      remove: options.db.prepare("DELETE FROM index_outbox WHERE id = ?"),
-      attempted: options.db.prepare("UPDATE index_outbox SET attempts = attempts + 1 WHERE id = ?"),
-    };
   }
 
   /** Starts the background loop (once). */
@@ -102,9 +104,9 @@ export class IndexOutboxWorker {
     this.#loop = undefined;
   }
 
-  /** Entries waiting to be applied (including the batch in flight). */
-  backlog(): number {
-    return (this.#statements.count.get() as { n: number }).n;
+  /** Entries waiting to be applied, of every instance (including batches in flight). */
+  backlog(): Promise<number> {
+    return this.#store.outbox.backlog();
   }
 
   /** The last failure while the worker is failing, else undefined. */
@@ -117,17 +119,9 @@ export class IndexOutboxWorker {
     if (this.#sleepingIdle) this.#interrupt?.();
   }
 
-  /** Registers a listener for handled entries; returns its removal. */
-  onProcessed(listener: ProcessedListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  /** Enqueues items again (one transaction), e.g. those a job may have indexed stale. */
-  requeue(collection: string, uris: Iterable<string>): void {
-    inTransaction(this.#db, () => {
-      for (const uri of uris) enqueueIndexUpdate(this.#db, collection, uri);
-    });
+  /** Enqueues items again, e.g. those a job may have indexed stale. */
+  async requeue(collection: string, uris: Iterable<string>): Promise<void> {
+    await this.#store.outbox.enqueue(collection, uris);
     this.wake();
   }
 
@@ -138,10 +132,11 @@ export class IndexOutboxWorker {
   async drain(timeoutMs = 30_000): Promise<void> {
     if (!this.#running) throw new Error("the outbox worker is not running");
     const deadline = Date.now() + timeoutMs;
-    while (this.backlog() > 0) {
+    let backlog: number;
+    while ((backlog = await this.backlog()) > 0) {
       if (Date.now() > deadline) {
         throw new Error(
-          `the index outbox still holds ${this.backlog()} entries after ${timeoutMs} ms` +
+          `the index outbox still holds ${backlog} entries after ${timeoutMs} ms` +
             (this.#lastError ? `: ${this.#lastError}` : ""),
         );
       }
@@ -169,7 +164,6 @@ export class IndexOutboxWorker {
         if (this.#consecutiveFailures === 1) {
           log("warn", "index outbox cannot apply updates; retrying with backoff", {
             error: this.#lastError,
-            backlog: this.backlog(),
           });
         }
         const backoff = Math.min(
@@ -188,15 +182,18 @@ export class IndexOutboxWorker {
 
   /** Applies the oldest entries; returns how many it handled, throws if some must wait. */
   async #processBatch(): Promise<number> {
-    const rows = this.#statements.next.all(this.#batchSize) as unknown as OutboxRow[];
-    if (rows.length === 0) return 0;
-    const byCollection = new Map<string, Map<string, number[]>>();
-    for (const row of rows) {
-      const items = byCollection.get(row.collection) ?? new Map<string, number[]>();
-      byCollection.set(row.collection, items);
-      items.set(row.uri, [...(items.get(row.uri) ?? []), row.id]);
+    const claim = await this.#store.outbox.claim(this.#claimSize, this.#leaseMs);
+    if (claim.entries.length === 0) return 0;
+    const deadline = claim.leaseUntil - leaseMargin(this.#leaseMs);
+    const byCollection = new Map<string, Map<string, string[]>>();
+    for (const entry of claim.entries) {
+      const items = byCollection.get(entry.collection) ?? new Map<string, string[]>();
+      byCollection.set(entry.collection, items);
+      items.set(entry.uri, [...(items.get(entry.uri) ?? []), entry.id]);
     }
     let failure: unknown;
+    const done: string[] = [];
+    const again: string[] = [];
     for (const [collection, items] of byCollection) {
       let indexed: IndexedCollection;
       try {
@@ -206,32 +203,32 @@ export class IndexOutboxWorker {
           collection,
           items: items.size,
         });
-        this.#complete([...items.values()].flat());
+        done.push(...[...items.values()].flat());
         continue;
       }
       try {
-        const retry = await this.#apply(indexed, [...items.keys()]);
-        const done = [...items].filter(([uri]) => !retry.has(uri));
-        this.#complete(done.flatMap(([, ids]) => ids));
-        if (done.length > 0) {
-          this.#written.set(indexed.ref.indexName, indexed.ref);
-          this.#notify(collection, done.map(([uri]) => uri));
-        }
+        const retry = await this.#apply(indexed, [...items.keys()], deadline);
+        for (const [uri, ids] of items) (retry.has(uri) ? again : done).push(...ids);
+        if (retry.size < items.size) this.#written.set(indexed.ref.indexName, indexed.ref);
         if (retry.size > 0) {
-          this.#attempted([...retry].flatMap((uri) => items.get(uri)!));
           failure ??= new TransientFailure(`${retry.size} documents were refused for now`);
         }
       } catch (error) {
-        this.#attempted([...items.values()].flat());
+        again.push(...[...items.values()].flat());
         failure ??= error;
       }
     }
+    await this.#store.outbox.complete(done);
+    await this.#store.outbox.release(again);
+    this.#claimSize = failure instanceof LeaseRanShort
+      ? Math.max(1, Math.floor(this.#claimSize / 2))
+      : Math.min(this.#batchSize, this.#claimSize * 2);
     if (failure !== undefined) throw failure;
-    return rows.length;
+    return claim.entries.length;
   }
 
   /** Brings the items' documents in step; returns the URIs to try again later. */
-  async #apply(indexed: IndexedCollection, uris: string[]): Promise<Set<string>> {
+  async #apply(indexed: IndexedCollection, uris: string[], deadline: number) {
     const documents = [];
     const gone = [];
     for (const result of await readItemDocuments(this.#store, indexed, uris)) {
@@ -245,12 +242,21 @@ export class IndexOutboxWorker {
         });
       }
     }
+    if (Date.now() >= deadline) {
+      throw new LeaseRanShort("the claim's lease ran short before the documents were written");
+    }
     const retry = new Set<string>();
     const results = [];
-    if (documents.length > 0) results.push(await this.#engine.upsert(indexed.ref, documents));
-    if (gone.length > 0) results.push(await this.#engine.remove(indexed.ref, gone));
+    if (documents.length > 0) {
+      results.push(
+        await this.#engine.upsert(indexed.ref, documents, { deadline, findRebuilds: true }),
+      );
+    }
+    if (gone.length > 0) {
+      results.push(await this.#engine.remove(indexed.ref, gone, { deadline, findRebuilds: true }));
+    }
     for (const failure of results.flatMap((result) => result.failed)) {
-      if (failure.status === 429 || failure.status >= 500) {
+      if (failure.retryable) {
         retry.add(failure.uri);
       } else {
         // The engine will refuse this document every time: retrying would block the outbox.
@@ -263,30 +269,6 @@ export class IndexOutboxWorker {
       }
     }
     return retry;
-  }
-
-  #complete(ids: number[]): void {
-    if (ids.length === 0) return;
-    inTransaction(this.#db, () => {
-      for (const id of ids) this.#statements.remove.run(id);
-    });
-  }
-
-  #attempted(ids: number[]): void {
-    if (ids.length === 0) return;
-    inTransaction(this.#db, () => {
-      for (const id of ids) this.#statements.attempted.run(id);
-    });
-  }
-
-  #notify(collection: string, uris: string[]): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(collection, uris);
-      } catch (error) {
-        log("error", "index outbox listener failed", { error: String(error) });
-      }
-    }
   }
 
   /** Waits `ms`, or less if stopped (or woken, when `idle`). */

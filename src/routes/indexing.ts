@@ -26,13 +26,13 @@ export function indexingRoutes(deps: AppDeps): Hono<AppEnv> {
 
   /** Starts the job; `wait=true` answers 200 with the finished job, else 202 at once. */
   const start = async (c: Context<AppEnv>, scope: JobScope, clear: boolean, wait: boolean) => {
-    const job = runner.start(scope, { clear });
+    const job = await runner.start(scope, { clear });
     c.header("Location", `/api/admin/index/jobs/${encodeURIComponent(job.id)}`);
     if (!wait) return c.json(job, 202);
     return c.json(await runner.wait(job.id) ?? job, 200);
   };
 
-  handle(app, indexIsRunning, (c) => c.json(runner.isRunning()));
+  handle(app, indexIsRunning, async (c) => c.json(await runner.isRunningAnywhere()));
 
   handle(app, indexWorkspace, (c) => {
     const { workspace, clear, wait } = readQuery(c, indexWorkspace);
@@ -49,15 +49,15 @@ export function indexingRoutes(deps: AppDeps): Hono<AppEnv> {
     return start(c, { type: "items", uri: collection, items }, false, wait);
   });
 
-  handle(app, listIndexJobs, (c) => {
+  handle(app, listIndexJobs, async (c) => {
     const limit = Math.min(readQuery(c, listIndexJobs).limit, MAX_LISTED_JOBS);
-    return c.json(runner.recent(limit));
+    return c.json(await runner.recent(limit));
   });
 
-  handle(app, getIndexJob, (c) => {
+  handle(app, getIndexJob, async (c) => {
     // Always present: the route's path has `{id}` (Hono cannot type a path built at run time).
     const id = c.req.param("id") ?? "";
-    const job: IndexJob | undefined = runner.get(id);
+    const job: IndexJob | undefined = await runner.find(id);
     if (!job) {
       throw new ProblemError(
         404,

@@ -118,8 +118,14 @@ export class EmbeddedSearchEngine implements SearchEngine {
     const valid: SearchDocument[] = [];
     for (const document of documents) {
       const problem = documentProblem(document, mappings);
-      if (problem) failed.push({ uri: String(document?.uri ?? ""), status: 400, message: problem });
-      else valid.push(document);
+      if (problem) {
+        failed.push({
+          uri: String(document?.uri ?? ""),
+          status: 400,
+          message: problem,
+          retryable: false,
+        });
+      } else valid.push(document);
     }
     for (let start = 0; start < valid.length; start += WRITE_BATCH) {
       const batch = valid.slice(start, start + WRITE_BATCH);

@@ -5,6 +5,17 @@
  * only ever query the alias. A rebuild creates a new physical index and swaps the alias with
  * one `_aliases` request. Only core APIs are used (no `_delete_by_query`, no scripts), so the
  * engine runs against the plain integ-test distribution as well as a full cluster.
+ *
+ * Several service instances share the indices, so every fact about them lives in the
+ * cluster, not in one instance's memory:
+ * - The first physical index of an alias has a fixed name (`<alias>-19700101000000000`):
+ *   instances that create it at once collide on the name, and exactly one index (with the
+ *   alias, in the same request) results. Writes that arrive while the alias is missing or
+ *   being swapped fail as retryable, never as refused.
+ * - A rebuild's index carries a second alias, `<alias>.rebuilding`, from its creation on,
+ *   so every instance's writes to the collection also go to it, and no instance takes it
+ *   for a leftover while its job lives (leftovers are dropped only by the next rebuild,
+ *   which runs under the indexing job lock, or by the clean-up of a dead job).
  */
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
@@ -70,6 +81,14 @@ export const DEFAULT_BULK_POLICY: BulkPolicy = {
   maxBackoffMs: 5000,
 };
 
+/** The suffix of the alias that marks the physical indices being rebuilt. */
+const REBUILDING_SUFFIX = ".rebuilding";
+
+/** The alias of the indices being rebuilt behind collection alias `alias`. */
+export function rebuildingAlias(alias: string): string {
+  return `${alias}${REBUILDING_SUFFIX}`;
+}
+
 /** URIs per page of {@link OpenSearchEngine.listDocumentUris}, before clamping. */
 const LIST_PAGE = 1000;
 /** OpenSearch refuses longer `_id`s. */
@@ -94,6 +113,7 @@ export class OpenSearchEngine implements SearchEngine {
   readonly #limits: SearchLimits;
   readonly #warn?: ClampWarning;
   readonly #bulk: BulkPolicy;
+  readonly #requestTimeoutMs: number;
   /** Aliases known to exist, so that writes do not ask every time. */
   readonly #ensured = new Set<string>();
   readonly #ensuring = new Map<string, Promise<void>>();
@@ -106,13 +126,14 @@ export class OpenSearchEngine implements SearchEngine {
     this.#limits = options.limits;
     this.#warn = options.warn;
     this.#bulk = { ...DEFAULT_BULK_POLICY, ...options.bulk };
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.#client = new Client({
       node: options.node,
       auth: options.username
         ? { username: options.username, password: options.password ?? "" }
         : undefined,
       maxRetries: 0,
-      requestTimeout: options.requestTimeoutMs ?? 30_000,
+      requestTimeout: this.#requestTimeoutMs,
     });
   }
 
@@ -133,7 +154,7 @@ export class OpenSearchEngine implements SearchEngine {
     documents: SearchDocument[],
     options: WriteOptions = {},
   ): Promise<BulkResult> {
-    const indices = await this.#writeTargets(target);
+    const indices = await this.#writeTargets(target, options.findRebuilds);
     const failed: BulkFailure[] = [];
     const operations: BulkOperation[] = [];
     for (const document of documents) {
@@ -142,6 +163,7 @@ export class OpenSearchEngine implements SearchEngine {
           uri: String(document?.uri ?? ""),
           status: 400,
           message: "the document has no uri",
+          retryable: false,
         });
         continue;
       }
@@ -173,7 +195,7 @@ export class OpenSearchEngine implements SearchEngine {
     uris: string[],
     options: WriteOptions = {},
   ): Promise<BulkResult> {
-    const indices = await this.#writeTargets(target);
+    const indices = await this.#writeTargets(target, options.findRebuilds);
     const operations = uris.map((uri): BulkOperation => {
       const lines = indices.map(({ name }) =>
         JSON.stringify({ delete: { _index: name, _id: documentId(uri) } })
@@ -220,7 +242,12 @@ export class OpenSearchEngine implements SearchEngine {
     }
   }
 
-  /** Creates a new physical index without the alias; leftovers of older rebuilds go first. */
+  /**
+   * Creates a new physical index behind the rebuilding alias only; leftovers of older
+   * rebuilds go first. Only the one running indexing job may call it (the job lock makes
+   * every other rebuild index a leftover of a job that died), except that rebuilds this
+   * engine object started itself are kept.
+   */
   async beginRebuild(index: CollectionIndexRef): Promise<RebuildTarget> {
     await this.ensureIndex(index);
     try {
@@ -236,7 +263,7 @@ export class OpenSearchEngine implements SearchEngine {
         isPhysicalIndexOf(index.indexName, name) && !serving.has(name) && !active.has(name)
       );
       if (leftovers.length > 0) await this.#client.indices.delete({ index: leftovers });
-      const physicalName = await this.#createPhysical(index, false);
+      const physicalName = await this.#createPhysical(index, rebuildingAlias(index.indexName));
       this.#rebuilds.set(index.indexName, new Set([...active, physicalName]));
       return { ref: index, physicalName };
     } catch (error) {
@@ -259,6 +286,7 @@ export class OpenSearchEngine implements SearchEngine {
             ...previous.map((index) => ({ remove: { index, alias } })),
             ...(concrete ? [{ remove_index: { index: alias } }] : []),
             { add: { index: target.physicalName, alias } },
+            { remove: { index: target.physicalName, alias: rebuildingAlias(alias) } },
           ],
         },
       });
@@ -389,18 +417,44 @@ export class OpenSearchEngine implements SearchEngine {
       const exists =
         (await this.#client.indices.existsAlias({ name: index.indexName })).body === true ||
         (await this.#client.indices.exists({ index: index.indexName })).body === true;
-      if (!exists) await this.#createPhysical(index, true);
+      if (!exists) await this.#createFirst(index);
       this.#ensured.add(index.indexName);
     } catch (error) {
       throw this.#problem(error);
     }
   }
 
-  /** A new physical index, with the alias if `serving`; a taken name moves on a millisecond. */
-  async #createPhysical(index: CollectionIndexRef, serving: boolean): Promise<string> {
+  /**
+   * The alias's first physical index, under its fixed name: when several instances create
+   * it at once, one request wins and the others find it taken, with the alias already on it
+   * (created in the same request). An index of that name without the alias (the alias was
+   * removed by hand) gets the alias back.
+   */
+  async #createFirst(index: CollectionIndexRef): Promise<void> {
+    const name = physicalIndexName(index.indexName, 0);
+    try {
+      await this.#client.indices.create({
+        index: name,
+        body: {
+          ...indexCreationBody(this.#limits, index.mappings),
+          aliases: { [index.indexName]: {} },
+        },
+      });
+      return;
+    } catch (error) {
+      if (errorType(error) !== "resource_already_exists_exception") throw error;
+    }
+    if ((await this.#client.indices.existsAlias({ name: index.indexName })).body === true) return;
+    await this.#client.indices.updateAliases({
+      body: { actions: [{ add: { index: name, alias: index.indexName } }] },
+    });
+  }
+
+  /** A new physical index with alias `alias`; a taken name moves on a millisecond. */
+  async #createPhysical(index: CollectionIndexRef, alias: string): Promise<string> {
     const body = {
       ...indexCreationBody(this.#limits, index.mappings),
-      ...(serving ? { aliases: { [index.indexName]: {} } } : {}),
+      aliases: { [alias]: {} },
     };
     let now = Date.now();
     while (true) {
@@ -415,7 +469,10 @@ export class OpenSearchEngine implements SearchEngine {
   }
 
   /** The alias (which must exist) and the physical indices being rebuilt behind it. */
-  async #writeTargets(target: IndexTarget): Promise<{ name: string; alias: boolean }[]> {
+  async #writeTargets(
+    target: IndexTarget,
+    findRebuilds = false,
+  ): Promise<{ name: string; alias: boolean }[]> {
     if (isRebuildTarget(target)) {
       if (!this.#rebuilds.get(target.ref.indexName)?.has(target.physicalName)) {
         throw rebuildNotActiveProblem(target);
@@ -423,10 +480,14 @@ export class OpenSearchEngine implements SearchEngine {
       return [{ name: target.physicalName, alias: false }];
     }
     await this.ensureIndex(target);
-    const rebuilds = [...(this.#rebuilds.get(indexRefOf(target).indexName) ?? [])];
+    const alias = indexRefOf(target).indexName;
+    const rebuilds = new Set(this.#rebuilds.get(alias) ?? []);
+    if (findRebuilds) {
+      for (const name of await this.#aliasIndices(rebuildingAlias(alias))) rebuilds.add(name);
+    }
     return [
       { name: target.indexName, alias: true },
-      ...rebuilds.map((name) => ({ name, alias: false })),
+      ...[...rebuilds].map((name) => ({ name, alias: false })),
     ];
   }
 
@@ -479,12 +540,14 @@ export class OpenSearchEngine implements SearchEngine {
     let pending = operations;
     for (let attempt = 1; pending.length > 0; attempt++) {
       const lastAttempt = attempt >= this.#bulk.maxAttempts;
+      const timeout = this.#timeoutBefore(options.deadline);
       let items: Record<string, { status: number; error?: unknown }>[];
       try {
         const body = pending.flatMap((operation) => operation.lines) as unknown as BulkBody;
-        items =
-          (await this.#client.bulk({ body, refresh: options.refresh ? "wait_for" : undefined }))
-            .body.items;
+        items = (await this.#client.bulk(
+          { body, refresh: options.refresh ? "wait_for" : undefined },
+          timeout === undefined ? undefined : { requestTimeout: timeout },
+        )).body.items;
       } catch (error) {
         if (lastAttempt || !isRetryable(error)) throw this.#problem(error);
         await this.#backoff(attempt);
@@ -498,22 +561,46 @@ export class OpenSearchEngine implements SearchEngine {
           cursor + operation.lines.length / (operation.isDelete ? 1 : 2),
         );
         cursor += outcomes.length;
-        const failures = outcomes.map((item) => Object.values(item)[0]).filter((outcome) =>
-          outcome.status >= 300 && !(operation.isDelete && outcome.status === 404)
-        );
-        if (failures.length === 0) result.succeeded++;
-        else if (!lastAttempt && failures.every((outcome) => outcome.status === 429)) {
+        // The first target decides: a rebuild's copy (the others) that fails is made good
+        // by the job's re-queue after its swap, and one dropped meanwhile answers 404.
+        const outcome = Object.values(outcomes[0] ?? {})[0];
+        if (!outcome || outcome.status < 300 || (operation.isDelete && outcome.status === 404)) {
+          result.succeeded++;
+        } else if (!lastAttempt && outcome.status === 429) {
           retry.push(operation);
-        } else {result.failed.push({
+        } else {
+          const retryable = isRetryableItemFailure(outcome.status, outcome.error);
+          if (retryable) this.#ensured.clear(); // the alias may be gone: look again
+          result.failed.push({
             uri: operation.uri,
-            status: failures[0].status,
-            message: itemMessage(failures[0].error),
-          });}
+            status: outcome.status,
+            message: itemMessage(outcome.error),
+            retryable,
+          });
+        }
       }
       pending = retry;
       if (pending.length > 0) await this.#backoff(attempt);
     }
     return result;
+  }
+
+  /**
+   * The request timeout that ends a request by `deadline` (undefined: the client's own);
+   * a deadline already past is 503, so no request starts after it.
+   */
+  #timeoutBefore(deadline: number | undefined): number | undefined {
+    if (deadline === undefined) return undefined;
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      throw new ProblemError(
+        503,
+        "search-unavailable",
+        "Search unavailable",
+        "The write's deadline passed before OpenSearch accepted it.",
+      );
+    }
+    return Math.min(left, this.#requestTimeoutMs);
   }
 
   #backoff(attempt: number): Promise<void> {
@@ -547,6 +634,19 @@ export function documentId(uri: string): string {
   return Buffer.byteLength(uri) <= MAX_ID_BYTES
     ? uri
     : `sha256:${createHash("sha256").update(uri).digest("hex")}`;
+}
+
+/**
+ * Whether a document the bulk API refused may be accepted later: overload, a node failing,
+ * or an alias that is missing or has no write index for a moment (being created or swapped
+ * by another instance).
+ */
+function isRetryableItemFailure(status: number, error: unknown): boolean {
+  if (status === 429 || status >= 500) return true;
+  const type = (error as { type?: string } | undefined)?.type;
+  if (type === "index_not_found_exception" || type === "alias_not_found_exception") return true;
+  const reason = (error as { reason?: string } | undefined)?.reason ?? "";
+  return /no write index/i.test(reason);
 }
 
 function isRetryable(error: unknown): boolean {

@@ -60,6 +60,12 @@ export interface BulkFailure {
   /** HTTP-like status the engine gave (400 for a mapping violation). */
   status: number;
   message: string;
+  /**
+   * True when the same write may succeed later (engine overloaded or unreachable, an
+   * index or alias being created or swapped by another instance); false when the engine
+   * will refuse this document every time.
+   */
+  retryable: boolean;
 }
 
 /** The outcome of a bulk write: failures are reported per document, never thrown. */
@@ -72,6 +78,18 @@ export interface BulkResult {
 export interface WriteOptions {
   /** Make the write visible to searches before answering (slower; for tests and `wait`). */
   refresh?: boolean;
+  /**
+   * Epoch milliseconds after which no request of this write may start (retries stop, and a
+   * request's timeout ends by then): the caller's claim on the items ends soon after.
+   */
+  deadline?: number;
+  /**
+   * Writes to a collection's index also reach rebuilds of it that other service instances
+   * started (looked up in the engine: one more request per call). Writers that run beside
+   * indexing jobs, i.e. the outbox, need it; a job itself holds the one-job lock, so no other
+   * rebuild runs meanwhile. Rebuilds this engine object started are always written to.
+   */
+  findRebuilds?: boolean;
 }
 
 /** An exact-match condition `field:value`; `field` may be a dotted path into nested objects. */

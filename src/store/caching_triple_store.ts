@@ -57,6 +57,10 @@ export class CachingTripleStore implements TripleStore {
     return this.#inner.kind;
   }
 
+  get outbox(): TripleStore["outbox"] {
+    return this.#inner.outbox;
+  }
+
   /** The cache, for its statistics. */
   get cache(): ItemCache {
     return this.#cache;

@@ -10,7 +10,8 @@ import { DatabaseSync as Database } from "node:sqlite";
 import { DataFactory, Writer } from "n3";
 import type { Quad } from "n3";
 import { itemExists, itemNotFound, preconditionFailed } from "./store_problems.ts";
-import { enqueueIndexUpdate, inTransaction } from "./local_db.ts";
+import { inTransaction } from "./local_db.ts";
+import { SqliteIndexOutbox } from "./sqlite_index_outbox.ts";
 import { decodeObject, decodePredicate, decodeSubject, encodeTerm } from "./term_ids.ts";
 import { EmbeddedSparqlEngine } from "./embedded_sparql.ts";
 import type {
@@ -67,6 +68,8 @@ function toRecord(row: ItemRow): ItemRecord {
 /** The SQLite-backed store. */
 export class EmbeddedTripleStore implements TripleStore {
   readonly kind = "embedded" as const;
+  /** The index outbox, in the same file: entries commit in each write's transaction. */
+  readonly outbox: SqliteIndexOutbox;
   readonly #db: DatabaseSync;
   /** File path for snapshot readers; undefined for an in-memory database. */
   readonly #path?: string;
@@ -76,6 +79,7 @@ export class EmbeddedTripleStore implements TripleStore {
   constructor(db: DatabaseSync, path?: string) {
     this.#db = db;
     this.#path = path;
+    this.outbox = new SqliteIndexOutbox(db);
     this.#sparql = new EmbeddedSparqlEngine(() => this.#mirrorChunks());
     this.#statements = {
       getItem: db.prepare("SELECT * FROM items WHERE uri = ? AND collection = ?"),
@@ -236,7 +240,7 @@ export class EmbeddedTripleStore implements TripleStore {
         now,
       ) as unknown as ItemRow;
       this.#insertTriples(row.id, write.quads);
-      enqueueIndexUpdate(this.#db, write.collection, write.uri);
+      this.outbox.record(write.collection, write.uri);
       return row;
     });
     this.#sparql.graphChanged(write.uri, this.#mirrorNQuads(record.id, write.uri, write.quads));
@@ -260,7 +264,7 @@ export class EmbeddedTripleStore implements TripleStore {
         new Date().toISOString(),
         current.id,
       ) as unknown as ItemRow;
-      enqueueIndexUpdate(this.#db, write.collection, write.uri);
+      this.outbox.record(write.collection, write.uri);
       return row;
     });
     this.#sparql.graphChanged(write.uri, this.#mirrorNQuads(record.id, write.uri, write.quads));
@@ -276,7 +280,7 @@ export class EmbeddedTripleStore implements TripleStore {
       }
       this.#statements.deleteTriples.run(current.id);
       this.#statements.deleteItem.run(current.id);
-      enqueueIndexUpdate(this.#db, collection, uri);
+      this.outbox.record(collection, uri);
     });
     this.#sparql.graphChanged(uri, undefined);
     return Promise.resolve();

@@ -1,7 +1,7 @@
 /**
  * The service's own SQLite file in the data directory.
  *
- * It holds the embedded store's item graphs, the index outbox, indexing job history and the
+ * It holds the embedded store's item graphs, the embedded store's index outbox, indexing job history and the
  * embedded search index, so that an item write and its outbox entry commit together.
  * WAL mode with `synchronous=FULL`: an acknowledged write survives SIGKILL and power loss.
  */
@@ -57,7 +57,12 @@ const MIGRATIONS: string[] = [
      errors TEXT NOT NULL DEFAULT '[]'
    );
    CREATE INDEX index_jobs_by_state ON index_jobs(state);`,
+  // 3: rebuild indices a job created and has not swapped in (src/indexing/sqlite_job_store.ts).
+  `ALTER TABLE index_jobs ADD COLUMN rebuilds TEXT NOT NULL DEFAULT '[]';`,
 ];
+
+/** The schema version of a database this code has migrated. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** Opens (and migrates) the local database at `dataDir`; `":memory:"` for tests. */
 export function openLocalDatabase(dataDir: string): DatabaseSync {
@@ -101,14 +106,4 @@ export function inTransaction<T>(db: DatabaseSync, work: () => T): T {
     db.exec("ROLLBACK");
     throw error;
   }
-}
-
-/**
- * Records that an item's index document must be brought in step with the store.
- * The entry names only the item: the worker reads the item's current state, so replays
- * are idempotent and order does not matter.
- */
-export function enqueueIndexUpdate(db: DatabaseSync, collection: string, uri: string): void {
-  db.prepare("INSERT INTO index_outbox (collection, uri, enqueued) VALUES (?, ?, ?)")
-    .run(collection, uri, new Date().toISOString());
 }

@@ -35,18 +35,17 @@
  * `readItemQuads` holds one item in memory to group its triples by subject (the protocol
  * promises no order); `listItems` and `collectionQuads` stream.
  *
- * The local SQLite database only receives the index outbox entries, two per applied
- * write: one before the update is sent, so a crash while it is in flight loses nothing,
- * and one once it is known to be applied (or might have been: no answer), because the
- * outbox worker may have taken the first one and read the item before the update landed.
- * A refused write leaves one harmless spurious entry.
+ * The index outbox lives in the metadata graph too (`sparql_index_outbox.ts`): each write's
+ * INSERT carries its outbox entry under the write's own guard, so the entry exists exactly
+ * when the write was applied, whichever instance sent it and whatever becomes of that
+ * instance afterwards. An entry can only be seen once its write has landed, so the worker
+ * that applies it reads the item as written or newer.
  */
-import type { DatabaseSync } from "node:sqlite";
 import { DataFactory, type Quad } from "n3";
 import { ProblemError } from "../http/problem.ts";
 import { queryRemoteEndpoint } from "../sparql/remote_query.ts";
-import { readSmallSparqlJsonResults } from "../sparql/results_json.ts";
-import { enqueueIndexUpdate } from "./local_db.ts";
+import { METADATA_NAMESPACE, PROLOGUE, selectRows } from "./sparql_lookup.ts";
+import { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
 import { itemExists, itemNotFound, preconditionFailed } from "./store_problems.ts";
 import type {
   BackendHealth,
@@ -74,8 +73,7 @@ import { iriToSparql, stringToSparql, triplesToSparql } from "./sparql_terms.ts"
 /** The graph that holds item metadata unless configured otherwise. */
 export const DEFAULT_METADATA_GRAPH = "urn:rdf-content-service:meta";
 
-/** Namespace of the metadata predicates (`rcs:collection`, `rcs:hash`, …). */
-export const METADATA_NAMESPACE = "urn:rdf-content-service:";
+export { METADATA_NAMESPACE };
 
 /** Configuration of a {@link SparqlTripleStore}. */
 export interface SparqlTripleStoreConfig extends SparqlEndpointConfig {
@@ -87,13 +85,10 @@ export interface SparqlTripleStoreConfig extends SparqlEndpointConfig {
   queryDefaultGraph?: string;
 }
 
-const PROLOGUE = `PREFIX rcs: <${METADATA_NAMESPACE}>\n`;
 const RECEIPT_PREFIX = `${METADATA_NAMESPACE}receipt:`;
 const XSD_INTEGER = "<http://www.w3.org/2001/XMLSchema#integer>";
 const N_TRIPLES = "application/n-triples";
 const SPARQL_JSON = "application/sparql-results+json";
-/** Largest answer to the store's own one-item look-ups (a few hundred bytes in practice). */
-const MAX_LOOKUP_BYTES = 1 << 20;
 /** Items per query of a batch read: short enough a query, few enough round trips. */
 const GRAPHS_PER_QUERY = 100;
 
@@ -102,17 +97,18 @@ export class SparqlTripleStore implements TripleStore {
   readonly kind = "sparql" as const;
   readonly #client: SparqlHttpClient;
   readonly #config: SparqlTripleStoreConfig;
-  readonly #db: DatabaseSync;
   readonly #meta: string;
+  /** The index outbox, in the metadata graph. */
+  readonly outbox: SparqlIndexOutbox;
   /** Receipts of verified writes, deleted as part of the next update. */
   #settledReceipts: string[] = [];
 
-  /** `db` is the service's local database, used for the index outbox only. */
-  constructor(config: SparqlTripleStoreConfig, db: DatabaseSync) {
+  constructor(config: SparqlTripleStoreConfig) {
     this.#config = config;
     this.#client = new SparqlHttpClient(config);
-    this.#db = db;
-    this.#meta = iriToSparql(config.metadataGraph ?? DEFAULT_METADATA_GRAPH);
+    const metadataGraph = config.metadataGraph ?? DEFAULT_METADATA_GRAPH;
+    this.#meta = iriToSparql(metadataGraph);
+    this.outbox = new SparqlIndexOutbox(this.#client, metadataGraph);
   }
 
   async getItem(collection: string, uri: string): Promise<ItemRecord | undefined> {
@@ -206,7 +202,8 @@ export class SparqlTripleStore implements TripleStore {
           ${item} rcs:collection ${stringToSparql(write.collection)} ; rcs:graph ${graph} ;
             rcs:hash ${stringToSparql(write.hash)} ; rcs:tripleCount "${count}"^^${XSD_INTEGER} ;
             rcs:created ${stringToSparql(now)} ; rcs:modified ${stringToSparql(now)} .
-          ${receipt} rcs:receiptFor ${item} } }
+          ${receipt} rcs:receiptFor ${item} .
+          ${this.outbox.entryTriples(write.collection, write.uri)} } }
       WHERE { ${absent} }`,
     ]);
     if (!outcome.applied) throw itemExists(write.uri, outcome.collection ?? write.collection);
@@ -225,7 +222,8 @@ export class SparqlTripleStore implements TripleStore {
       // The guard has no variables, so it matches at most once and the template's blank
       // nodes are instantiated exactly once.
       `INSERT { GRAPH ${graph} {\n${lines.join("\n")}\n}
-        GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} } }
+        GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} .
+          ${this.outbox.entryTriples(write.collection, write.uri)} } }
       WHERE { ${guard} }`,
       `DELETE { GRAPH ${this.#meta} {
           ${item} rcs:hash ?hash ; rcs:tripleCount ?count ; rcs:modified ?modified } }
@@ -257,7 +255,8 @@ export class SparqlTripleStore implements TripleStore {
     const guard = this.#presentGuard(collection, item, condition);
     const outcome = await this.#guardedWrite(collection, uri, receipt, [
       `DELETE { GRAPH ${graph} { ?s ?p ?o } } WHERE { ${guard} GRAPH ${graph} { ?s ?p ?o } }`,
-      `INSERT { GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} } } WHERE { ${guard} }`,
+      `INSERT { GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} .
+          ${this.outbox.entryTriples(collection, uri)} } } WHERE { ${guard} }`,
       `DELETE { GRAPH ${this.#meta} { ${item} ?p ?o } }
       WHERE { GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} . ${item} ?p ?o } }`,
     ]);
@@ -348,8 +347,8 @@ export class SparqlTripleStore implements TripleStore {
   }
 
   /**
-   * Enqueues the outbox entry, sends `operations` as one update request, then asks whether
-   * the receipt exists (the guard held) and what the item looks like now.
+   * Sends `operations` (which carry the write's outbox entry) as one update request, then
+   * asks whether the receipt exists (the guard held) and what the item looks like now.
    */
   async #guardedWrite(
     collection: string,
@@ -357,7 +356,6 @@ export class SparqlTripleStore implements TripleStore {
     receipt: string,
     operations: string[],
   ): Promise<WriteOutcome> {
-    enqueueIndexUpdate(this.#db, collection, uri);
     const settled = this.#settledReceipts.splice(0);
     try {
       await this.#client.update(
@@ -365,36 +363,21 @@ export class SparqlTripleStore implements TripleStore {
       );
     } catch (error) {
       this.#settledReceipts.push(...settled);
-      // Unanswered, the update may still have been applied: the index must look again.
-      if (error instanceof ProblemError && error.status === 503) {
-        enqueueIndexUpdate(this.#db, collection, uri);
-      }
       throw error;
     }
     const item = iriToSparql(uri);
-    let rows: SparqlRow[];
-    try {
-      rows = await this.#select(
-        `SELECT ?applied ?collection ?hash ?created WHERE {
+    const rows = await this.#select(
+      `SELECT ?applied ?collection ?hash ?created WHERE {
          OPTIONAL { GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} } BIND(true AS ?applied) }
          OPTIONAL { GRAPH ${this.#meta} { ${item} rcs:collection ?collection ; rcs:hash ?hash .
            OPTIONAL { ${item} rcs:created ?created } } } }`,
-      );
-    } catch (error) {
-      enqueueIndexUpdate(this.#db, collection, uri); // applied or not, nobody knows
-      throw error;
-    }
+    );
     const row = rows[0];
     const applied = row?.get("applied")?.value === "true";
-    if (applied) {
-      this.#settledReceipts.push(`${receipt} rcs:receiptFor ${item} .`);
-      // The outbox worker may have taken the first entry while the update was in flight
-      // and indexed the item as it was before; this one makes it read the item again.
-      enqueueIndexUpdate(this.#db, collection, uri);
-    }
+    if (applied) this.#settledReceipts.push(`${receipt} rcs:receiptFor ${item} .`);
     return {
       applied,
-      collection: row?.get("collection")?.value,
+      collection: row?.get("collection")?.value ?? (applied ? collection : undefined),
       hash: row?.get("hash")?.value,
       created: row?.get("created")?.value,
     };
@@ -406,14 +389,8 @@ export class SparqlTripleStore implements TripleStore {
     return `DELETE DATA { GRAPH ${this.#meta} {\n${receipts.join("\n")}\n} } ;\n`;
   }
 
-  async #select(query: string): Promise<SparqlRow[]> {
-    const response = await this.#client.query(`${PROLOGUE}${query}`, SPARQL_JSON);
-    const result = await this.#consume(
-      this.#config.queryUrl,
-      () => readSmallSparqlJsonResults(response.body!, MAX_LOOKUP_BYTES),
-    );
-    if (result.kind !== "bindings") throw malformedResults("a SELECT answered with a boolean");
-    return result.rows;
+  #select(query: string): Promise<SparqlRow[]> {
+    return selectRows(this.#client, query);
   }
 
   /** Runs `work` that reads a response body, turning read failures into store problems. */

@@ -5,6 +5,7 @@
  * `sparql.ts` (any SPARQL 1.1 endpoint). Routes and domain code only see this interface.
  */
 import type { Quad, Term } from "n3";
+import type { IndexOutbox } from "./index_outbox.ts";
 
 /** What the store knows about one item besides its triples. */
 export interface ItemRecord {
@@ -66,6 +67,11 @@ export interface BackendHealth {
  */
 export interface TripleStore {
   readonly kind: "embedded" | "sparql";
+  /**
+   * The index outbox of this store. Every applied create, replace and delete adds an entry
+   * for its item in the same atomic write (see `index_outbox.ts`).
+   */
+  readonly outbox: IndexOutbox;
   /** Metadata of an item, or undefined when the collection holds no such item. */
   getItem(collection: string, uri: string): Promise<ItemRecord | undefined>;
   /**

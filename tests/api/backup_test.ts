@@ -9,7 +9,7 @@ import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { startServiceProcess } from "../support/process.ts";
 import { DEMO_COLLECTION, itemQuery } from "../support/service.ts";
-import { LOCAL_DB_FILE } from "../../src/store/local_db.ts";
+import { LOCAL_DB_FILE, SCHEMA_VERSION } from "../../src/store/local_db.ts";
 
 const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
 const WRITERS = 4;
@@ -134,7 +134,7 @@ Deno.test({
       const report = JSON.parse(backup.stdout) as Record<string, unknown>;
       assert.equal(report.integrity, "ok");
       assert.equal(report.destination, destination);
-      assert.equal(report.schemaVersion, 2);
+      assert.equal(report.schemaVersion, SCHEMA_VERSION);
       assert.ok((report.items as number) >= beforeBackup.size, JSON.stringify(report));
       // The writers kept going while the copy was made (the point of an online backup).
       assert.ok(duringBackup > 0, "no write was acknowledged while the backup ran");

@@ -73,7 +73,7 @@ test("requests are answered while the outbox drains a backlog", async (service) 
   const outbox = service.services.deps.indexOutbox;
   await outbox.stop();
   await createItems(service, uniqueWord());
-  assert.equal(outbox.backlog(), ITEMS);
+  assert.equal(await outbox.backlog(), ITEMS);
   outbox.start();
   const seen: number[] = [];
   while (true) {

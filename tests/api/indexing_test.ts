@@ -14,7 +14,8 @@ import { startTestService, type TestService } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
 import { deleteIndicesWithPrefix } from "../support/opensearch.ts";
 import { STORE_YAML, testBackends } from "../support/backends.ts";
-import { INTERRUPTED_MESSAGE, JobStore } from "../../src/indexing/job_store.ts";
+import { INTERRUPTED_MESSAGE } from "../../src/indexing/job_store.ts";
+import { SqliteJobStore } from "../../src/indexing/sqlite_job_store.ts";
 import { IndexJobRunner } from "../../src/indexing/job_runner.ts";
 import { IndexOutboxWorker } from "../../src/indexing/outbox_worker.ts";
 import { collectionResolver } from "../../src/indexing/index_item.ts";
@@ -561,7 +562,7 @@ async function raceJobAgainstWrite(withChangeFeed: boolean): Promise<string | un
   });
   const catalog = new Catalog(config.workspaces);
   const resolve = collectionResolver(config, catalog);
-  const worker = new IndexOutboxWorker({ db, store, engine, resolve });
+  const worker = new IndexOutboxWorker({ store, engine, resolve });
   const uri = itemUri("book", 0);
   const titled = (title: string) => [quad(namedNode(uri), namedNode(TITLE), literal(title))];
   let raced = false;
@@ -583,7 +584,7 @@ async function raceJobAgainstWrite(withChangeFeed: boolean): Promise<string | un
     },
   }) as TripleStore;
   const runner = new IndexJobRunner({
-    jobs: new JobStore(db),
+    jobs: new SqliteJobStore(db),
     store: racing,
     engine,
     catalog,
@@ -594,7 +595,7 @@ async function raceJobAgainstWrite(withChangeFeed: boolean): Promise<string | un
   try {
     await store.createItem({ collection: BOOKS, uri, quads: titled("Older"), hash: "1" });
     await worker.drain();
-    const job = runner.start({ type: "collection", uri: BOOKS });
+    const job = await runner.start({ type: "collection", uri: BOOKS });
     assert.equal((await runner.wait(job.id))?.state, "succeeded");
     assert.ok(raced);
     await worker.drain();

@@ -193,7 +193,7 @@ for (const engine of engines) {
       await putItem(service, itemUri(2), "Refused", "PUT", { [PAGES]: "many" });
       await putItem(service, itemUri(3), "Also fine");
       await service.services.deps.indexOutbox.drain();
-      assert.equal(service.services.deps.indexOutbox.backlog(), 0);
+      assert.equal(await service.services.deps.indexOutbox.backlog(), 0);
       const found = await search(service, "size=10");
       assert.deepEqual(found.hits.map((hit) => hit.uri).sort(), [itemUri(1), itemUri(3)]);
     } finally {

@@ -84,13 +84,11 @@ Deno.test({
   name: "readItemGraphs on the SPARQL store (real Fuseki)",
   ignore: !endpoints,
   fn: async () => {
-    const db = openLocalDatabase(":memory:");
-    const store = new SparqlTripleStore({ ...endpoints!, timeoutMs: 60_000, retries: 2 }, db);
+    const store = new SparqlTripleStore({ ...endpoints!, timeoutMs: 60_000, retries: 2 });
     try {
       await checkBatchRead(store, [5, 300, 1, 40]);
     } finally {
       await store.close();
-      db.close();
     }
   },
 });

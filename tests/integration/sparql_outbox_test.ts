@@ -1,15 +1,11 @@
 /**
- * The SPARQL store's index outbox entries against a real Fuseki: the outbox worker may
- * take a write's entry while the update is still in flight, and read the item as it was;
- * the write must then leave another entry, so that the index is brought in step after all.
- *
- * The race is made deterministic with a forwarding server in front of the update endpoint
- * that, like a worker finishing a batch, removes every outbox entry before passing the
- * update on.
+ * The SPARQL store's index outbox against a real Fuseki: an entry is written in the same
+ * update as its item write, so it exists exactly when the write was applied; claims lease
+ * entries per item, so two instances never apply the same item at once, and a lease that
+ * ends frees the entries of an instance that died.
  */
 import { strict as assert } from "node:assert";
 import { DataFactory } from "n3";
-import { openLocalDatabase } from "../../src/store/local_db.ts";
 import { SparqlTripleStore } from "../../src/store/sparql.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
 
@@ -17,51 +13,89 @@ const endpoints = sparqlEndpointsFromEnv();
 if (!endpoints) console.log(SPARQL_SUITE_SKIPPED);
 const { namedNode, literal, quad } = DataFactory;
 
+/** Two stores on one dataset and one metadata graph: two instances of one deployment. */
+function twoInstances(): [SparqlTripleStore, SparqlTripleStore, string] {
+  const run = `urn:rcs-test:outbox-${crypto.randomUUID()}`;
+  const config = {
+    ...endpoints!,
+    graphTemplate: `${run}:graph:{item}`,
+    metadataGraph: `${run}:meta`,
+    timeoutMs: 30_000,
+    retries: 0,
+  };
+  return [new SparqlTripleStore(config), new SparqlTripleStore(config), run];
+}
+
+const collection = "https://data.example.org/collection/c";
+const write = (uri: string, title: string) => ({
+  collection,
+  uri,
+  quads: [quad(namedNode(uri), namedNode("urn:p:title"), literal(title))],
+  hash: title,
+});
+
 Deno.test({
-  name: "SPARQL store: a write's outbox entry outlives a worker that took the first one",
+  name: "SPARQL outbox: applied writes leave one entry each, refused writes none",
   ignore: !endpoints,
   fn: async () => {
-    const db = openLocalDatabase(":memory:");
-    const outbox = () =>
-      (db.prepare("SELECT count(*) AS n FROM index_outbox").get() as { n: number }).n;
-    let updates = 0;
-    const forwarder = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
-      updates++;
-      db.exec("DELETE FROM index_outbox"); // the worker took (and completed) the entry
-      return fetch(endpoints!.updateUrl, {
-        method: "POST",
-        headers: req.headers,
-        body: req.body,
-      });
-    });
-    const store = new SparqlTripleStore({
-      ...endpoints!,
-      updateUrl: `http://127.0.0.1:${forwarder.addr.port}/update`,
-      graphTemplate: `urn:rcs-test:outbox-${crypto.randomUUID()}:{item}`,
-      metadataGraph: `urn:rcs-test:outbox-${crypto.randomUUID()}:meta`,
-      timeoutMs: 30_000,
-      retries: 0,
-    }, db);
+    const [store, , run] = twoInstances();
     try {
-      const collection = "https://data.example.org/collection/c";
-      const uri = `https://data.example.org/id/${crypto.randomUUID()}`;
-      const write = (title: string) => ({
-        collection,
-        uri,
-        quads: [quad(namedNode(uri), namedNode("urn:p:title"), literal(title))],
-        hash: title,
-      });
-      await store.createItem(write("one"));
-      assert.equal(updates, 1);
-      assert.equal(outbox(), 1, "an entry enqueued after the create was applied");
-      await store.replaceItem(write("two"));
-      assert.equal(outbox(), 1, "and after the replace");
+      const uri = `${run}:item`;
+      await store.createItem(write(uri, "one"));
+      await assert.rejects(store.createItem(write(uri, "again")));
+      await assert.rejects(store.replaceItem(write(uri, "two"), { ifMatch: "stale" }));
+      await store.replaceItem(write(uri, "two"), { ifMatch: "one" });
       await store.deleteItem(collection, uri);
-      assert.equal(outbox(), 1, "and after the delete");
+      await assert.rejects(store.deleteItem(collection, uri));
+      assert.equal(await store.outbox.backlog(), 3);
+      const claim = await store.outbox.claim(10, 30_000);
+      assert.deepEqual(claim.entries.map((entry) => entry.uri), [uri, uri, uri]);
+      await store.outbox.complete(claim.entries.map((entry) => entry.id));
+      assert.equal(await store.outbox.backlog(), 0);
     } finally {
       await store.close();
-      await forwarder.shutdown();
-      db.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "SPARQL outbox: an item's entries go to one claim at a time; an ended lease frees them",
+  ignore: !endpoints,
+  fn: async () => {
+    const [a, b, run] = twoInstances();
+    try {
+      const [first, second] = [`${run}:first`, `${run}:second`];
+      await a.createItem(write(first, "1"));
+      await b.createItem(write(second, "1"));
+      const claimA = await a.outbox.claim(1, 30_000);
+      assert.deepEqual(claimA.entries.map((entry) => entry.uri), [first], "oldest item first");
+      // A newer write of the leased item: its entry must wait for A's lease.
+      await b.replaceItem(write(first, "2"));
+      const claimB = await b.outbox.claim(10, 30_000);
+      assert.deepEqual(claimB.entries.map((entry) => entry.uri), [second]);
+      assert.deepEqual((await b.outbox.claim(10, 30_000)).entries, [], "nothing else is free");
+      await a.outbox.complete(claimA.entries.map((entry) => entry.id));
+      const next = await b.outbox.claim(10, 30_000);
+      assert.deepEqual(next.entries.map((entry) => entry.uri), [first], "free once A is done");
+
+      await b.outbox.complete([...claimB.entries, ...next.entries].map((entry) => entry.id));
+
+      // B "dies" holding its entries: they come free when the lease ends, not before.
+      await b.replaceItem(write(second, "2"));
+      const short = await b.outbox.claim(10, 300);
+      assert.ok(short.entries.length >= 1);
+      assert.deepEqual((await a.outbox.claim(10, 30_000)).entries, []);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const taken = await a.outbox.claim(10, 30_000);
+      assert.deepEqual(
+        taken.entries.map((entry) => entry.id).sort(),
+        short.entries.map((entry) => entry.id).sort(),
+      );
+      await a.outbox.release(taken.entries.map((entry) => entry.id));
+      assert.equal((await b.outbox.claim(10, 30_000)).entries.length, taken.entries.length);
+    } finally {
+      await a.close();
+      await b.close();
     }
   },
 });

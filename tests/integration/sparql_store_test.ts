@@ -8,12 +8,10 @@
  * against a small local HTTP server and the text encodings on their own.
  */
 import { strict as assert } from "node:assert";
-import type { DatabaseSync } from "node:sqlite";
 import { DataFactory, Parser } from "n3";
 import type { Quad } from "n3";
 import canonize from "rdf-canonize";
 import { ProblemError } from "../../src/http/problem.ts";
-import { openLocalDatabase } from "../../src/store/local_db.ts";
 import { SparqlTripleStore, type SparqlTripleStoreConfig } from "../../src/store/sparql.ts";
 import { basicAuthorization } from "../../src/store/sparql_client.ts";
 import { readSparqlJsonResults } from "../../src/store/sparql_results.ts";
@@ -42,7 +40,6 @@ function fusekiTest(name: string, fn: () => Promise<void>): void {
 
 interface OpenStore {
   store: SparqlTripleStore;
-  db: DatabaseSync;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
@@ -50,17 +47,11 @@ function openStore(
   overrides: Partial<SparqlTripleStoreConfig> = {},
   target: SparqlEndpoints = endpoints!,
 ): OpenStore {
-  const db = openLocalDatabase(":memory:");
-  const store = new SparqlTripleStore(
-    { ...target, timeoutMs: 60_000, retries: 2, ...overrides },
-    db,
-  );
+  const store = new SparqlTripleStore({ ...target, timeoutMs: 60_000, retries: 2, ...overrides });
   return {
     store,
-    db,
     async [Symbol.asyncDispose]() {
       await store.close();
-      db.close();
     },
   };
 }
@@ -88,11 +79,15 @@ async function assertProblem(work: Promise<unknown>, status: number, slug: strin
   });
 }
 
-function outboxCount(db: DatabaseSync, uri: string): number {
-  const row = db.prepare("SELECT count(*) AS n FROM index_outbox WHERE uri = ?").get(uri) as {
-    n: number;
-  };
-  return row.n;
+/** Index outbox entries of `uri` in the store's (default) metadata graph. */
+async function outboxCount(store: SparqlTripleStore, uri: string): Promise<number> {
+  const result = await store.query(
+    `SELECT (COUNT(?entry) AS ?n) WHERE { GRAPH <urn:rdf-content-service:meta> {
+       ?entry <urn:rdf-content-service:outboxItem> <${uri}> } }`,
+    { limit: 1, timeoutMs: 10_000 },
+  );
+  assert.equal(result.kind, "bindings");
+  return Number(result.kind === "bindings" ? result.rows[0]?.get("n")?.value : NaN);
 }
 
 /** Triples of one subject must be adjacent: no subject may come back after another. */
@@ -227,12 +222,13 @@ Deno.test("SPARQL client policy: auth header, retries for reads only, error mapp
   assert.equal(basicAuthorization("Aladdin", "open sesame"), "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
   assert.equal(basicAuthorization("jürgen", "pä"), `Basic ${btoa("j\xc3\xbcrgen:p\xc3\xa4")}`);
 
-  const seen: { path: string; authorization: string | null }[] = [];
+  const seen: { path: string; authorization: string | null; body: string }[] = [];
   let answer = (_path: string): Response | Promise<Response> =>
     new Response("down", { status: 503 });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
     const path = new URL(request.url).pathname;
-    seen.push({ path, authorization: request.headers.get("Authorization") });
+    const body = await request.text();
+    seen.push({ path, authorization: request.headers.get("Authorization"), body });
     return answer(path);
   });
   const base = `http://127.0.0.1:${server.addr.port}`;
@@ -245,7 +241,7 @@ Deno.test("SPARQL client policy: auth header, retries for reads only, error mapp
   };
   try {
     await using open = openStore({ retries: 2, timeoutMs: 2000 }, fake);
-    const { store, db } = open;
+    const { store } = open;
     await assertProblem(store.getItem(`${RUN}/c`, `${RUN}/i`), 503, "store-unavailable");
     assert.equal(seen.length, 3, "a read is tried 1 + retries times");
     assert.ok(seen.every((r) => r.authorization === basicAuthorization("svc", "pw")));
@@ -254,8 +250,8 @@ Deno.test("SPARQL client policy: auth header, retries for reads only, error mapp
     const write = { collection: `${RUN}/c`, uri: `${RUN}/i`, quads: [], hash: "h" };
     await assertProblem(store.createItem(write), 503, "store-unavailable");
     assert.deepEqual(seen.map((r) => r.path), ["/update"], "an update is never retried");
-    // One entry before the update, one more because an unanswered update may be applied.
-    assert.equal(outboxCount(db, `${RUN}/i`), 2, "outbox entries around an uncertain write");
+    // The outbox entry travels in the update itself: applied or not, it goes with the write.
+    assert.match(seen[0].body, /rcs:outboxItem <[^>]*\/i>/, "the update carries its outbox entry");
 
     answer = () => new Response("Error 400: Parse error: <urn:x> line 1", { status: 400 });
     await assert.rejects(store.createItem(write), (error: unknown) => {
@@ -296,7 +292,7 @@ Deno.test("SPARQL client policy: auth header, retries for reads only, error mapp
 
 fusekiTest("create, read, replace and delete with 404, 409 and 412", async () => {
   await using open = openStore();
-  const { store, db } = open;
+  const { store } = open;
   const collection = `${RUN}/crud`;
   const uri = `${RUN}/crud/item-1`;
   const first = turtle(`<${uri}> <${EX}title> "First" ; <${EX}part> [ <${EX}n> 1 ] .`);
@@ -374,9 +370,9 @@ fusekiTest("create, read, replace and delete with 404, 409 and 412", async () =>
   });
   assert.deepEqual(graphLeft, { kind: "boolean", value: false }, "delete drops the graph");
 
-  // Every write attempt, refused or not, asked the indexer to look at the item; the four
-  // applied ones (create, two replaces, delete) asked again once they had landed.
-  assert.equal(outboxCount(db, uri), 11 + 4);
+  // Each applied write (create, two replaces, delete) left one outbox entry in the same
+  // update; the seven refused ones left none.
+  assert.equal(await outboxCount(store, uri), 4);
 
   // The item can be created again, and the verified receipts are gone once the store closes.
   await store.createItem({ collection, uri, quads: second, hash: "h4" });

@@ -1,0 +1,48 @@
+/**
+ * Small SELECT queries of the SPARQL store and its companions (the index outbox, the job
+ * records): the whole answer read at once, bounded, with the store's prologue.
+ */
+import { readSmallSparqlJsonResults } from "../sparql/results_json.ts";
+import { type SparqlHttpClient, storeProblemFromError } from "./sparql_client.ts";
+import { malformedResults, type SparqlRow } from "./sparql_results.ts";
+
+/** Namespace of the service's own predicates in the store (`rcs:collection`, `rcs:hash`, …). */
+export const METADATA_NAMESPACE = "urn:rdf-content-service:";
+
+/** The prologue every query and update of the service's own data starts with. */
+export const PROLOGUE = `PREFIX rcs: <${METADATA_NAMESPACE}>\n`;
+
+/** The literal of an xsd:integer, as written into updates. */
+export function integerLiteral(value: number): string {
+  return `"${Math.trunc(value)}"^^<http://www.w3.org/2001/XMLSchema#integer>`;
+}
+
+/** Runs a SELECT (the prologue is added) and returns its rows; answers over `maxBytes` fail. */
+export async function selectRows(
+  client: SparqlHttpClient,
+  query: string,
+  maxBytes = 1 << 20,
+): Promise<SparqlRow[]> {
+  const response = await client.query(`${PROLOGUE}${query}`, "application/sparql-results+json");
+  let result;
+  try {
+    result = await readSmallSparqlJsonResults(response.body!, maxBytes);
+  } catch (error) {
+    throw storeProblemFromError(error, client.config.queryUrl, client.config.timeoutMs);
+  }
+  if (result.kind !== "bindings") throw malformedResults("a SELECT answered with a boolean");
+  return result.rows;
+}
+
+/** Runs an ASK (the prologue is added). */
+export async function ask(client: SparqlHttpClient, query: string): Promise<boolean> {
+  const response = await client.query(`${PROLOGUE}${query}`, "application/sparql-results+json");
+  let result;
+  try {
+    result = await readSmallSparqlJsonResults(response.body!, 1 << 16);
+  } catch (error) {
+    throw storeProblemFromError(error, client.config.queryUrl, client.config.timeoutMs);
+  }
+  if (result.kind !== "boolean") throw malformedResults("an ASK answered with bindings");
+  return result.value;
+}

@@ -1,0 +1,90 @@
+/**
+ * The embedded store's index outbox: the `index_outbox` table of the service's SQLite file.
+ *
+ * The embedded store is one process by nature, so a lease here only keeps this process's
+ * worker from being handed an entry it already holds; `attempts` counts the failed tries
+ * of an entry (shown by tests and useful when inspecting the file).
+ */
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { inTransaction } from "./local_db.ts";
+import type { IndexOutbox, OutboxClaim, OutboxEntry } from "./index_outbox.ts";
+
+interface OutboxRow {
+  id: number;
+  collection: string;
+  uri: string;
+}
+
+/** The SQLite outbox; {@link record} adds an entry inside the caller's write transaction. */
+export class SqliteIndexOutbox implements IndexOutbox {
+  readonly #db: DatabaseSync;
+  readonly #statements: Record<string, StatementSync>;
+  /** Entry id → end of its lease. */
+  readonly #leased = new Map<number, number>();
+
+  /** `db` must have been opened with `openLocalDatabase` (it holds the table). */
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+    this.#statements = {
+      insert: db.prepare("INSERT INTO index_outbox (collection, uri, enqueued) VALUES (?, ?, ?)"),
+      oldest: db.prepare("SELECT id, collection, uri FROM index_outbox ORDER BY id LIMIT ?"),
+      count: db.prepare("SELECT count(*) AS n FROM index_outbox"),
+      remove: db.prepare("DELETE FROM index_outbox WHERE id = ?"),
+      attempted: db.prepare("UPDATE index_outbox SET attempts = attempts + 1 WHERE id = ?"),
+    };
+  }
+
+  /**
+   * Adds an entry; call it inside the transaction of the item write it belongs to, so the
+   * two commit together.
+   */
+  record(collection: string, uri: string): void {
+    this.#statements.insert.run(collection, uri, new Date().toISOString());
+  }
+
+  claim(limit: number, leaseMs: number): Promise<OutboxClaim> {
+    const now = Date.now();
+    for (const [id, until] of this.#leased) if (until <= now) this.#leased.delete(id);
+    const rows = this.#statements.oldest.all(limit + this.#leased.size) as unknown as OutboxRow[];
+    const entries: OutboxEntry[] = [];
+    const leaseUntil = now + leaseMs;
+    for (const row of rows) {
+      if (entries.length >= limit) break;
+      if (this.#leased.has(row.id)) continue;
+      this.#leased.set(row.id, leaseUntil);
+      entries.push({ id: String(row.id), collection: row.collection, uri: row.uri });
+    }
+    return Promise.resolve({ entries, leaseUntil });
+  }
+
+  complete(ids: string[]): Promise<void> {
+    if (ids.length > 0) {
+      inTransaction(this.#db, () => {
+        for (const id of ids) this.#statements.remove.run(Number(id));
+      });
+    }
+    for (const id of ids) this.#leased.delete(Number(id));
+    return Promise.resolve();
+  }
+
+  release(ids: string[]): Promise<void> {
+    if (ids.length > 0) {
+      inTransaction(this.#db, () => {
+        for (const id of ids) this.#statements.attempted.run(Number(id));
+      });
+    }
+    for (const id of ids) this.#leased.delete(Number(id));
+    return Promise.resolve();
+  }
+
+  enqueue(collection: string, uris: Iterable<string>): Promise<void> {
+    inTransaction(this.#db, () => {
+      for (const uri of uris) this.record(collection, uri);
+    });
+    return Promise.resolve();
+  }
+
+  backlog(): Promise<number> {
+    return Promise.resolve((this.#statements.count.get() as { n: number }).n);
+  }
+}
