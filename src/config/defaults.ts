@@ -21,7 +21,7 @@ export const BUILT_IN_CUSTOMER_YML = `service:
   search:
     backend: \${SERVICE_SEARCH_BACKEND:embedded}     # embedded | opensearch
     opensearch:
-      node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}
+      node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}   # one URL, or every node: comma-separated
       username: \${SERVICE_OPENSEARCH_USER:}
       password: \${SERVICE_OPENSEARCH_PASSWORD:}
       indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}

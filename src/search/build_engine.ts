@@ -17,7 +17,8 @@ export const logClampWarning: ClampWarning = (entry) => {
 
 /**
  * Builds `service.search.backend`: the embedded engine in `db` (the service's own SQLite
- * file), or an OpenSearch client for `service.search.opensearch.node` (connects lazily).
+ * file), or an OpenSearch client for the nodes of `service.search.opensearch.node`
+ * (connects lazily).
  */
 export function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): SearchEngine {
   const search = config.service.search;

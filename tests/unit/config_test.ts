@@ -123,3 +123,58 @@ Deno.test("search order: --config, $CUSTOMER_YML, ./customer.yml, beside the exe
     Deno.removeSync(exeDir, { recursive: true });
   }
 });
+
+Deno.test("opensearch nodes: one URL, a comma-separated string or a YAML list", () => {
+  const nodesOf = (env: Record<string, string>, yaml = BUILT_IN_CUSTOMER_YML) =>
+    parseConfigText(yaml, "t", envOf(env)).service.search.opensearch.node;
+  assert.deepEqual(nodesOf({}), ["http://127.0.0.1:9200"]);
+  assert.deepEqual(nodesOf({ SERVICE_OPENSEARCH_URL: "" }), ["http://127.0.0.1:9200"]);
+  assert.deepEqual(nodesOf({ SERVICE_OPENSEARCH_URL: "https://os1:9200" }), ["https://os1:9200"]);
+  assert.deepEqual(
+    nodesOf({ SERVICE_OPENSEARCH_URL: "http://os1:9200, https://u:p@os2:9200/,http://os3:9200" }),
+    ["http://os1:9200", "https://u:p@os2:9200/", "http://os3:9200"],
+  );
+  assert.deepEqual(
+    nodesOf(
+      {},
+      "service:\n  search:\n    opensearch:\n      node:\n        - http://a:9200\n" +
+        "        - http://b:9200\n",
+    ),
+    ["http://a:9200", "http://b:9200"],
+  );
+});
+
+Deno.test("opensearch nodes: a bad entry is named by its place, without its password", () => {
+  const problemOf = (node: string) => {
+    try {
+      parseConfigText(BUILT_IN_CUSTOMER_YML, "t", envOf({ SERVICE_OPENSEARCH_URL: node }));
+    } catch (error) {
+      assert.ok(error instanceof ConfigError, String(error));
+      return error.problems.join("\n");
+    }
+    assert.fail(`${node} was accepted`);
+  };
+  assert.equal(
+    problemOf("http://a:9200,os2:9200"),
+    'service.search.opensearch.node.1: "os2:9200" is not an http:// or https:// URL',
+  );
+  assert.equal(
+    problemOf("ftp://user:hunter2@a,http://b"),
+    'service.search.opensearch.node.0: "ftp://user:******@a" is not an http:// or https:// URL',
+  );
+  assert.equal(
+    problemOf("http://a:9200,http://[::1"),
+    'service.search.opensearch.node.1: "http://[::1" is not a URL',
+  );
+  assert.equal(
+    problemOf("http://a:9200, http://a:9200/"),
+    'service.search.opensearch.node.1: "http://a:9200/" is listed twice',
+  );
+  assert.equal(problemOf(" , "), "service.search.opensearch.node: at least one URL is needed");
+  assert.throws(
+    () => parseConfigText("service:\n  search:\n    opensearch:\n      node: 9200\n", "t", noEnv),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      error.message.includes("service.search.opensearch.node: a URL, a comma-separated list"),
+  );
+});

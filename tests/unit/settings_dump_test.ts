@@ -30,7 +30,7 @@ service:
       password: ${SECRETS.storePassword}
   search:
     opensearch:
-      node: https://search-user:${SECRETS.urlPassword}@opensearch.example:9200
+      node: https://search-user:${SECRETS.urlPassword}@opensearch.example:9200,https://os2.example:9200
       username: admin
       password: \${OS_PASSWORD}
   security:
@@ -74,10 +74,10 @@ Deno.test("settings dump: no secret of the configuration appears, each is masked
     service.security.tokens.map((t: Record<string, string>) => [t.name, t.token, t.role]),
     [["ops", MASK, "admin"], ["viewer", MASK, "reader"]],
   );
-  assert.equal(
-    service.search.opensearch.node,
+  assert.deepEqual(service.search.opensearch.node, [
     `https://search-user:${MASK}@opensearch.example:9200`,
-  );
+    "https://os2.example:9200",
+  ]);
 });
 
 Deno.test("settings dump: everything that is not secret is shown as configured", () => {
