@@ -18,12 +18,14 @@ export const BUILT_IN_CUSTOMER_YML = `service:
       graphStoreUrl: \${SERVICE_SPARQL_GSP_URL:}
       username: \${SERVICE_SPARQL_USER:}
       password: \${SERVICE_SPARQL_PASSWORD:}
+      caFile: \${SERVICE_SPARQL_CA_FILE:}           # PEM CA certificates trusted for https:// endpoints
   search:
     backend: \${SERVICE_SEARCH_BACKEND:embedded}     # embedded | opensearch
     opensearch:
       node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}   # one URL, or every node: comma-separated
       username: \${SERVICE_OPENSEARCH_USER:}
       password: \${SERVICE_OPENSEARCH_PASSWORD:}
+      caFile: \${SERVICE_OPENSEARCH_CA_FILE:}       # PEM CA certificates trusted for https:// nodes
       indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}
     query:
       maxResultsLimit: \${SERVICE_ES_MAX_RESULTS:10000}

@@ -132,6 +132,8 @@ export const configSchema = z.object({
         graphStoreUrl: optionalString,
         username: optionalString,
         password: optionalString,
+        /** PEM file of CA certificates trusted for HTTPS to the three endpoints. */
+        caFile: optionalString,
         timeoutMs: integer(100).default(30_000),
         /** Reads are retried this many times when the endpoint is unreachable. */
         retries: integer(0, 10).default(2),
@@ -160,6 +162,8 @@ export const configSchema = z.object({
         node: z.preprocess(emptyAsUndefined, nodeUrls.default(["http://127.0.0.1:9200"])),
         username: optionalString,
         password: optionalString,
+        /** PEM file of CA certificates trusted for HTTPS to the nodes. */
+        caFile: optionalString,
         indexPrefix: z.preprocess((v) => v ?? "", z.string()).default(""),
       }).prefault({}),
       query: z.object({

@@ -57,6 +57,8 @@ export interface OpenSearchEngineOptions {
   /** HTTP basic auth, sent to every node. */
   username?: string;
   password?: string;
+  /** PEM CA certificates trusted for HTTPS to the nodes, besides the default roots. */
+  caCertificates?: string[];
   limits: SearchLimits;
   /** Receives clamp warnings; one JSON line on stderr by default. */
   warn?: ClampWarning;
@@ -120,6 +122,7 @@ export class OpenSearchEngine implements SearchEngine {
       auth: options.username
         ? { username: options.username, password: options.password ?? "" }
         : undefined,
+      ssl: options.caCertificates ? { ca: options.caCertificates } : undefined,
       // Failover: a request that failed on one node (no connection, timeout, 502-504) is
       // tried once on each other node. Bulk writes keep their own backoff on top of it.
       maxRetries: nodes.length - 1,

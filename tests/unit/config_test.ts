@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { ConfigError, findConfigFile, loadConfig, parseConfigText } from "../../src/config/load.ts";
 import { BUILT_IN_CUSTOMER_YML } from "../../src/config/defaults.ts";
 import { substituteEnv } from "../../src/config/substitute.ts";
+import { readCaCertificates } from "../../src/config/ca_file.ts";
+import { makeTestCertificates } from "../support/tls.ts";
 
 const noEnv = () => undefined;
 const envOf = (values: Record<string, string>) => (name: string) => values[name];
@@ -177,4 +179,52 @@ Deno.test("opensearch nodes: a bad entry is named by its place, without its pass
       error instanceof ConfigError &&
       error.message.includes("service.search.opensearch.node: a URL, a comma-separated list"),
   );
+});
+
+Deno.test("CA files: set from the environment; a missing, key-only or broken file is refused", async () => {
+  const config = parseConfigText(
+    BUILT_IN_CUSTOMER_YML,
+    "t",
+    envOf({ SERVICE_SPARQL_CA_FILE: "/etc/sparql-ca.pem", SERVICE_OPENSEARCH_CA_FILE: "os.pem" }),
+  );
+  assert.equal(config.service.store.sparql.caFile, "/etc/sparql-ca.pem");
+  assert.equal(config.service.search.opensearch.caFile, "os.pem");
+  assert.equal(
+    parseConfigText(BUILT_IN_CUSTOMER_YML, "t", noEnv).service.store.sparql.caFile,
+    undefined,
+  );
+
+  const dir = Deno.makeTempDirSync();
+  try {
+    const { caPem, certPem, keyPem } = await makeTestCertificates();
+    const bundle = join(dir, "bundle.pem");
+    Deno.writeTextFileSync(bundle, `# two CAs\n${caPem}\n${certPem}`);
+    assert.deepEqual(readCaCertificates(bundle, "k"), [caPem.trim(), certPem.trim()]);
+
+    const problemOf = (path: string) => {
+      try {
+        readCaCertificates(path, "service.store.sparql.caFile");
+      } catch (error) {
+        assert.ok(error instanceof ConfigError, String(error));
+        return error.message;
+      }
+      assert.fail(`${path} was accepted`);
+    };
+    assert.match(
+      problemOf(join(dir, "missing.pem")),
+      /service\.store\.sparql\.caFile: cannot read .*missing\.pem/,
+    );
+    const key = join(dir, "key.pem");
+    Deno.writeTextFileSync(key, keyPem);
+    assert.match(problemOf(key), /caFile: .*key\.pem holds no PEM certificate/);
+    const broken = join(dir, "broken.pem");
+    Deno.writeTextFileSync(
+      broken,
+      `${caPem}-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n`,
+    );
+    assert.match(problemOf(broken), /caFile: certificate 2 of .*broken\.pem is not valid/);
+    assert.match(problemOf(dir), /caFile: cannot read/);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });
