@@ -34,7 +34,7 @@ export const BUILT_IN_CUSTOMER_YML = `service:
     leaseMs: \${SERVICE_CLUSTER_LEASE_MS:30000}   # claims on shared work (outbox entries, jobs)
   security:
     tokens: []          # [{name, token, role: reader|editor|admin}]
-  sparqlEndpoints: []   # extra endpoints for the query tool: [{id, name, url, username?, password?, readOnly}]
+  sparqlEndpoints: []   # extra endpoints for the query tool: [{id, name, url, username?, password?, caFile?, readOnly}]
 workspaces:
   - uri: https://data.example.org/workspace/demo
     name: Demo

@@ -112,6 +112,8 @@ const endpointSchema = z.object({
   url: z.url(),
   username: optionalString,
   password: optionalString,
+  /** PEM file of CA certificates trusted for HTTPS to this endpoint (not the store's). */
+  caFile: optionalString,
   readOnly: flag.default(true),
 });
 

@@ -1,6 +1,6 @@
 /**
- * HTTPS to the engines with a CA of the operator's own: `caFile` for OpenSearch and the
- * SPARQL store, and basic auth carried over it.
+ * HTTPS to the engines with a CA of the operator's own: `caFile` for OpenSearch, the SPARQL
+ * store and the query tool's extra endpoints, and basic auth carried over it.
  *
  * The TLS is real: a throwaway CA and a server certificate for 127.0.0.1, made in code at
  * test time (tests/support/tls.ts), and a TLS-terminating loopback proxy in front of the
@@ -11,11 +11,14 @@ import { strict as assert } from "node:assert";
 import { X509Certificate } from "node:crypto";
 import { join } from "node:path";
 import { DataFactory } from "n3";
+import { ConfigError, parseConfigText } from "../../src/config/load.ts";
 import { ProblemError } from "../../src/http/problem.ts";
 import { OpenSearchEngine } from "../../src/search/opensearch.ts";
+import { EmbeddedTripleStore } from "../../src/store/embedded.ts";
 import { openLocalDatabase } from "../../src/store/local_db.ts";
 import { SparqlTripleStore } from "../../src/store/sparql.ts";
 import { SparqlHttpClient } from "../../src/store/sparql_client.ts";
+import { SparqlEndpointRegistry } from "../../src/tools/sparql_endpoints.ts";
 import {
   FusekiInstance,
   SPARQL_SUITE_SKIPPED,
@@ -240,6 +243,55 @@ Deno.test({
 });
 
 Deno.test({
+  name: "query tool: an extra endpoint over HTTPS trusts its own caFile, not the store's",
+  ignore: !fuseki,
+  fn: async () => {
+    using ca = caDirectory();
+    using front = httpsFront(fuseki!.queryUrl);
+    const endpointsYaml = (caFile: string) => `
+service:
+  sparqlEndpoints:
+    - { id: private, name: Private CA, url: "${
+      front.rewrite(fuseki!.queryUrl)
+    }", caFile: "${caFile}" }
+    - { id: public, name: Default roots, url: "${front.rewrite(fuseki!.queryUrl)}" }
+`;
+    const config = parseConfigText(endpointsYaml(ca.caFile), "test", () => undefined);
+    const db = openLocalDatabase(":memory:");
+    const ownStore = new EmbeddedTripleStore(db);
+    try {
+      const registry = new SparqlEndpointRegistry(config, ownStore, []);
+      const options = { limit: 10, timeoutMs: 30_000 };
+      assert.deepEqual(await registry.query("private", "ASK {}", options), {
+        kind: "boolean",
+        value: true,
+      });
+      await rejectsWith(
+        registry.query("public", "ASK {}", options),
+        503,
+        "store-unavailable",
+        /UnknownIssuer/,
+      );
+
+      const missing = parseConfigText(
+        endpointsYaml(join(ca.dir, "none.pem")),
+        "test",
+        () => undefined,
+      );
+      assert.throws(
+        () => new SparqlEndpointRegistry(missing, ownStore, []),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          /service\.sparqlEndpoints\[0\]\.caFile: cannot read .*none\.pem/.test(error.message),
+      );
+    } finally {
+      await ownStore.close();
+      db.close();
+    }
+  },
+});
+
+Deno.test({
   name: "service over HTTPS to both engines, a dead OpenSearch node first: writes and searches",
   ignore: !openSearch || !fuseki,
   sanitizeResources: false,
@@ -310,6 +362,12 @@ Deno.test("start-up stops with exit code 2 when a CA file cannot be used", async
   const missing = join(ca.dir, "missing.pem");
   const notPem = join(ca.dir, "not.pem");
   Deno.writeTextFileSync(notPem, "just text\n");
+  const withEndpoint = join(ca.dir, "customer.yml");
+  Deno.writeTextFileSync(
+    withEndpoint,
+    `service:\n  sparqlEndpoints:\n    - { id: x, name: X, url: "https://x.invalid/sparql", ` +
+      `caFile: "${missing}" }\n`,
+  );
   for (
     const [env, expected] of [
       [
@@ -325,6 +383,10 @@ Deno.test("start-up stops with exit code 2 when a CA file cannot be used", async
           SERVICE_SPARQL_CA_FILE: notPem,
         },
         /service\.store\.sparql\.caFile: .*not\.pem holds no PEM certificate/,
+      ],
+      [
+        { CUSTOMER_YML: withEndpoint },
+        /service\.sparqlEndpoints\[0\]\.caFile: cannot read .*missing\.pem/,
       ],
     ] as const
   ) {
