@@ -39,17 +39,20 @@ async function main(): Promise<number> {
     return 2;
   }
   let services;
+  let app;
   try {
     services = buildServices(config);
+    app = createApp(services.deps);
   } catch (error) {
-    // Files the configuration names (shapes) are read here; a bad one is a bad configuration.
+    // Files the configuration names (shapes, CA files) are read here; a bad one is a bad
+    // configuration.
     if (error instanceof ConfigError) {
       console.error(error.message);
       return 2;
     }
     throw error;
   }
-  const server = await startServer(createApp(services.deps), { host, port });
+  const server = await startServer(app, { host, port });
   log("info", "listening", {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`,
     store: config.service.store.backend,

@@ -6,6 +6,7 @@
 import { join, resolve } from "node:path";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { ServiceConfig } from "./config/schema.ts";
+import { readCaCertificates } from "./config/ca_file.ts";
 import type { AppDeps } from "./app_deps.ts";
 import { Catalog } from "./catalog/catalog.ts";
 import { LOCAL_DB_FILE, openLocalDatabase } from "./store/local_db.ts";
@@ -131,6 +132,9 @@ function sparqlEndpoint(config: ServiceConfig) {
     graphStoreUrl: sparql.graphStoreUrl!,
     username: sparql.username,
     password: sparql.password,
+    caCertificates: sparql.caFile
+      ? readCaCertificates(sparql.caFile, "service.store.sparql.caFile")
+      : undefined,
     timeoutMs: sparql.timeoutMs,
     retries: sparql.retries,
   };

@@ -18,12 +18,14 @@ export const BUILT_IN_CUSTOMER_YML = `service:
       graphStoreUrl: \${SERVICE_SPARQL_GSP_URL:}
       username: \${SERVICE_SPARQL_USER:}
       password: \${SERVICE_SPARQL_PASSWORD:}
+      caFile: \${SERVICE_SPARQL_CA_FILE:}           # PEM CA certificates trusted for https:// endpoints
   search:
     backend: \${SERVICE_SEARCH_BACKEND:embedded}     # embedded | opensearch
     opensearch:
-      node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}
+      node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}   # one URL, or every node: comma-separated
       username: \${SERVICE_OPENSEARCH_USER:}
       password: \${SERVICE_OPENSEARCH_PASSWORD:}
+      caFile: \${SERVICE_OPENSEARCH_CA_FILE:}       # PEM CA certificates trusted for https:// nodes
       indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}
     query:
       maxResultsLimit: \${SERVICE_ES_MAX_RESULTS:10000}
@@ -32,7 +34,7 @@ export const BUILT_IN_CUSTOMER_YML = `service:
     leaseMs: \${SERVICE_CLUSTER_LEASE_MS:30000}   # claims on shared work (outbox entries, jobs)
   security:
     tokens: []          # [{name, token, role: reader|editor|admin}]
-  sparqlEndpoints: []   # extra endpoints for the query tool: [{id, name, url, username?, password?, readOnly}]
+  sparqlEndpoints: []   # extra endpoints for the query tool: [{id, name, url, username?, password?, caFile?, readOnly}]
 workspaces:
   - uri: https://data.example.org/workspace/demo
     name: Demo

@@ -5,6 +5,7 @@
  * coerced here; an empty string means "not set" for optional values.
  */
 import { z } from "zod";
+import { maskUrlCredentials } from "../tools/settings_dump.ts";
 
 const emptyAsUndefined = (value: unknown) => value === "" || value === null ? undefined : value;
 
@@ -26,6 +27,47 @@ const absoluteIri = z.string().regex(
   /^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>"{}|\\^`]*$/,
   "must be an absolute IRI",
 );
+
+/**
+ * HTTP(S) base URLs of the nodes of one cluster: a YAML list, or one string that may list
+ * several separated by commas (so one environment variable can name a whole cluster). Each
+ * entry must be an http:// or https:// URL, and none may be listed twice.
+ */
+const nodeUrls = z.union([z.string(), z.array(z.string())], {
+  error: "a URL, a comma-separated list of URLs or a YAML list of URLs",
+}).transform((value, ctx) => {
+  const nodes = (typeof value === "string" ? value.split(",") : value)
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  const seen = new Set<string>();
+  nodes.forEach((node, index) => {
+    const problem = nodeUrlProblem(node, seen);
+    if (problem) ctx.issues.push({ code: "custom", input: value, path: [index], message: problem });
+  });
+  if (nodes.length === 0) {
+    ctx.issues.push({ code: "custom", input: value, message: "at least one URL is needed" });
+  }
+  return nodes;
+});
+
+/** What is wrong with one node URL, if anything; `seen` collects the URLs checked before. */
+function nodeUrlProblem(node: string, seen: Set<string>): string | undefined {
+  // Shown in start-up errors: a password in a mistyped URL must not be.
+  const shown = JSON.stringify(maskUrlCredentials(node));
+  let url: URL;
+  try {
+    url = new URL(node);
+  } catch {
+    return `${shown} is not a URL`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return `${shown} is not an http:// or https:// URL`;
+  }
+  // The client keys its connections by URL: the same node twice would stop it.
+  if (seen.has(url.href)) return `${shown} is listed twice`;
+  seen.add(url.href);
+  return undefined;
+}
 
 /** One initialise rule: a SPARQL CONSTRUCT with `?this` bound to each listed URI. */
 export const initializeRuleSchema = z.object({
@@ -70,6 +112,8 @@ const endpointSchema = z.object({
   url: z.url(),
   username: optionalString,
   password: optionalString,
+  /** PEM file of CA certificates trusted for HTTPS to this endpoint (not the store's). */
+  caFile: optionalString,
   readOnly: flag.default(true),
 });
 
@@ -90,6 +134,8 @@ export const configSchema = z.object({
         graphStoreUrl: optionalString,
         username: optionalString,
         password: optionalString,
+        /** PEM file of CA certificates trusted for HTTPS to the three endpoints. */
+        caFile: optionalString,
         timeoutMs: integer(100).default(30_000),
         /** Reads are retried this many times when the endpoint is unreachable. */
         retries: integer(0, 10).default(2),
@@ -114,9 +160,12 @@ export const configSchema = z.object({
     search: z.object({
       backend: z.enum(["embedded", "opensearch"]).default("embedded"),
       opensearch: z.object({
-        node: z.string().default("http://127.0.0.1:9200"),
+        /** Every node of the cluster: requests spread over them and fail over. */
+        node: z.preprocess(emptyAsUndefined, nodeUrls.default(["http://127.0.0.1:9200"])),
         username: optionalString,
         password: optionalString,
+        /** PEM file of CA certificates trusted for HTTPS to the nodes. */
+        caFile: optionalString,
         indexPrefix: z.preprocess((v) => v ?? "", z.string()).default(""),
       }).prefault({}),
       query: z.object({

@@ -3,6 +3,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import type { CollectionConfig, ServiceConfig } from "../config/schema.ts";
+import { readCaCertificates } from "../config/ca_file.ts";
 import { log } from "../log/logger.ts";
 import type { ClampWarning } from "./clamp.ts";
 import { EmbeddedSearchEngine } from "./embedded.ts";
@@ -17,16 +18,21 @@ export const logClampWarning: ClampWarning = (entry) => {
 
 /**
  * Builds `service.search.backend`: the embedded engine in `db` (the service's own SQLite
- * file), or an OpenSearch client for `service.search.opensearch.node` (connects lazily).
+ * file), or an OpenSearch client for the nodes of `service.search.opensearch.node`
+ * (connects lazily). Throws a ConfigError when the configured CA file cannot be used.
  */
 export function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): SearchEngine {
   const search = config.service.search;
   const limits = search.query;
   if (search.backend === "opensearch") {
+    const { caFile } = search.opensearch;
     return new OpenSearchEngine({
       node: search.opensearch.node,
       username: search.opensearch.username,
       password: search.opensearch.password,
+      caCertificates: caFile
+        ? readCaCertificates(caFile, "service.search.opensearch.caFile")
+        : undefined,
       limits,
       warn: logClampWarning,
     });

@@ -60,10 +60,16 @@ export interface BulkPolicy {
 
 /** Options of {@link OpenSearchEngine}. */
 export interface OpenSearchEngineOptions {
-  /** Base URL, e.g. `http://127.0.0.1:9200`. */
-  node: string;
+  /**
+   * Base URL of the node, e.g. `http://127.0.0.1:9200`, or of every node of the cluster:
+   * requests then go round the nodes, and one that cannot be reached is tried on the next.
+   */
+  node: string | string[];
+  /** HTTP basic auth, sent to every node. */
   username?: string;
   password?: string;
+  /** PEM CA certificates trusted for HTTPS to the nodes, besides the default roots. */
+  caCertificates?: string[];
   limits: SearchLimits;
   /** Receives clamp warnings; one JSON line on stderr by default. */
   warn?: ClampWarning;
@@ -109,7 +115,10 @@ export class OpenSearchEngine implements SearchEngine {
   /** Which engine this is. */
   readonly kind = "opensearch" as const;
   readonly #client: Client;
-  readonly #node: string;
+  /** The nodes as messages name them: without credentials. */
+  readonly #where: string;
+  /** With several nodes, a failure also names the node that failed last. */
+  readonly #severalNodes: boolean;
   readonly #limits: SearchLimits;
   readonly #warn?: ClampWarning;
   readonly #bulk: BulkPolicy;
@@ -122,17 +131,22 @@ export class OpenSearchEngine implements SearchEngine {
 
   /** Connects lazily: nothing is sent before the first call. */
   constructor(options: OpenSearchEngineOptions) {
-    this.#node = options.node;
+    const nodes = typeof options.node === "string" ? [options.node] : options.node;
+    this.#where = nodes.map(displayUrl).join(", ");
+    this.#severalNodes = nodes.length > 1;
     this.#limits = options.limits;
     this.#warn = options.warn;
     this.#bulk = { ...DEFAULT_BULK_POLICY, ...options.bulk };
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.#client = new Client({
-      node: options.node,
+      nodes,
       auth: options.username
         ? { username: options.username, password: options.password ?? "" }
         : undefined,
-      maxRetries: 0,
+      ssl: options.caCertificates ? { ca: options.caCertificates } : undefined,
+      // Failover: a request that failed on one node (no connection, timeout, 502-504) is
+      // tried once on each other node. Bulk writes keep their own backoff on top of it.
+      maxRetries: nodes.length - 1,
       requestTimeout: this.#requestTimeoutMs,
     });
   }
@@ -400,7 +414,7 @@ export class OpenSearchEngine implements SearchEngine {
   async health(): Promise<BackendHealth> {
     try {
       const { status } = (await this.#client.cluster.health({ timeout: "2s" })).body;
-      return { ok: status !== "red", detail: `opensearch at ${this.#node}: ${status}` };
+      return { ok: status !== "red", detail: `opensearch at ${this.#where}: ${status}` };
     } catch (error) {
       return { ok: false, detail: this.#problem(error).message };
     }
@@ -622,7 +636,9 @@ export class OpenSearchEngine implements SearchEngine {
         503,
         "search-unavailable",
         "Search unavailable",
-        `OpenSearch at ${this.#node} cannot serve the request: ${reasonOf(error)}`,
+        `OpenSearch at ${this.#where} cannot serve the request: ${
+          this.#severalNodes ? nodeOf(error) : ""
+        }${reasonOf(error)}`,
       );
     }
     return new ProblemError(502, "search-error", "Search failed", `OpenSearch: ${reasonOf(error)}`);
@@ -647,6 +663,23 @@ function isRetryableItemFailure(status: number, error: unknown): boolean {
   if (type === "index_not_found_exception" || type === "alias_not_found_exception") return true;
   const reason = (error as { reason?: string } | undefined)?.reason ?? "";
   return /no write index/i.test(reason);
+}
+
+/** A node's URL without credentials, for messages: `https://host:9200`. */
+function displayUrl(node: string): string {
+  try {
+    const url = new URL(node);
+    return `${url.origin}${url.pathname === "/" ? "" : url.pathname}`;
+  } catch {
+    return node;
+  }
+}
+
+/** `<node>: ` for the node the client last sent a failed request to, if it says which. */
+function nodeOf(error: unknown): string {
+  const meta = (error as { meta?: { meta?: { connection?: { url?: URL } | null } } }).meta;
+  const url = meta?.meta?.connection?.url;
+  return url ? `${displayUrl(url.href)}: ` : "";
 }
 
 function isRetryable(error: unknown): boolean {

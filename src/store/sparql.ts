@@ -325,11 +325,14 @@ export class SparqlTripleStore implements TripleStore {
 
   async close(): Promise<void> {
     const receipts = this.#settledReceipts.splice(0);
-    if (receipts.length === 0) return;
     try {
-      await this.#client.update(`${PROLOGUE}${this.#deleteReceipts(receipts)}`);
+      if (receipts.length > 0) {
+        await this.#client.update(`${PROLOGUE}${this.#deleteReceipts(receipts)}`);
+      }
     } catch {
       // Leftover receipts are a few harmless triples; closing must not fail over them.
+    } finally {
+      this.#client.close();
     }
   }
 

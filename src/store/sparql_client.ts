@@ -1,6 +1,6 @@
 /**
  * HTTP access to a SPARQL 1.1 endpoint: Query, Update and Graph Store Protocol requests
- * with basic auth, per-request timeouts and retries for reads.
+ * with basic auth, an optional CA for HTTPS, per-request timeouts and retries for reads.
  *
  * Failures become the store's problems: an endpoint that cannot be reached (or whose
  * gateway says so: 502/503/504) is 503 `store-unavailable`; any other refusal is 502
@@ -16,9 +16,11 @@ export interface SparqlEndpointConfig {
   updateUrl: string;
   /** SPARQL 1.1 Graph Store HTTP Protocol endpoint (indirect graph identification). */
   graphStoreUrl: string;
-  /** HTTP basic auth, sent when `username` is set. */
+  /** HTTP basic auth, sent with every request when `username` is set. */
   username?: string;
   password?: string;
+  /** PEM CA certificates trusted for HTTPS to the endpoints, besides the default roots. */
+  caCertificates?: string[];
   /** Per-request timeout in milliseconds, covering the response body too. */
   timeoutMs: number;
   /** Further attempts of a read after the endpoint was unreachable; updates never retry. */
@@ -85,20 +87,41 @@ export function storeProblemFromError(
     }
     return storeUnavailable(url, `no answer within ${timeoutMs} ms`, error);
   }
+  return storeUnavailable(url, networkReason(error), error);
+}
+
+/**
+ * What went wrong on the way to the endpoint. Deno's fetch says only "fetch failed" and
+ * keeps the reason (refused, unknown certificate issuer, …) in the cause.
+ */
+function networkReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return storeUnavailable(url, message, error);
+  const cause = error instanceof Error && error.cause instanceof Error
+    ? error.cause.message.replace(/^error sending request for url \(.*?\): /, "")
+    : "";
+  return cause ? `${message}: ${cause}` : message;
 }
 
 /** Sends the requests of the SPARQL store; every method throws only ProblemErrors. */
 export class SparqlHttpClient {
   readonly config: SparqlEndpointConfig;
   #authorization: string | undefined;
+  /** Connections that trust the configured CA; the default client without one. */
+  readonly #httpClient: Deno.HttpClient | undefined;
 
   constructor(config: SparqlEndpointConfig) {
     this.config = config;
     this.#authorization = config.username
       ? basicAuthorization(config.username, config.password ?? "")
       : undefined;
+    this.#httpClient = config.caCertificates
+      ? Deno.createHttpClient({ caCerts: config.caCertificates })
+      : undefined;
+  }
+
+  /** Closes the connections of the CA-trusting client, if there is one. */
+  close(): void {
+    this.#httpClient?.close();
   }
 
   /** Headers every request carries. */
@@ -159,6 +182,7 @@ export class SparqlHttpClient {
         headers: this.headers({ "Content-Type": "application/sparql-update; charset=utf-8" }),
         body: sparql,
         signal: AbortSignal.timeout(timeoutMs),
+        client: this.#httpClient,
       });
     } catch (error) {
       throw storeProblemFromError(error, url, timeoutMs);
@@ -176,7 +200,11 @@ export class SparqlHttpClient {
     for (let attempt = 0;; attempt++) {
       let problem: ProblemError;
       try {
-        const response = await fetch(url, { ...init(), signal: AbortSignal.timeout(timeoutMs) });
+        const response = await fetch(url, {
+          ...init(),
+          signal: AbortSignal.timeout(timeoutMs),
+          client: this.#httpClient,
+        });
         if (response.ok) return response;
         problem = await endpointProblem(url, response);
       } catch (error) {

@@ -5,9 +5,11 @@
  * The tool only ever sends queries to these: an endpoint is chosen by id, never by a URL
  * from the request. Every query is read with a real parser first, so updates are refused
  * and the row limit is written into the query before anything runs it. Credentials stay
- * here; {@link SparqlEndpointRegistry.list} shows URLs without them.
+ * here; {@link SparqlEndpointRegistry.list} shows URLs without them. An endpoint trusts
+ * its own `caFile` for HTTPS, never the store's.
  */
 import type { ServiceConfig } from "../config/schema.ts";
+import { readCaCertificates } from "../config/ca_file.ts";
 import { ProblemError } from "../http/problem.ts";
 import { queryRemoteEndpoint } from "../sparql/remote_query.ts";
 import { SparqlHttpClient } from "../store/sparql_client.ts";
@@ -41,7 +43,8 @@ export class SparqlEndpointRegistry {
 
   /**
    * `store` answers for the service's own store; `collections` are the URIs of every
-   * configured collection (all of them live in that store).
+   * configured collection (all of them live in that store). Throws a ConfigError when an
+   * endpoint's CA file cannot be used.
    */
   constructor(config: ServiceConfig, store: TripleStore, collections: string[]) {
     const storeIsRemote = config.service.store.backend === "sparql";
@@ -59,7 +62,7 @@ export class SparqlEndpointRegistry {
       },
       run: (sparql, options) => store.query(sparql, options),
     });
-    for (const configured of config.service.sparqlEndpoints) {
+    for (const [index, configured] of config.service.sparqlEndpoints.entries()) {
       if (this.#endpoints.has(configured.id)) {
         throw new Error(
           `service.sparqlEndpoints: the id '${configured.id}' is used twice ` +
@@ -75,6 +78,9 @@ export class SparqlEndpointRegistry {
           graphStoreUrl: url,
           username: configured.username ?? username,
           password: configured.username ? configured.password : password,
+          caCertificates: configured.caFile
+            ? readCaCertificates(configured.caFile, `service.sparqlEndpoints[${index}].caFile`)
+            : undefined,
           timeoutMs: config.service.query.timeoutMs,
           // An interactive user is better served by a quick answer than by retries.
           retries: 0,

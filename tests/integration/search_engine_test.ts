@@ -22,6 +22,7 @@ import {
   reportOpenSearchSkipped,
   uniqueIndexPrefix,
 } from "../support/opensearch.ts";
+import { freePort } from "../support/ports.ts";
 
 const DEFAULT_LIMITS: SearchLimits = { maxResultsLimit: 10000, maxWindow: 10000 };
 const COLLECTION = "https://data.example.org/collection/books";
@@ -532,4 +533,132 @@ Deno.test("OpenSearchEngine: bulk writes retry 429 and 5xx answers (stand-in nod
     await engine.close();
     await server.shutdown();
   }
+});
+
+Deno.test({
+  name: "OpenSearchEngine: a dead node first in the list, searches and writes fail over",
+  ignore: url === undefined,
+  fn: async () => {
+    // Nothing listens there: the round goes to it first, then on to the real node.
+    const dead = `http://127.0.0.1:${freePort()}`;
+    const prefix = uniqueIndexPrefix("failover");
+    const engine = new OpenSearchEngine({ node: [dead, url!], limits: DEFAULT_LIMITS });
+    const ref = { collection: COLLECTION, indexName: `${prefix}books` };
+    try {
+      assert.deepEqual(
+        await engine.upsert(ref, [book(1, { title: "Failover fox" }), book(2, { title: "Dog" })]),
+        { succeeded: 2, failed: [] },
+      );
+      await engine.refresh(ref);
+      for (let round = 0; round < 3; round++) {
+        const found = await engine.search(ref, { q: "fox" });
+        assert.deepEqual(found.hits.map((hit) => hit.uri), [book(1).uri]);
+      }
+      assert.deepEqual(await engine.remove(ref, [book(2).uri]), { succeeded: 1, failed: [] });
+      await engine.refresh(ref);
+      assert.deepEqual(await collect(engine.listDocumentUris(ref)), [book(1).uri]);
+      const health = await engine.health();
+      assert.equal(health.ok, true, health.detail);
+      assert.equal(health.detail.split(": ")[0], `opensearch at ${dead}, ${url}`);
+    } finally {
+      await engine.close();
+      await deleteIndicesWithPrefix(url!, prefix);
+    }
+  },
+});
+
+Deno.test("OpenSearchEngine: no node answers, the 503 names every node, not a password", async () => {
+  const nodes = [freePort(), freePort()].map((port) => `http://svc:pw-4e1@127.0.0.1:${port}/`);
+  const engine = new OpenSearchEngine({ node: nodes, limits: DEFAULT_LIMITS });
+  try {
+    await assert.rejects(
+      engine.search({ collection: COLLECTION, indexName: "gone" }, {}),
+      (error) => {
+        assert.ok(
+          error instanceof ProblemError && error.slug === "search-unavailable",
+          String(error),
+        );
+        const [first, second] = nodes.map((node) => `http://${new URL(node).host}`);
+        const where = `OpenSearch at ${first}, ${second} cannot serve the request: `;
+        // The reason comes with the node it is about: the last one tried.
+        assert.ok(
+          [first, second].some((node) => error.message.startsWith(`${where}${node}: connect `)),
+          error.message,
+        );
+        assert.ok(!error.message.includes("pw-4e1"), error.message);
+        return true;
+      },
+    );
+  } finally {
+    await engine.close();
+  }
+});
+
+/**
+ * A node in front of the real one that lets only `authorization` through, and records what
+ * each request carried: basic auth as a secured cluster checks it.
+ */
+function authenticatingNode(target: string, authorization: string, seen: (string | null)[]) {
+  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    seen.push(request.headers.get("Authorization"));
+    if (request.headers.get("Authorization") !== authorization) {
+      return Response.json({ error: { type: "security_exception", reason: "unauthorized" } }, {
+        status: 401,
+      });
+    }
+    const { pathname, search } = new URL(request.url);
+    const body = request.method === "GET" || request.method === "HEAD"
+      ? undefined
+      : await request.arrayBuffer();
+    const answer = await fetch(`${target}${pathname}${search}`, {
+      method: request.method,
+      headers: { "Content-Type": request.headers.get("Content-Type") ?? "application/json" },
+      body,
+    });
+    return new Response(request.method === "HEAD" ? null : await answer.arrayBuffer(), {
+      status: answer.status,
+      headers: { "Content-Type": answer.headers.get("Content-Type") ?? "application/json" },
+    });
+  });
+}
+
+Deno.test({
+  name: "OpenSearchEngine: basic auth goes to every node of the list",
+  ignore: url === undefined,
+  sanitizeResources: false,
+  fn: async () => {
+    const authorization = `Basic ${btoa("indexer:s3cret")}`;
+    const seen: (string | null)[][] = [[], []];
+    const nodes = seen.map((log) => authenticatingNode(url!, authorization, log));
+    const nodeUrls = nodes.map((node) => `http://127.0.0.1:${node.addr.port}`);
+    const prefix = uniqueIndexPrefix("auth");
+    const ref = { collection: COLLECTION, indexName: `${prefix}books` };
+    const engine = new OpenSearchEngine({
+      node: nodeUrls,
+      username: "indexer",
+      password: "s3cret",
+      limits: DEFAULT_LIMITS,
+    });
+    const anonymous = new OpenSearchEngine({ node: nodeUrls, limits: DEFAULT_LIMITS });
+    try {
+      assert.deepEqual(await engine.upsert(ref, [book(1, { title: "Guarded fox" })]), {
+        succeeded: 1,
+        failed: [],
+      });
+      await engine.refresh(ref);
+      for (let round = 0; round < 4; round++) {
+        assert.equal((await engine.search(ref, { q: "fox" })).total, 1);
+      }
+      for (const [n, log] of seen.entries()) {
+        assert.ok(log.length >= 2, `node ${n} got ${log.length} requests: requests go round`);
+        assert.ok(log.every((header) => header === authorization), `node ${n}: ${log}`);
+      }
+      await assertProblem(anonymous.search(ref, { q: "fox" }), 502, "search-error");
+    } finally {
+      await engine.close();
+      await anonymous.close();
+      for (const node of nodes) await node.shutdown();
+      await deleteIndicesWithPrefix(url!, prefix);
+    }
+  },
 });

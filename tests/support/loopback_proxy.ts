@@ -5,35 +5,46 @@
  * Closed, the proxy refuses new connections and resets the open ones, so requests in
  * flight fail mid-way; opened again on the same port, clients reconnect as they would to a
  * server that came back. Held, it keeps what clients send until released: a request that
- * is slow to reach the server, without timing tricks.
+ * is slow to reach the server, without timing tricks. Given a certificate, it terminates
+ * TLS: an HTTPS front for a server that speaks plain HTTP.
  */
+
+/** The server certificate and key (PEM) of a proxy that terminates TLS. */
+export interface ProxyTls {
+  cert: string;
+  key: string;
+}
 
 /** A TCP proxy on loopback in front of a real server, that can be cut and restored. */
 export class LoopbackProxy {
   readonly #target: Deno.ConnectOptions;
+  readonly #tls?: ProxyTls;
   readonly #connections = new Set<Deno.Conn>();
   #listener?: Deno.Listener;
   #held?: PromiseWithResolvers<void>;
   /** The port it listens on; 0 until first opened. */
   port = 0;
 
-  constructor(target: Deno.ConnectOptions) {
+  /** With `tls`, clients speak TLS to the proxy, and the proxy plain TCP to the target. */
+  constructor(target: Deno.ConnectOptions, tls?: ProxyTls) {
     this.#target = target;
+    this.#tls = tls;
   }
 
   /** A proxy in front of the host and port of `url` (not yet open). */
-  static to(url: string): LoopbackProxy {
+  static to(url: string, tls?: ProxyTls): LoopbackProxy {
     const target = new URL(url);
     const defaultPort = target.protocol === "https:" ? 443 : 80;
     return new LoopbackProxy({
       hostname: target.hostname,
       port: Number(target.port || defaultPort),
-    });
+    }, tls);
   }
 
-  /** `url` with its host and port replaced by the proxy's (open it first). */
+  /** `url` with its host and port replaced by the proxy's, https: if it terminates TLS. */
   rewrite(url: string): string {
     const rewritten = new URL(url);
+    if (this.#tls) rewritten.protocol = "https:";
     rewritten.hostname = "127.0.0.1";
     rewritten.port = String(this.port);
     return rewritten.href;
@@ -41,7 +52,9 @@ export class LoopbackProxy {
 
   /** Starts accepting on `port` (a free one the first time). */
   open(port = this.port): void {
-    this.#listener = Deno.listen({ hostname: "127.0.0.1", port });
+    this.#listener = this.#tls
+      ? Deno.listenTls({ hostname: "127.0.0.1", port, ...this.#tls })
+      : Deno.listen({ hostname: "127.0.0.1", port });
     this.port = (this.#listener.addr as Deno.NetAddr).port;
     this.#accept(this.#listener);
   }

@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { ConfigError, findConfigFile, loadConfig, parseConfigText } from "../../src/config/load.ts";
 import { BUILT_IN_CUSTOMER_YML } from "../../src/config/defaults.ts";
 import { substituteEnv } from "../../src/config/substitute.ts";
+import { readCaCertificates } from "../../src/config/ca_file.ts";
+import { makeTestCertificates } from "../support/tls.ts";
 
 const noEnv = () => undefined;
 const envOf = (values: Record<string, string>) => (name: string) => values[name];
@@ -121,5 +123,108 @@ Deno.test("search order: --config, $CUSTOMER_YML, ./customer.yml, beside the exe
   } finally {
     Deno.removeSync(dir, { recursive: true });
     Deno.removeSync(exeDir, { recursive: true });
+  }
+});
+
+Deno.test("opensearch nodes: one URL, a comma-separated string or a YAML list", () => {
+  const nodesOf = (env: Record<string, string>, yaml = BUILT_IN_CUSTOMER_YML) =>
+    parseConfigText(yaml, "t", envOf(env)).service.search.opensearch.node;
+  assert.deepEqual(nodesOf({}), ["http://127.0.0.1:9200"]);
+  assert.deepEqual(nodesOf({ SERVICE_OPENSEARCH_URL: "" }), ["http://127.0.0.1:9200"]);
+  assert.deepEqual(nodesOf({ SERVICE_OPENSEARCH_URL: "https://os1:9200" }), ["https://os1:9200"]);
+  assert.deepEqual(
+    nodesOf({ SERVICE_OPENSEARCH_URL: "http://os1:9200, https://u:p@os2:9200/,http://os3:9200" }),
+    ["http://os1:9200", "https://u:p@os2:9200/", "http://os3:9200"],
+  );
+  assert.deepEqual(
+    nodesOf(
+      {},
+      "service:\n  search:\n    opensearch:\n      node:\n        - http://a:9200\n" +
+        "        - http://b:9200\n",
+    ),
+    ["http://a:9200", "http://b:9200"],
+  );
+});
+
+Deno.test("opensearch nodes: a bad entry is named by its place, without its password", () => {
+  const problemOf = (node: string) => {
+    try {
+      parseConfigText(BUILT_IN_CUSTOMER_YML, "t", envOf({ SERVICE_OPENSEARCH_URL: node }));
+    } catch (error) {
+      assert.ok(error instanceof ConfigError, String(error));
+      return error.problems.join("\n");
+    }
+    assert.fail(`${node} was accepted`);
+  };
+  assert.equal(
+    problemOf("http://a:9200,os2:9200"),
+    'service.search.opensearch.node.1: "os2:9200" is not an http:// or https:// URL',
+  );
+  assert.equal(
+    problemOf("ftp://user:hunter2@a,http://b"),
+    'service.search.opensearch.node.0: "ftp://user:******@a" is not an http:// or https:// URL',
+  );
+  assert.equal(
+    problemOf("http://a:9200,http://[::1"),
+    'service.search.opensearch.node.1: "http://[::1" is not a URL',
+  );
+  assert.equal(
+    problemOf("http://a:9200, http://a:9200/"),
+    'service.search.opensearch.node.1: "http://a:9200/" is listed twice',
+  );
+  assert.equal(problemOf(" , "), "service.search.opensearch.node: at least one URL is needed");
+  assert.throws(
+    () => parseConfigText("service:\n  search:\n    opensearch:\n      node: 9200\n", "t", noEnv),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      error.message.includes("service.search.opensearch.node: a URL, a comma-separated list"),
+  );
+});
+
+Deno.test("CA files: set from the environment; a missing, key-only or broken file is refused", async () => {
+  const config = parseConfigText(
+    BUILT_IN_CUSTOMER_YML,
+    "t",
+    envOf({ SERVICE_SPARQL_CA_FILE: "/etc/sparql-ca.pem", SERVICE_OPENSEARCH_CA_FILE: "os.pem" }),
+  );
+  assert.equal(config.service.store.sparql.caFile, "/etc/sparql-ca.pem");
+  assert.equal(config.service.search.opensearch.caFile, "os.pem");
+  assert.equal(
+    parseConfigText(BUILT_IN_CUSTOMER_YML, "t", noEnv).service.store.sparql.caFile,
+    undefined,
+  );
+
+  const dir = Deno.makeTempDirSync();
+  try {
+    const { caPem, certPem, keyPem } = await makeTestCertificates();
+    const bundle = join(dir, "bundle.pem");
+    Deno.writeTextFileSync(bundle, `# two CAs\n${caPem}\n${certPem}`);
+    assert.deepEqual(readCaCertificates(bundle, "k"), [caPem.trim(), certPem.trim()]);
+
+    const problemOf = (path: string) => {
+      try {
+        readCaCertificates(path, "service.store.sparql.caFile");
+      } catch (error) {
+        assert.ok(error instanceof ConfigError, String(error));
+        return error.message;
+      }
+      assert.fail(`${path} was accepted`);
+    };
+    assert.match(
+      problemOf(join(dir, "missing.pem")),
+      /service\.store\.sparql\.caFile: cannot read .*missing\.pem/,
+    );
+    const key = join(dir, "key.pem");
+    Deno.writeTextFileSync(key, keyPem);
+    assert.match(problemOf(key), /caFile: .*key\.pem holds no PEM certificate/);
+    const broken = join(dir, "broken.pem");
+    Deno.writeTextFileSync(
+      broken,
+      `${caPem}-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n`,
+    );
+    assert.match(problemOf(broken), /caFile: certificate 2 of .*broken\.pem is not valid/);
+    assert.match(problemOf(dir), /caFile: cannot read/);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
   }
 });

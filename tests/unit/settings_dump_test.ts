@@ -28,11 +28,13 @@ service:
       graphStoreUrl: http://fuseki.example:3030/ds/data
       username: store-user
       password: ${SECRETS.storePassword}
+      caFile: /etc/rcs/store-ca.pem
   search:
     opensearch:
-      node: https://search-user:${SECRETS.urlPassword}@opensearch.example:9200
+      node: https://search-user:${SECRETS.urlPassword}@opensearch.example:9200,https://os2.example:9200
       username: admin
       password: \${OS_PASSWORD}
+      caFile: /etc/rcs/opensearch-ca.pem
   security:
     tokens:
       - { name: ops, token: ${SECRETS.token}, role: admin }
@@ -74,10 +76,10 @@ Deno.test("settings dump: no secret of the configuration appears, each is masked
     service.security.tokens.map((t: Record<string, string>) => [t.name, t.token, t.role]),
     [["ops", MASK, "admin"], ["viewer", MASK, "reader"]],
   );
-  assert.equal(
-    service.search.opensearch.node,
+  assert.deepEqual(service.search.opensearch.node, [
     `https://search-user:${MASK}@opensearch.example:9200`,
-  );
+    "https://os2.example:9200",
+  ]);
 });
 
 Deno.test("settings dump: everything that is not secret is shown as configured", () => {
@@ -86,6 +88,9 @@ Deno.test("settings dump: everything that is not secret is shown as configured",
   assert.equal(parsed.service.store.sparql.username, "store-user");
   assert.equal(parsed.service.store.sparql.queryUrl, "http://fuseki.example:3030/ds/query");
   assert.equal(parsed.service.sparqlEndpoints[0].username, "reader");
+  // A CA file holds public certificates: its path is not a secret.
+  assert.equal(parsed.service.store.sparql.caFile, "/etc/rcs/store-ca.pem");
+  assert.equal(parsed.service.search.opensearch.caFile, "/etc/rcs/opensearch-ca.pem");
   assert.equal(parsed.service.http.maxBodyBytes, config.service.http.maxBodyBytes);
   assert.equal(parsed.service.query.timeoutMs, config.service.query.timeoutMs);
   assert.equal(parsed.workspaces[0].collections[0].uri, config.workspaces[0].collections[0].uri);
