@@ -67,7 +67,8 @@ export function buildServices(config: ServiceConfig): Services {
     batchSize: config.service.search.indexing.batchSize,
     owner: instanceId(dataDir),
     leaseMs,
-    sweepIntervalMs: leaseMs / 2,
+    // Only a shared store can hold jobs of other instances that died.
+    sweepIntervalMs: store.kind === "sparql" ? leaseMs / 2 : undefined,
     // One instance, one clock: no allowance for clocks that differ (see CLOCK_ALLOWANCE_MS).
     clockAllowanceMs: store.kind === "embedded" ? 0 : CLOCK_ALLOWANCE_MS,
   });

@@ -138,7 +138,8 @@ export class IndexJobRunner {
   readonly #leaseMs: number;
   readonly #clockAllowanceMs: number;
   #current?: RunningJob;
-  #starting = false;
+  /** Starts on this instance, one after the other: the second sees the first's job. */
+  #starts: Promise<unknown> = Promise.resolve();
   #closing = false;
   /**
    * The first sweep (jobs this instance ran before a restart): starts and reads wait for it,
@@ -186,20 +187,18 @@ export class IndexJobRunner {
    * collection and 409 `indexing-running` (with `runningJob`) while another job runs on
    * any instance.
    */
-  async start(scope: JobScope, options: StartOptions = {}): Promise<IndexJob> {
-    const parts = this.#parts(scope);
-    if (this.#current) throw runningProblem(this.#current.job.id);
-    if (this.#closing) {
-      throw new ProblemError(503, "shutting-down", "Shutting down", "The service is stopping.");
-    }
-    if (this.#starting) throw runningProblem("(being started on this instance)");
-    this.#starting = true;
-    try {
+  start(scope: JobScope, options: StartOptions = {}): Promise<IndexJob> {
+    const started = this.#starts.then(async () => {
+      const parts = this.#parts(scope);
+      if (this.#current) throw runningProblem(this.#current.job.id);
+      if (this.#closing) {
+        throw new ProblemError(503, "shutting-down", "Shutting down", "The service is stopping.");
+      }
       await this.#recovered;
       return await this.#startRecorded(scope, options, parts);
-    } finally {
-      this.#starting = false;
-    }
+    });
+    this.#starts = started.catch(() => {});
+    return started;
   }
 
   async #startRecorded(scope: JobScope, options: StartOptions, parts: JobPart[]) {

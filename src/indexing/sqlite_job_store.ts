@@ -42,6 +42,7 @@ interface JobRow {
 export class SqliteJobStore implements JobStore {
   readonly #db: DatabaseSync;
   readonly #statements: Record<string, StatementSync>;
+  #recovered = false;
 
   /** `db` must have been opened with `openLocalDatabase` (it holds the table). */
   constructor(db: DatabaseSync) {
@@ -124,10 +125,13 @@ export class SqliteJobStore implements JobStore {
   }
 
   /**
-   * Every live job recorded here was cut off: one instance owns the file, and it calls
-   * this once as it starts, before any job of its own exists.
+   * At the first call, every live job recorded here was cut off: one instance owns the
+   * file, and its runner calls this as it starts, before any job of its own exists. Later
+   * calls find nothing: the only live job is then this process's own.
    */
   failLost(_owner: string): Promise<JobRecord[]> {
+    if (this.#recovered) return Promise.resolve([]);
+    this.#recovered = true;
     const now = new Date().toISOString();
     const lost = (this.#statements.live.all() as unknown as JobRow[]).map(toRecord);
     for (const record of lost) {
