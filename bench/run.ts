@@ -4,6 +4,8 @@
  * Engines: the OpenSearch scenario needs SERVICE_OPENSEARCH_URL (scripts/opensearch.sh), the
  * sparql one SERVICE_SPARQL_QUERY_URL, _UPDATE_URL and _GSP_URL (scripts/fuseki.sh).
  * `load` needs wrk on PATH and takes LOAD_SECONDS (60); it fails the run on a 5xx or a lost write.
+ * `cluster` needs both engines (SPARQL and OpenSearch) and takes CLUSTER_WRITES (300) and
+ * CLUSTER_RATE (writes per second, 5).
  */
 import { benchItems } from "./items_bench.ts";
 import { benchHash } from "./hash_bench.ts";
@@ -11,6 +13,7 @@ import { benchShaclGeneration } from "./shacl_generation.ts";
 import { benchIndexing, formatIndexingBench } from "./indexing_bench.ts";
 import { benchSparql, formatSparqlBench } from "./sparql_bench.ts";
 import { benchMixedLoad, mixedLoadOptionsFromEnv } from "./load_mixed.ts";
+import { benchCluster, DEFAULT_CLUSTER_BENCH, formatClusterBench } from "./cluster_bench.ts";
 
 const scenarios: Record<string, () => Promise<void>> = {
   items: async () => {
@@ -53,6 +56,20 @@ const scenarios: Record<string, () => Promise<void>> = {
     const report = await benchMixedLoad(options);
     console.log(report.markdown);
     if (!report.ok) Deno.exitCode = 1;
+  },
+  cluster: async () => {
+    console.log("\n## Write to searchable, on another instance and on the same one\n");
+    const result = await benchCluster({
+      ...DEFAULT_CLUSTER_BENCH,
+      writes: Number(Deno.env.get("CLUSTER_WRITES") ?? DEFAULT_CLUSTER_BENCH.writes),
+      ratePerSecond: Number(Deno.env.get("CLUSTER_RATE") ?? DEFAULT_CLUSTER_BENCH.ratePerSecond),
+    });
+    if (!result) {
+      console.log(
+        "(skipped: set SERVICE_SPARQL_QUERY_URL, _UPDATE_URL, _GSP_URL and " +
+          "SERVICE_OPENSEARCH_URL)",
+      );
+    } else console.log(formatClusterBench(result).join("\n"));
   },
 };
 

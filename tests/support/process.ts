@@ -19,6 +19,8 @@ export interface ServiceProcess {
   stop(): Promise<void>;
   /** Resolves with the exit status once the process has ended. */
   status: Promise<Deno.CommandStatus>;
+  /** What the process has written to stderr so far (its log at LOG_LEVEL and above). */
+  stderr(): string;
 }
 
 /** Starts the service with `env` (data dir, config) and waits until /health answers. */
@@ -72,6 +74,7 @@ export async function startServiceProcess(
       return match ? Number(match[1]) * 1024 : 0;
     },
     status: child.status,
+    stderr: () => stderr.join(""),
     kill: () => exited("SIGKILL"),
     stop: () => exited("SIGTERM"),
   };
