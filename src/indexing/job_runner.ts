@@ -161,7 +161,7 @@ export class IndexJobRunner {
     this.#owner = options.owner ?? crypto.randomUUID();
     this.#leaseMs = options.leaseMs ?? 30_000;
     this.#clockAllowanceMs = options.clockAllowanceMs ?? CLOCK_ALLOWANCE_MS;
-    this.#recovered = this.#sweep();
+    this.#recovered = this.#sweep(this.#owner);
     if (options.sweepIntervalMs !== undefined) {
       this.#sweepTimer = setInterval(() => {
         this.#sweeping ??= this.#sweep().finally(() => this.#sweeping = undefined);
@@ -276,14 +276,14 @@ export class IndexJobRunner {
   }
 
   /**
-   * Marks failed the jobs lost with their instance (this one before a restart, or any whose
-   * heartbeat ended), drops their rebuild indices and re-queues what they may have left
+   * Marks failed the jobs lost with their instance (any whose heartbeat ended; at start-up,
+   * those this instance ran before it restarted), drops their rebuild indices and re-queues what they may have left
    * stale. Never throws: a sweep that cannot reach the store tries again next time.
    */
-  async #sweep(): Promise<void> {
+  async #sweep(restartedOwner?: string): Promise<void> {
     let lost: JobRecord[];
     try {
-      lost = await this.#jobs.failLost(this.#owner);
+      lost = await this.#jobs.failLost(restartedOwner);
     } catch (error) {
       log("warn", "could not look for lost indexing jobs", { error: messageOf(error) });
       return;

@@ -98,11 +98,11 @@ export interface JobStore {
   /** The live job, if one runs anywhere. */
   live(): Promise<IndexJob | undefined>;
   /**
-   * Marks failed the live jobs of `owner` (an instance starting again: they were cut off)
-   * and every live job whose heartbeat has ended; returns those this call marked, with their
-   * rebuilds, for clean-up.
+   * Marks failed every live job whose heartbeat has ended, and the live jobs of
+   * `restartedOwner` when an instance that starts again names itself (they were cut off);
+   * returns those this call marked, with their rebuilds, for clean-up.
    */
-  failLost(owner: string): Promise<JobRecord[]>;
+  failLost(restartedOwner?: string): Promise<JobRecord[]>;
 }
 
 /** A live job recorded as failed at `now` with `message` appended. */

@@ -133,7 +133,9 @@ export class SparqlJobStore implements JobStore {
     return rows.length === 0 ? undefined : this.#present(rows[0], now);
   }
 
-  async failLost(owner: string): Promise<JobRecord[]> {
+  async failLost(restartedOwner?: string): Promise<JobRecord[]> {
+    // A name no instance has when none restarted: only ended heartbeats count then.
+    const owner = restartedOwner ?? "";
     const now = Date.now();
     const rows = await selectRows(
       this.#client,

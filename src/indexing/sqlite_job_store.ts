@@ -125,12 +125,12 @@ export class SqliteJobStore implements JobStore {
   }
 
   /**
-   * At the first call, every live job recorded here was cut off: one instance owns the
-   * file, and its runner calls this as it starts, before any job of its own exists. Later
-   * calls find nothing: the only live job is then this process's own.
+   * When the instance starts (`restartedOwner` given), every live job recorded here was cut
+   * off: one instance owns the file, and no job of this process exists yet. Otherwise the
+   * only live job is this process's own, alive.
    */
-  failLost(_owner: string): Promise<JobRecord[]> {
-    if (this.#recovered) return Promise.resolve([]);
+  failLost(restartedOwner?: string): Promise<JobRecord[]> {
+    if (restartedOwner === undefined || this.#recovered) return Promise.resolve([]);
     this.#recovered = true;
     const now = new Date().toISOString();
     const lost = (this.#statements.live.all() as unknown as JobRow[]).map(toRecord);
