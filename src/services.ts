@@ -15,7 +15,7 @@ import { EmbeddedTripleStore } from "./store/embedded.ts";
 import { DEFAULT_METADATA_GRAPH, SparqlTripleStore } from "./store/sparql.ts";
 import type { TripleStore } from "./store/triple_store.ts";
 import { ItemCache } from "./store/item_cache.ts";
-import { type CacheHasher, CachingTripleStore } from "./store/caching_triple_store.ts";
+import { CachingTripleStore } from "./store/caching_triple_store.ts";
 import { ItemService } from "./items/item_service.ts";
 import { CollectionShapes } from "./items/shacl_validator.ts";
 import { Initializer } from "./initialize/initializer.ts";
@@ -44,7 +44,7 @@ export function buildServices(config: ServiceConfig): Services {
   const maxWorkFactor = config.service.hash.maxWorkFactor;
   const hash = async (quads: Parameters<typeof canonicalHash>[0]) =>
     (await canonicalHash(quads, { maxWorkFactor })).hash;
-  const store = withItemCache(openTripleStore(config, db, dbPath), config, hash);
+  const store = withItemCache(openTripleStore(config, db, dbPath), config);
   const catalog = new Catalog(config.workspaces);
   const shapes = new CollectionShapes(config.workspaces);
   const items = new ItemService(store, catalog, hash, shapes.active ? shapes : undefined);
@@ -169,10 +169,10 @@ function instanceId(dataDir: string): string {
 }
 
 /** The store behind an item cache, unless `service.store.cache.maxBytes` is 0. */
-function withItemCache(store: TripleStore, config: ServiceConfig, hash: CacheHasher) {
+function withItemCache(store: TripleStore, config: ServiceConfig) {
   const { maxBytes } = config.service.store.cache;
   if (maxBytes === 0) return store;
-  return new CachingTripleStore(store, new ItemCache({ maxBytes }), hash);
+  return new CachingTripleStore(store, new ItemCache({ maxBytes }));
 }
 
 /** The item cache's use in one line, e.g. "12 items, 1.5 of 64.0 MiB, 93% hits (…)". */

@@ -99,7 +99,8 @@ export class Initializer {
       itemNumber++;
       const scope = (term: ReturnType<typeof oxigraph.quad>["subject"]) =>
         term.termType === "BlankNode" ? oxigraph.blankNode(`s${itemNumber}_${term.value}`) : term;
-      for await (const quad of this.store.readItemQuads(collection, item.uri)) {
+      const read = await this.store.readItem(collection, item.uri, item);
+      for await (const quad of read.quads) {
         const copy = toOxigraphQuad(quad);
         working.add(
           oxigraph.quad(

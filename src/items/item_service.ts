@@ -5,7 +5,7 @@
 import type { Quad } from "n3";
 import { ProblemError } from "../http/problem.ts";
 import type { Catalog, CollectionEntry } from "../catalog/catalog.ts";
-import type { ItemRecord, TripleStore } from "../store/triple_store.ts";
+import type { ItemRead, ItemRecord, TripleStore } from "../store/triple_store.ts";
 import { chooseItemUri } from "./item_uri.ts";
 import { distinctQuads } from "../rdf/dedupe.ts";
 import { itemNotFound } from "../store/store_problems.ts";
@@ -16,12 +16,6 @@ export type GraphHasher = (quads: Quad[]) => Promise<string>;
 /** Checks a graph against a collection's SHACL shapes; throws a 422 problem on violations. */
 export interface ShapeValidator {
   validate(entry: CollectionEntry, quads: Quad[]): Promise<void>;
-}
-
-/** An item read: its record and a stream of its triples. */
-export interface ItemRead {
-  record: ItemRecord;
-  quads: AsyncIterable<Quad>;
 }
 
 /** The item operations the routes call. */
@@ -55,10 +49,13 @@ export class ItemService {
     return record;
   }
 
-  /** The item's record and triples (subjects grouped), or 404. */
-  async read(collection: string, uri: string): Promise<ItemRead> {
-    const record = await this.record(collection, uri);
-    return { record, quads: this.store.readItemQuads(collection, uri, record) };
+  /**
+   * The item's triples (subjects grouped) with the record of their version, or 404. `known`
+   * is the record just looked up: the item cache answers with it when it holds that version;
+   * otherwise the store's own record comes back, which may be newer. Its hash is the ETag.
+   */
+  read(known: ItemRecord): Promise<ItemRead> {
+    return this.store.readItem(known.collection, known.uri, known);
   }
 
   /** Replaces the item's whole graph. The body must describe the item. */

@@ -26,16 +26,17 @@ export function downloadRoutes(deps: AppDeps): Hono<AppEnv> {
     const contract = DOWNLOAD_CONTRACTS[extension];
     handle(app, contract, async (c) => {
       const { collection, item } = readQuery(c, contract);
-      // One record read serves the ETag check and the graph; the quads are read lazily.
-      const { record, quads } = await deps.items.read(collection, item);
-      const etag = formatEtag(record.hash);
-      if (noneMatchHits(c.req.header("if-none-match"), record.hash)) {
-        return c.body(null, 304, { ETag: etag });
+      // A 304 needs only the record. A body comes with the record of its own version, which
+      // may be newer than the one just looked up: its hash is the ETag.
+      const known = await deps.items.record(collection, item);
+      if (noneMatchHits(c.req.header("if-none-match"), known.hash)) {
+        return c.body(null, 304, { ETag: formatEtag(known.hash) });
       }
+      const { record, quads } = await deps.items.read(known);
       return await rdfResponse(quads, format, record.tripleCount, {
         "Content-Type": mediaTypeOf(format),
         "Content-Disposition": `attachment; filename="${safeFileName(item)}.${extension}"`,
-        ETag: etag,
+        ETag: formatEtag(record.hash),
       });
     });
   }

@@ -2,21 +2,20 @@
  * A {@link TripleStore} decorator that answers item graph reads from an {@link ItemCache}.
  *
  * A decorator rather than code inside each store, because the rule is the same for both
- * backends and matters most for the SPARQL one, where a read is a Graph Store GET.
+ * backends and matters most for the SPARQL one, where a read is a query over the network.
  *
- * Why a cached graph is never stale: the cache is keyed by (item URI, hash), and the hash
- * asked for is always the one in the store's record of the item: the record the caller
- * read for its ETag, or else one read here. That record lives in the triple store itself
- * and changes in the same atomic write as the graph (the SQLite transaction; the one SPARQL
- * Update request), so a write by anyone, this process or another one sharing the store,
- * changes the hash and the old entry stops matching. A graph enters the cache only when
- * its hash is known: a successful write of this process puts the quads it wrote under the
- * hash it computed of them, and a graph read from the store is put only after hashing it
- * and finding the record's hash (a write between reading the record and reading the graph
- * must not file the newer graph under the older hash). The one assumption is the service's
- * own: a client that rewrites an item's graph without updating its record (the metadata
- * graph, or SQLite's row) makes the store's graph differ from its ETag; the cache then keeps
- * serving the graph that matches the ETag until the next write through the service.
+ * Why a cached graph is never served with another version's ETag: the cache is keyed by
+ * (item URI, hash), and a graph enters it only together with the record of its own
+ * version. A successful write of this process puts the quads it wrote under the hash it
+ * computed of them; a graph read from the store is put under the record the store returned
+ * with it, and {@link TripleStore.readItem} reads record and graph as one version, so no
+ * re-hashing is needed. A read names the version it wants with the record its caller has
+ * just looked up (for its ETag); a hit answers with that record and its graph, a miss asks
+ * the store, which answers with its own record, possibly a newer one. Either way the ETag
+ * sent is the hash of the graph sent. The one assumption is the service's own: a client
+ * that rewrites an item's graph without updating its record (the metadata graph, or
+ * SQLite's row) makes the store's graph differ from its ETag; the cache then keeps what it
+ * holds until the next write through the service.
  *
  * Every write drops the item's entry first and puts the new graph only once the store
  * confirms the write, so a write that fails or whose outcome is unknown leaves nothing of
@@ -27,6 +26,7 @@ import type { Quad } from "n3";
 import type {
   BackendHealth,
   ItemGraph,
+  ItemRead,
   ItemRecord,
   ItemWrite,
   SparqlQueryOptions,
@@ -35,22 +35,15 @@ import type {
   WriteCondition,
 } from "./triple_store.ts";
 import { estimateQuadBytes, type ItemCache } from "./item_cache.ts";
-import { itemNotFound } from "./store_problems.ts";
-
-/** Hashes a graph the way items' ETags are computed. */
-export type CacheHasher = (quads: Quad[]) => Promise<string>;
 
 /** A triple store whose item reads are served from memory when the hash matches. */
 export class CachingTripleStore implements TripleStore {
   readonly #inner: TripleStore;
   readonly #cache: ItemCache;
-  readonly #hash: CacheHasher;
 
-  /** `hash` must be the hasher that computes the ETags of writes. */
-  constructor(inner: TripleStore, cache: ItemCache, hash: CacheHasher) {
+  constructor(inner: TripleStore, cache: ItemCache) {
     this.#inner = inner;
     this.#cache = cache;
-    this.#hash = hash;
   }
 
   get kind(): TripleStore["kind"] {
@@ -70,25 +63,11 @@ export class CachingTripleStore implements TripleStore {
     return this.#inner.getItem(collection, uri);
   }
 
-  async *readItemQuads(collection: string, uri: string, record?: ItemRecord) {
-    const current = record ?? await this.#inner.getItem(collection, uri);
-    if (!current) throw itemNotFound(collection, uri);
-    const cached = this.#cache.get(uri, current.hash);
-    if (cached) {
-      yield* cached;
-      return;
-    }
-    // Collected while streaming to the caller, as long as the item could still be cached.
-    let kept: Quad[] | undefined = [];
-    let bytes = 0;
-    for await (const quad of this.#inner.readItemQuads(collection, uri, current)) {
-      yield quad;
-      if (!kept) continue;
-      bytes += estimateQuadBytes(quad);
-      if (this.#cache.fits(bytes)) kept.push(quad);
-      else kept = undefined;
-    }
-    if (kept && kept.length > 0) await this.#putVerified(uri, current.hash, kept);
+  async readItem(collection: string, uri: string, known?: ItemRecord): Promise<ItemRead> {
+    const cached = known && this.#cache.get(uri, known.hash);
+    if (cached) return { record: known, quads: each(cached) };
+    const read = await this.#inner.readItem(collection, uri, known);
+    return { record: read.record, quads: this.#keeping(uri, read) };
   }
 
   readItemGraphs(collection: string, uris: string[]): Promise<ItemGraph[]> {
@@ -146,14 +125,27 @@ export class CachingTripleStore implements TripleStore {
     return this.#inner.close();
   }
 
-  /** Caches a graph read from the store only if it really has the record's hash. */
-  async #putVerified(uri: string, hash: string, quads: Quad[]): Promise<void> {
-    try {
-      if (await this.#hash(quads) === hash) this.#cache.set(uri, hash, quads);
-    } catch {
-      // A graph too complex to hash again is simply not cached.
+  /**
+   * The read's quads, streamed to the caller and collected meanwhile; once read whole, they
+   * are cached under their own record's hash if they fit.
+   */
+  async *#keeping(uri: string, read: ItemRead): AsyncGenerator<Quad> {
+    let kept: Quad[] | undefined = [];
+    let bytes = 0;
+    for await (const quad of read.quads) {
+      yield quad;
+      if (!kept) continue;
+      bytes += estimateQuadBytes(quad);
+      if (this.#cache.fits(bytes)) kept.push(quad);
+      else kept = undefined;
     }
+    if (kept && kept.length > 0) this.#cache.set(uri, read.record.hash, kept);
   }
+}
+
+/** An array's quads as a stream. */
+async function* each(quads: readonly Quad[]): AsyncGenerator<Quad> {
+  yield* quads;
 }
 
 /** The quads with each subject's triples next to each other, first-seen subject order. */

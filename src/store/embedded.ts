@@ -3,7 +3,9 @@
  * with an in-process SPARQL engine over a mirror of them.
  *
  * Every write is one SQLite transaction that also records the item's index outbox entry, so
- * an acknowledged write is durable (WAL, synchronous=FULL) and never half-applied.
+ * an acknowledged write is durable (WAL, synchronous=FULL) and never half-applied. A read
+ * takes an item's row and its triples from one version: no write of this process can run
+ * between the statements of a small item, and a large one is paged from a snapshot.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { DatabaseSync as Database } from "node:sqlite";
@@ -17,6 +19,7 @@ import { EmbeddedSparqlEngine } from "./embedded_sparql.ts";
 import type {
   BackendHealth,
   ItemGraph,
+  ItemRead,
   ItemRecord,
   ItemWrite,
   SparqlQueryOptions,
@@ -113,24 +116,36 @@ export class EmbeddedTripleStore implements TripleStore {
     return Promise.resolve(row ? toRecord(row) : undefined);
   }
 
-  async *readItemQuads(collection: string, uri: string): AsyncIterable<Quad> {
+  readItem(collection: string, uri: string): Promise<ItemRead> {
+    const read = this.#readOne(collection, uri);
+    return read ? Promise.resolve(read) : Promise.reject(itemNotFound(collection, uri));
+  }
+
+  /**
+   * One version of an item. A small item's row and triples are read by two statements with
+   * nothing in between, so no write of this process can fall between them; the triples are
+   * read before returning, not when the caller gets to them. A large one is paged from a
+   * snapshot ({@link #readLarge}). Without a file path (an in-memory database) there is no
+   * second connection to hold a snapshot, so every item is read in one statement.
+   */
+  #readOne(collection: string, uri: string): ItemRead | undefined {
     const row = this.#statements.getItem.get(uri, collection) as ItemRow | undefined;
-    if (!row) throw itemNotFound(collection, uri);
-    if (row.triple_count <= SINGLE_READ_LIMIT) {
-      // One statement: a consistent snapshot without holding a transaction open.
-      yield* this.#decode(this.#statements.allTriples.all(row.id) as unknown as TripleRow[]);
-      return;
-    }
-    yield* this.#readLarge(row);
+    if (!row) return undefined;
+    // This row only tells the size: a large item's record is read again in its snapshot.
+    if (row.triple_count > SINGLE_READ_LIMIT && this.#path) return this.#readLarge(collection, uri);
+    const triples = this.#statements.allTriples.all(row.id) as unknown as TripleRow[];
+    return { record: toRecord(row), quads: this.#decode(triples) };
   }
 
   /**
    * Records first, then the triples of many items per statement: a batch of small items
-   * costs a few statements instead of two per item. Nothing awaits between the statements,
-   * so no write of this process can fall between a record and its triples.
+   * costs a few statements instead of two per item. Nothing awaits until every small item
+   * is read, so no write of this process can fall between a record and its triples; large
+   * items come last, each read whole from a snapshot of its own, record included.
    */
   async readItemGraphs(collection: string, uris: string[]): Promise<ItemGraph[]> {
     const graphs: ItemGraph[] = [];
+    const large: string[] = [];
     const pending: { row: ItemRow; graph: ItemGraph }[] = [];
     let pendingTriples = 0;
     const flush = () => {
@@ -140,17 +155,24 @@ export class EmbeddedTripleStore implements TripleStore {
     };
     for (let start = 0; start < uris.length; start += BATCH_LOOKUP) {
       for (const row of this.#lookUp(collection, uris.slice(start, start + BATCH_LOOKUP))) {
-        const graph: ItemGraph = { record: toRecord(row), quads: [] };
-        graphs.push(graph);
         if (row.triple_count > SINGLE_READ_LIMIT) {
-          for await (const quad of this.#readLarge(row)) graph.quads.push(quad);
+          large.push(row.uri);
           continue;
         }
+        const graph: ItemGraph = { record: toRecord(row), quads: [] };
+        graphs.push(graph);
         if (pendingTriples + row.triple_count > BATCH_TRIPLES) flush();
         pending.push({ row, graph });
         pendingTriples += row.triple_count;
       }
       flush();
+    }
+    for (const uri of large) {
+      const read = this.#readOne(collection, uri);
+      if (!read) continue; // deleted while the items before it were read
+      const graph: ItemGraph = { record: read.record, quads: [] };
+      for await (const quad of read.quads) graph.quads.push(quad);
+      graphs.push(graph);
     }
     return graphs;
   }
@@ -184,13 +206,34 @@ export class EmbeddedTripleStore implements TripleStore {
   }
 
   /**
-   * Large items are read page by page inside one read transaction on a connection of their
-   * own: WAL gives that connection a stable snapshot while writers carry on.
+   * A large item, read page by page inside one read transaction on a connection of its own:
+   * WAL gives that connection a stable snapshot while writers carry on. The item's row is
+   * read in that snapshot too, so the record and every page are one version. The snapshot
+   * is held until the pages are read or their reader stops.
    */
-  async *#readLarge(row: ItemRow): AsyncIterable<Quad> {
-    const reader = this.#path ? new Database(this.#path, { readOnly: true }) : this.#db;
-    const ownConnection = reader !== this.#db;
-    if (ownConnection) reader.exec("BEGIN");
+  #readLarge(collection: string, uri: string): ItemRead | undefined {
+    const reader = new Database(this.#path!, { readOnly: true });
+    const release = () => {
+      reader.exec("COMMIT");
+      reader.close();
+    };
+    let row: ItemRow | undefined;
+    try {
+      reader.exec("BEGIN");
+      row = reader.prepare("SELECT * FROM items WHERE uri = ? AND collection = ?")
+        .get(uri, collection) as ItemRow | undefined;
+    } catch (error) {
+      reader.close();
+      throw error;
+    }
+    if (!row) {
+      release();
+      return undefined;
+    }
+    return { record: toRecord(row), quads: this.#pages(reader, row.id, release) };
+  }
+
+  async *#pages(reader: DatabaseSync, itemId: number, release: () => void): AsyncIterable<Quad> {
     try {
       const page = reader.prepare(
         `SELECT rowid, s, p, o FROM triples WHERE item_id = ? AND (s, rowid) > (?, ?)
@@ -199,7 +242,7 @@ export class EmbeddedTripleStore implements TripleStore {
       let lastSubject = "";
       let lastRowId = -1;
       while (true) {
-        const rows = page.all(row.id, lastSubject, lastRowId, PAGE_SIZE) as unknown as TripleRow[];
+        const rows = page.all(itemId, lastSubject, lastRowId, PAGE_SIZE) as unknown as TripleRow[];
         if (rows.length === 0) break;
         yield* this.#decode(rows);
         const last = rows[rows.length - 1];
@@ -209,14 +252,11 @@ export class EmbeddedTripleStore implements TripleStore {
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
     } finally {
-      if (ownConnection) {
-        reader.exec("COMMIT");
-        reader.close();
-      }
+      release();
     }
   }
 
-  *#decode(rows: TripleRow[]): Iterable<Quad> {
+  async *#decode(rows: TripleRow[]): AsyncIterable<Quad> {
     for (const triple of rows) {
       yield DataFactory.quad(
         decodeSubject(triple.s),
@@ -298,7 +338,7 @@ export class EmbeddedTripleStore implements TripleStore {
 
   async *collectionQuads(collection: string): AsyncIterable<Quad> {
     for await (const item of this.listItems(collection)) {
-      yield* this.readItemQuads(collection, item.uri);
+      yield* (await this.readItem(collection, item.uri)).quads;
     }
   }
 
@@ -360,7 +400,8 @@ export class EmbeddedTripleStore implements TripleStore {
     }[];
     for (const item of items) {
       const quads: Quad[] = [];
-      for await (const quad of this.readItemQuads(item.collection, item.uri)) quads.push(quad);
+      const read = await this.readItem(item.collection, item.uri);
+      for await (const quad of read.quads) quads.push(quad);
       yield this.#mirrorNQuads(item.id, item.uri, quads);
     }
   }

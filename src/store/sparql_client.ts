@@ -1,6 +1,6 @@
 /**
- * HTTP access to a SPARQL 1.1 endpoint: Query, Update and Graph Store Protocol requests
- * with basic auth, an optional CA for HTTPS, per-request timeouts and retries for reads.
+ * HTTP access to a SPARQL 1.1 endpoint: Query and Update requests with basic auth, an
+ * optional CA for HTTPS, per-request timeouts and retries for reads.
  *
  * Failures become the store's problems: an endpoint that cannot be reached (or whose
  * gateway says so: 502/503/504) is 503 `store-unavailable`; any other refusal is 502
@@ -14,7 +14,10 @@ export interface SparqlEndpointConfig {
   queryUrl: string;
   /** SPARQL 1.1 Update endpoint. */
   updateUrl: string;
-  /** SPARQL 1.1 Graph Store HTTP Protocol endpoint (indirect graph identification). */
+  /**
+   * SPARQL 1.1 Graph Store HTTP Protocol endpoint. Configured but not used: an item is read
+   * with its record in one query (sparql.ts), which a Graph Store GET cannot do.
+   */
   graphStoreUrl: string;
   /** HTTP basic auth, sent with every request when `username` is set. */
   username?: string;
@@ -146,26 +149,6 @@ export class SparqlHttpClient {
       }),
       body: form.toString(),
     }));
-  }
-
-  /**
-   * The graph `graphIri` from the Graph Store Protocol endpoint, or undefined when the
-   * endpoint has no such graph (404).
-   */
-  async getGraph(graphIri: string, accept: string): Promise<Response | undefined> {
-    const url = new URL(this.config.graphStoreUrl);
-    url.searchParams.set("graph", graphIri);
-    try {
-      return await this.#read(url.href, undefined, () => ({
-        method: "GET",
-        headers: this.headers({ "Accept": accept }),
-      }));
-    } catch (error) {
-      if (error instanceof ProblemError && error.extensions.endpointStatus === 404) {
-        return undefined;
-      }
-      throw error;
-    }
   }
 
   /**

@@ -19,6 +19,16 @@ export interface ItemRecord {
   modified: string;
 }
 
+/**
+ * One version of an item, as {@link TripleStore.readItem} returns it: a record and the
+ * triples of that same version, so the record's hash (the ETag) is the hash of the quads.
+ */
+export interface ItemRead {
+  record: ItemRecord;
+  /** All triples of one subject next to each other (serialisers rely on it). */
+  quads: AsyncIterable<Quad>;
+}
+
 /** An item's record with its whole graph, as {@link TripleStore.readItemGraphs} returns it. */
 export interface ItemGraph {
   record: ItemRecord;
@@ -75,12 +85,17 @@ export interface TripleStore {
   /** Metadata of an item, or undefined when the collection holds no such item. */
   getItem(collection: string, uri: string): Promise<ItemRecord | undefined>;
   /**
-   * The item's triples, all triples of one subject next to each other (serialisers rely on
-   * it). Streams: a large item is never held whole in memory by the embedded store.
-   * `record` is the item's record when the caller has just read it (for its ETag): the
-   * store may then skip its own look-up, and a cache serves the graph of that hash.
+   * One version of the item: its record and its triples, read together so that no write can
+   * come between them (a record read first and the graph after could be a version apart);
+   * 404 `item-not-found` if the collection holds no such item. The quads stream: a large
+   * item is never held whole in memory by the embedded store, which keeps the item's
+   * snapshot open until the caller has iterated `quads` to its end or stopped.
+   *
+   * `known` is the item's record when the caller has just read it (for a conditional
+   * request): a cache that holds that version answers with it and its graph. The stores read
+   * their own record, which may be newer than `known`.
    */
-  readItemQuads(collection: string, uri: string, record?: ItemRecord): AsyncIterable<Quad>;
+  readItem(collection: string, uri: string, known?: ItemRecord): Promise<ItemRead>;
   /**
    * Several items' records and whole graphs at once, for batch readers such as indexing;
    * items the collection does not hold are left out. Each graph is in no particular order.

@@ -1,9 +1,9 @@
 /**
- * The item cache over HTTP on the SPARQL store: item reads are answered from memory with
- * the Graph Store endpoint cut off (a loopback proxy in front of the shared Fuseki, so the
- * engine itself keeps running), an update is visible at once, and a write by another
- * service on the same dataset is never hidden by a cached graph. On the embedded store:
- * `/ready` reports the cache's use.
+ * The item cache over HTTP on the SPARQL store: item reads are answered from memory (the
+ * query endpoint, behind a counting forwarder, sees only the record look-up of each read),
+ * a miss reads the item from the store and caches it, an update is visible at once, and a
+ * write by another service on the same dataset is never hidden by a cached graph. On the
+ * embedded store: `/ready` reports the cache's use.
  */
 import { strict as assert } from "node:assert";
 import { Parser } from "n3";
@@ -15,7 +15,6 @@ import {
   type TestService,
   uniqueItemUri,
 } from "../support/service.ts";
-import { LoopbackProxy } from "../support/loopback_proxy.ts";
 import { expectProblem } from "../support/problems.ts";
 import type { CachingTripleStore } from "../../src/store/caching_triple_store.ts";
 
@@ -59,31 +58,49 @@ async function readTitle(service: TestService, uri: string) {
   return { title: quads[0]?.object.value, etag: response.headers.get("etag") };
 }
 
+/** An HTTP forwarder in front of a SPARQL query endpoint that counts the queries. */
+function countingForwarder(target: string) {
+  let queries = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    queries++;
+    const headers = new Headers(request.headers);
+    headers.delete("accept-encoding"); // the answer is passed on as it comes
+    return fetch(target, { method: request.method, headers, body: request.body });
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/query`,
+    queries: () => queries,
+    close: () => server.shutdown(),
+  };
+}
+
 Deno.test({
-  name: "[item-cache/sparql] reads come from memory, updates show at once, misses go to GSP",
+  name: "[item-cache/sparql] reads come from memory, updates show at once, misses read the store",
   ignore: sparql.skip !== undefined,
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const graphStore = LoopbackProxy.to(sparql.env.SERVICE_SPARQL_GSP_URL);
-    graphStore.open();
+    const queryEndpoint = countingForwarder(sparql.env.SERVICE_SPARQL_QUERY_URL);
     const service = await startTestService({
-      env: {
-        ...sparql.env,
-        SERVICE_SPARQL_GSP_URL: graphStore.rewrite(sparql.env.SERVICE_SPARQL_GSP_URL),
-      },
+      env: { ...sparql.env, SERVICE_SPARQL_QUERY_URL: queryEndpoint.url },
     });
+    // Queries sent for `reads`, once the index is no longer reading the item written before.
+    const queriesOf = async (reads: () => Promise<void>) => {
+      await service.services.deps.indexOutbox.drain();
+      const before = queryEndpoint.queries();
+      await reads();
+      return queryEndpoint.queries() - before;
+    };
     try {
       const uri = uniqueItemUri("cached");
       const etag = await put(service, uri, "First");
-      graphStore.close(); // from here on, any Graph Store read fails
       const hitsBefore = cacheOf(service).stats().hits;
-      for (let i = 0; i < 3; i++) {
-        assert.deepEqual(await readTitle(service, uri), {
-          title: "First",
-          etag,
-        });
-      }
+      const queries = await queriesOf(async () => {
+        for (let i = 0; i < 3; i++) {
+          assert.deepEqual(await readTitle(service, uri), { title: "First", etag });
+        }
+      });
+      assert.equal(queries, 3, "one record look-up per read, the graph from memory");
       assert.equal(cacheOf(service).stats().hits, hitsBefore + 3);
       const notModified = await service.fetch(`/api/item?${itemQuery(uri)}`, {
         headers: { "If-None-Match": etag },
@@ -91,26 +108,21 @@ Deno.test({
       assert.equal(notModified.status, 304);
       await notModified.body?.cancel();
 
-      // Updates go through SPARQL Update, not the Graph Store: visible at once.
+      // An update files the graph it wrote: visible at once.
       const newEtag = await update(service, uri, "Second");
       assert.notEqual(newEtag, etag);
       assert.deepEqual(await readTitle(service, uri), { title: "Second", etag: newEtag });
 
-      // Without its cache entry the item is read from the Graph Store, which is cut off.
+      // Without its cache entry the item is read from the store, then cached too.
       cacheOf(service).clear();
-      await expectProblem(
-        await service.fetch(`/api/item?${itemQuery(uri)}`),
-        503,
-        "store-unavailable",
-      );
-      graphStore.open();
-      assert.deepEqual(await readTitle(service, uri), { title: "Second", etag: newEtag });
-      graphStore.close();
-      assert.deepEqual(
-        await readTitle(service, uri),
-        { title: "Second", etag: newEtag },
-        "a graph read from the store is cached too",
-      );
+      const missed = await queriesOf(async () => {
+        assert.deepEqual(await readTitle(service, uri), { title: "Second", etag: newEtag });
+      });
+      assert.equal(missed, 2, "a miss: the record look-up and the item read");
+      const hit = await queriesOf(async () => {
+        assert.deepEqual(await readTitle(service, uri), { title: "Second", etag: newEtag });
+      });
+      assert.equal(hit, 1, "a graph read from the store is cached too");
 
       await (await service.fetch(`/api/item?${itemQuery(uri)}`, { method: "DELETE" })).body
         ?.cancel();
@@ -121,7 +133,7 @@ Deno.test({
       );
     } finally {
       await service.close();
-      graphStore.close();
+      await queryEndpoint.close();
     }
   },
 });

@@ -17,6 +17,7 @@ import { basicAuthorization } from "../../src/store/sparql_client.ts";
 import { readSparqlJsonResults } from "../../src/store/sparql_results.ts";
 import { readSmallSparqlJsonResults } from "../../src/sparql/results_json.ts";
 import { iriToSparql, literalToSparql } from "../../src/store/sparql_terms.ts";
+import type { TripleStore } from "../../src/store/triple_store.ts";
 import { freePort } from "../support/ports.ts";
 import {
   FusekiInstance,
@@ -68,6 +69,11 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const all: T[] = [];
   for await (const item of items) all.push(item);
   return all;
+}
+
+/** The item's triples as one read returns them. */
+async function readQuads(store: TripleStore, collection: string, uri: string): Promise<Quad[]> {
+  return await collect((await store.readItem(collection, uri)).quads);
 }
 
 async function assertProblem(work: Promise<unknown>, status: number, slug: string) {
@@ -298,7 +304,7 @@ fusekiTest("create, read, replace and delete with 404, 409 and 412", async () =>
   const first = turtle(`<${uri}> <${EX}title> "First" ; <${EX}part> [ <${EX}n> 1 ] .`);
 
   assert.equal(await store.getItem(collection, uri), undefined);
-  await assertProblem(collect(store.readItemQuads(collection, uri)), 404, "item-not-found");
+  await assertProblem(readQuads(store, collection, uri), 404, "item-not-found");
 
   const created = await store.createItem({ collection, uri, quads: first, hash: "h1" });
   assert.equal(created.hash, "h1");
@@ -307,9 +313,11 @@ fusekiTest("create, read, replace and delete with 404, 409 and 412", async () =>
   assert.deepEqual(await store.getItem(collection, uri), created);
   assert.equal(await store.getItem(`${RUN}/other`, uri), undefined, "scoped by collection");
   assert.equal(
-    await canonical(await collect(store.readItemQuads(collection, uri))),
+    await canonical(await readQuads(store, collection, uri)),
     await canonical(first),
   );
+  assert.deepEqual((await store.readItem(collection, uri)).record, created, "read with its record");
+  await assertProblem(store.readItem(`${RUN}/other`, uri), 404, "item-not-found");
 
   await assertProblem(
     store.createItem({ collection, uri, quads: first, hash: "h1" }),
@@ -349,7 +357,7 @@ fusekiTest("create, read, replace and delete with 404, 409 and 412", async () =>
   assert.ok(replaced.modified > created.modified);
   assert.deepEqual(await store.getItem(collection, uri), replaced);
   assert.equal(
-    await canonical(await collect(store.readItemQuads(collection, uri))),
+    await canonical(await readQuads(store, collection, uri)),
     await canonical(second),
   );
   await store.replaceItem({ collection, uri, quads: first, hash: "h3" }); // no If-Match: applies
@@ -408,7 +416,7 @@ line "two" ending with a quote\\"""" ;
     _:other ex:peer _:shared ; ex:v "same shape" .
   `);
   await store.createItem({ collection, uri, quads, hash: "terms" });
-  const read = await collect(store.readItemQuads(collection, uri));
+  const read = await readQuads(store, collection, uri);
   assert.equal(read.length, quads.length);
   assert.equal(await canonical(read), await canonical(quads));
   assertSubjectsAdjacent(read);
@@ -431,7 +439,7 @@ fusekiTest("a 20k-triple item is written in one update and read back grouped", a
   const writeMs = performance.now() - writeStarted;
   assert.equal(record.tripleCount, 20_000);
   const readStarted = performance.now();
-  const read = await collect(store.readItemQuads(collection, uri));
+  const read = await readQuads(store, collection, uri);
   const readMs = performance.now() - readStarted;
   console.log(`20k triples: create ${writeMs.toFixed(0)} ms, read ${readMs.toFixed(0)} ms`);
   assert.equal(read.length, 20_000);
@@ -446,7 +454,7 @@ fusekiTest("a 20k-triple item is written in one update and read back grouped", a
     hash: "small",
   });
   assert.equal(replaced.tripleCount, 5);
-  assert.equal((await collect(store.readItemQuads(collection, uri))).length, 5);
+  assert.equal((await readQuads(store, collection, uri)).length, 5);
 });
 
 fusekiTest("listItems in URI order and collectionQuads of one collection", async () => {
@@ -575,7 +583,7 @@ fusekiTest("concurrent writers: exactly one create and one conditional replace w
     }
     const winner = await stores[0].store.getItem(collection, uri);
     assert.equal(winner?.tripleCount, 4);
-    assert.equal((await collect(stores[0].store.readItemQuads(collection, uri))).length, 4);
+    assert.equal((await readQuads(stores[0].store, collection, uri)).length, 4);
 
     const replaces = await Promise.allSettled(
       stores.map((s, i) =>
@@ -588,7 +596,7 @@ fusekiTest("concurrent writers: exactly one create and one conditional replace w
     for (const r of replaces) {
       if (r.status === "rejected") assert.equal((r.reason as ProblemError).status, 412);
     }
-    assert.equal((await collect(stores[0].store.readItemQuads(collection, uri))).length, 4);
+    assert.equal((await readQuads(stores[0].store, collection, uri)).length, 4);
   } finally {
     for (const s of stores) await s[Symbol.asyncDispose]();
   }
@@ -696,7 +704,7 @@ fusekiTest(
       const after = bigItem(100);
       await store.createItem(after);
       assert.equal(
-        (await collect(store.readItemQuads(collection, after.uri))).length,
+        (await readQuads(store, collection, after.uri)).length,
         CRASH_ITEM_TRIPLES,
       );
       assert.equal((await store.health()).ok, true);

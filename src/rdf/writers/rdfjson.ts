@@ -3,7 +3,7 @@
  * per subject, written as soon as the subject's run ends.
  *
  * RDF/JSON cannot repeat a subject key, so the writer relies on all triples of a subject
- * being adjacent — the TripleStore contract for `readItemQuads`, and what `serializeRdf`
+ * being adjacent — the TripleStore contract for `readItem`, and what `serializeRdf`
  * arranges for in-memory arrays. Only the current subject is buffered (its predicates may
  * come in any order). A subject that comes back after another one would need the whole
  * graph in memory to merge, so it fails the stream loudly instead of writing invalid JSON.
