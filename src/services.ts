@@ -22,6 +22,8 @@ import { Initializer } from "./initialize/initializer.ts";
 import { buildSearchEngine } from "./search/build_engine.ts";
 import { collectionResolver } from "./indexing/index_item.ts";
 import type { JobStore } from "./indexing/job_store.ts";
+import type { IndexOutbox } from "./store/index_outbox.ts";
+import { log } from "./log/logger.ts";
 import { SqliteJobStore } from "./indexing/sqlite_job_store.ts";
 import { SparqlJobStore } from "./indexing/sparql_job_store.ts";
 import { SparqlHttpClient } from "./store/sparql_client.ts";
@@ -98,6 +100,7 @@ export function buildServices(config: ServiceConfig): Services {
     },
     version: SERVICE_VERSION,
   };
+  if (store.kind === "sparql") void handOverLocalOutbox(db, store.outbox);
   indexOutbox.start();
   return {
     deps,
@@ -192,4 +195,30 @@ function loadJsonLdContexts(files: Record<string, string>): Record<string, unkno
     contexts[url] = JSON.parse(readFileSync(path, "utf8"));
   }
   return contexts;
+}
+
+/**
+ * Moves outbox entries that an earlier version kept in the local file (before the SPARQL
+ * store held its own outbox) into the store's outbox, so an upgrade loses none of them.
+ */
+async function handOverLocalOutbox(db: DatabaseSync, outbox: IndexOutbox): Promise<void> {
+  const rows = db.prepare("SELECT DISTINCT collection, uri FROM index_outbox").all() as {
+    collection: string;
+    uri: string;
+  }[];
+  if (rows.length === 0) return;
+  try {
+    const byCollection = Map.groupBy(rows, (row) => row.collection);
+    for (const [collection, items] of byCollection) {
+      await outbox.enqueue(collection, items.map((row) => row.uri));
+    }
+    db.exec("DELETE FROM index_outbox");
+    log("info", "outbox entries of the local file handed over to the store", {
+      entries: rows.length,
+    });
+  } catch (error) {
+    log("warn", "could not hand the local outbox over to the store; trying at the next start", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
 }

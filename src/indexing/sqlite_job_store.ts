@@ -92,21 +92,8 @@ export class SqliteJobStore implements JobStore {
     }));
   }
 
-  save({ job, rebuilds }: JobRecord, _owner: string): Promise<boolean> {
-    const result = this.#statements.update.run(
-      job.state,
-      job.startedAt,
-      job.finishedAt,
-      job.total,
-      job.processed,
-      job.indexed,
-      job.deleted,
-      job.failed,
-      JSON.stringify(job.errors),
-      JSON.stringify(rebuilds),
-      job.id,
-    );
-    return Promise.resolve(Number(result.changes) === 1);
+  save(record: JobRecord, _owner: string): Promise<boolean> {
+    return Promise.resolve(this.#update(record));
   }
 
   get(id: string): Promise<IndexJob | undefined> {
@@ -135,22 +122,27 @@ export class SqliteJobStore implements JobStore {
     const now = new Date().toISOString();
     const lost = (this.#statements.live.all() as unknown as JobRow[]).map(toRecord);
     for (const record of lost) {
-      record.job = failedJob(record.job, INTERRUPTED_MESSAGE, now);
-      this.#statements.update.run(
-        record.job.state,
-        record.job.startedAt,
-        record.job.finishedAt,
-        record.job.total,
-        record.job.processed,
-        record.job.indexed,
-        record.job.deleted,
-        record.job.failed,
-        JSON.stringify(record.job.errors),
-        "[]",
-        record.job.id,
-      );
+      this.#update({ job: failedJob(record.job, INTERRUPTED_MESSAGE, now), rebuilds: [] });
     }
     return Promise.resolve(lost);
+  }
+
+  /** Saves a live job's state, progress and rebuilds; false if it is no longer live. */
+  #update({ job, rebuilds }: JobRecord): boolean {
+    const result = this.#statements.update.run(
+      job.state,
+      job.startedAt,
+      job.finishedAt,
+      job.total,
+      job.processed,
+      job.indexed,
+      job.deleted,
+      job.failed,
+      JSON.stringify(job.errors),
+      JSON.stringify(rebuilds),
+      job.id,
+    );
+    return Number(result.changes) === 1;
   }
 }
 

@@ -6,6 +6,7 @@
  * with memory bounded by one chunk plus what the format's writer keeps between quads.
  */
 import type { Quad } from "n3";
+import { groupBySubject } from "../store/subject_groups.ts";
 import type { RdfFormat } from "./formats.ts";
 import { createJsonLdWriter } from "./writers/jsonld.ts";
 import { createNQuadsWriter, createNTriplesWriter } from "./writers/ntriples.ts";
@@ -38,27 +39,11 @@ const WRITERS: Record<RdfFormat, QuadWriterFactory> = {
   rdfjson: createRdfJsonWriter,
 };
 
-/**
- * Groups an in-memory array by graph and subject, keeping first-appearance order. The
- * quads are in memory already, so this costs one index; it lets RDF/JSON (which cannot
- * repeat a subject) and the grouping syntaxes write each subject once.
- */
-function* groupedBySubject(quads: readonly Quad[]): Generator<Quad> {
-  const groups = new Map<string, Quad[]>();
-  for (const quad of quads) {
-    const key = `${quad.graph.termType}\u0000${quad.graph.value}\u0000${quad.subject.termType}` +
-      `\u0000${quad.subject.value}`;
-    const group = groups.get(key);
-    if (group) group.push(quad);
-    else groups.set(key, [quad]);
-  }
-  for (const group of groups.values()) yield* group;
-}
-
 type QuadIterator = Iterator<Quad> | AsyncIterator<Quad>;
 
 function iteratorOf(quads: AsyncIterable<Quad> | Iterable<Quad>): QuadIterator {
-  if (Array.isArray(quads)) return groupedBySubject(quads)[Symbol.iterator]();
+  // An array in memory costs one index to group, which the grouping syntaxes rely on.
+  if (Array.isArray(quads)) return groupBySubject(quads)[Symbol.iterator]();
   if (Symbol.asyncIterator in quads) return quads[Symbol.asyncIterator]();
   return (quads as Iterable<Quad>)[Symbol.iterator]();
 }

@@ -35,6 +35,7 @@ import type {
   WriteCondition,
 } from "./triple_store.ts";
 import { estimateQuadBytes, type ItemCache } from "./item_cache.ts";
+import { groupBySubject } from "./subject_groups.ts";
 
 /** A triple store whose item reads are served from memory when the hash matches. */
 export class CachingTripleStore implements TripleStore {
@@ -146,17 +147,4 @@ export class CachingTripleStore implements TripleStore {
 /** An array's quads as a stream. */
 async function* each(quads: readonly Quad[]): AsyncGenerator<Quad> {
   yield* quads;
-}
-
-/** The quads with each subject's triples next to each other, first-seen subject order. */
-function groupBySubject(quads: Quad[]): Quad[] {
-  const bySubject = new Map<string, Quad[]>();
-  for (const quad of quads) {
-    const key = `${quad.subject.termType}:${quad.subject.value}`;
-    const group = bySubject.get(key);
-    if (group) group.push(quad);
-    else bySubject.set(key, [quad]);
-  }
-  if (bySubject.size === 1) return quads;
-  return [...bySubject.values()].flat();
 }

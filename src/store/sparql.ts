@@ -74,6 +74,7 @@ import {
   streamSparqlJsonRows,
 } from "./sparql_results.ts";
 import { iriToSparql, stringToSparql, triplesToSparql } from "./sparql_terms.ts";
+import { groupBySubject } from "./subject_groups.ts";
 
 /** The graph that holds item metadata unless configured otherwise. */
 export const DEFAULT_METADATA_GRAPH = "urn:rdf-content-service:meta";
@@ -431,16 +432,9 @@ interface WriteOutcome {
   created?: string;
 }
 
-/** The quads with each subject's triples together, in first-seen subject order. */
+/** The quads with each subject's triples together, as an async stream. */
 async function* groupedBySubject(quads: Quad[]): AsyncGenerator<Quad> {
-  const bySubject = new Map<string, Quad[]>();
-  for (const quad of quads) {
-    const key = `${quad.subject.termType}:${quad.subject.value}`;
-    const group = bySubject.get(key);
-    if (group) group.push(quad);
-    else bySubject.set(key, [quad]);
-  }
-  for (const group of bySubject.values()) yield* group;
+  yield* groupBySubject(quads);
 }
 
 function newReceipt(): string {
