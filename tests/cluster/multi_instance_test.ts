@@ -342,7 +342,13 @@ clusterTest(
       Object.values(running).every((value) => value === false),
       `is-running after the kill: ${JSON.stringify(running)}`,
     );
-    findings.report("after the kill, before any new job", await verifyCluster(cluster, ledger));
+    const afterKill = await verifyCluster(cluster, ledger);
+    findings.report("after the kill, before any new job", afterKill);
+    // The sweep that recorded the job failed dropped its half-built rebuild index.
+    findings.check(
+      afterKill.runIndices.length === 1,
+      `indices of the run after the kill: ${afterKill.runIndices} (the killed rebuild's is dropped)`,
+    );
 
     // A new job can start, and ends well.
     const again = await startCollectionJob(cluster, b.url, false);
