@@ -14,7 +14,7 @@ import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
 
 const C = encodeURIComponent(DEMO_COLLECTION);
 const HASH_PATH = `/api/item/hash?collection=${C}`;
-const CONFORMANCE = new URL("../../../shared/conformance/rdf-canon/", import.meta.url);
+const CONFORMANCE = new URL("../fixtures/rdf-canon/", import.meta.url);
 
 const NQUADS = `<http://example.org/a> <http://example.org/p> _:x .
 _:x <http://example.org/q> "chat"@fr .

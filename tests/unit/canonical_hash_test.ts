@@ -11,7 +11,7 @@ import { distinctQuads, quadKey } from "../../src/rdf/dedupe.ts";
 import { ProblemError } from "../../src/http/problem.ts";
 
 const { quad, namedNode, blankNode, literal, defaultGraph } = DataFactory;
-const SUITE = new URL("../../../shared/conformance/rdf-canon/rdfc10/", import.meta.url);
+const SUITE = new URL("../fixtures/rdf-canon/rdfc10/", import.meta.url);
 const EX = "http://example.com/";
 const p = namedNode(`${EX}p`);
 

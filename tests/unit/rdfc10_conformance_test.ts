@@ -12,7 +12,7 @@ import {
 } from "../../src/rdf/canonical_hash.ts";
 import { ProblemError } from "../../src/http/problem.ts";
 
-const SUITE = new URL("../../../shared/conformance/rdf-canon/", import.meta.url);
+const SUITE = new URL("../fixtures/rdf-canon/", import.meta.url);
 /** The number of eval tests in the RDFC-1.0 suite this service was built against. */
 const EXPECTED_EVAL_TESTS = 64;
 /** What the negative test may take at most before its refusal. */
