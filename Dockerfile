@@ -14,10 +14,14 @@ ARG DENO_VERSION=2.9.6
 
 FROM denoland/deno:${DENO_VERSION} AS build
 WORKDIR /src
-COPY deno.json ./
+# The lock file pins every npm package, transitive ones included; --frozen fails the build
+# rather than resolve a version the lock does not name.
+COPY deno.json deno.lock ./
 COPY src ./src
-RUN deno cache src/main.ts src/store/sparql_worker.ts
-RUN deno compile --allow-net --allow-read --allow-write --allow-env --allow-sys --allow-ffi \
+RUN deno install --frozen --entrypoint src/main.ts src/store/sparql_worker.ts
+# deno compile fetches the denort runtime for this Deno version from dl.deno.land (the
+# denoland/deno image does not carry it): this step needs internet access.
+RUN deno compile --frozen --allow-net --allow-read --allow-write --allow-env --allow-sys --allow-ffi \
       --include src/store/sparql_worker.ts --output /out/rdf-content-service src/main.ts
 
 FROM debian:bookworm-slim
