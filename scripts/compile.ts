@@ -5,11 +5,25 @@
  * `deno compile` needs the `denort` runtime for the target. It downloads it unless
  * DENORT_BIN names a local copy; where neither works (an offline machine), this script
  * says so plainly and fails, instead of leaving a half-built binary behind.
+ *
+ * `deno compile` does not check what DENORT_BIN is: given the Deno CLI (the only Deno binary
+ * an npm install has) it reports success and writes a copy of the CLI that opens a REPL. So
+ * this script refuses a DENORT_BIN that answers `--version` like the Deno CLI, and asks the
+ * built file for its version: anything but `rdf-content-service <SERVICE_VERSION>` is not the
+ * service, and is deleted.
  */
+import { SERVICE_VERSION } from "../src/version.ts";
+
 const OUTPUT = Deno.env.get("COMPILE_OUTPUT") || "dist/rdf-content-service";
+/** What the service prints for `--version` (src/main.ts). */
+const EXPECTED_VERSION = `rdf-content-service ${SERVICE_VERSION}`;
+/** How long a `--version` may take; the Deno CLI without arguments would wait on a REPL. */
+const VERSION_TIMEOUT_MS = 15_000;
 
 const args = [
   "compile",
+  // The npm packages the lock file names, or a failure (deno.lock).
+  "--frozen",
   "--allow-net",
   "--allow-read",
   "--allow-write",
@@ -24,12 +38,44 @@ const args = [
   "src/main.ts",
 ];
 
+/** Runs `binary --version` with no input; the first line of its output, or why it failed. */
+async function versionOf(binary: string): Promise<{ line: string } | { error: string }> {
+  try {
+    const result = await new Deno.Command(binary, {
+      args: ["--version"],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(VERSION_TIMEOUT_MS),
+    }).output();
+    const stdout = new TextDecoder().decode(result.stdout).trim();
+    const stderr = new TextDecoder().decode(result.stderr).trim();
+    return { line: (stdout || stderr).split("\n")[0] ?? "" };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
 const denort = Deno.env.get("DENORT_BIN");
 if (denort) {
   try {
     Deno.statSync(denort);
   } catch {
     console.error(`DENORT_BIN is set to ${denort}, but no such file exists.`);
+    Deno.exit(1);
+  }
+  // The Deno CLI answers "deno 2.9.6 (stable, release, …)"; denort is not a CLI.
+  const answer = await versionOf(denort);
+  if ("line" in answer && /^deno \d+\.\d+\.\d+/.test(answer.line)) {
+    console.error(
+      `DENORT_BIN=${denort} is the Deno CLI (it answers --version with "${answer.line}"), ` +
+        "not the denort runtime. deno compile would copy the CLI and report success, but the " +
+        "result opens a REPL instead of serving. The npm package of Deno carries only the " +
+        "CLI: download the denort zip for this Deno version and target from dl.deno.land " +
+        "(https://dl.deno.land/release/v" + Deno.version.deno + "/denort-" + Deno.build.target +
+        ".zip), unpack it and set DENORT_BIN to the denort inside, or unset DENORT_BIN on a " +
+        "machine with internet access.",
+    );
     Deno.exit(1);
   }
   console.log(`Using the runtime at DENORT_BIN=${denort}`);
@@ -52,4 +98,18 @@ if (!result.success) {
   }
   Deno.exit(1);
 }
-console.log(`Built ${OUTPUT}. Put customer.yml beside it, or pass --config PATH.`);
+
+// What was built must be the service, whatever runtime it was built on.
+const built = await versionOf(OUTPUT);
+if (!("line" in built) || built.line !== EXPECTED_VERSION) {
+  await Deno.remove(OUTPUT).catch(() => {});
+  const answer = "line" in built ? `answered --version with "${built.line}"` : built.error;
+  console.error(
+    `deno compile wrote ${OUTPUT}, but it is not the service: it ${answer}, where ` +
+      `"${EXPECTED_VERSION}" was expected. It has been deleted.` +
+      (denort ? ` Check that DENORT_BIN=${denort} is the denort runtime of Deno ` : "") +
+      (denort ? `${Deno.version.deno} for ${Deno.build.target}.` : ""),
+  );
+  Deno.exit(1);
+}
+console.log(`Built ${OUTPUT} (${built.line}). Put customer.yml beside it, or pass --config PATH.`);

@@ -1,6 +1,7 @@
 /**
  * Entry point: read customer.yml, build the services, serve. Exits non-zero with the key
- * path and the reason when the configuration is unusable.
+ * path and the reason when the configuration is unusable. `--version` prints
+ * `rdf-content-service <version>` and exits.
  */
 import { compiledExecutableDir, ConfigError, loadConfig } from "./config/load.ts";
 import { buildServices } from "./services.ts";
@@ -9,11 +10,17 @@ import { startServer } from "./http/server.ts";
 import { log } from "./log/logger.ts";
 import { isLoopbackHost } from "./http/loopback.ts";
 import { backupDestination, backupLocalDatabase } from "./store/backup.ts";
+import { SERVICE_VERSION } from "./version.ts";
 
 /** How long requests in flight may run on after SIGTERM/SIGINT. */
 const SHUTDOWN_GRACE_MS = 8_000;
 
 async function main(): Promise<number> {
+  // Before the configuration: `--version` needs none (scripts/compile.ts asks a fresh build).
+  if (Deno.args.includes("--version")) {
+    console.log(`rdf-content-service ${SERVICE_VERSION}`);
+    return 0;
+  }
   let loaded;
   try {
     loaded = loadConfig({ args: Deno.args, executableDir: compiledExecutableDir() });

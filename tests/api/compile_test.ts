@@ -1,11 +1,12 @@
 /**
  * `deno task compile` (issue "Ship it"): where a runtime is at hand (DENORT_BIN), the
  * executable is built and run (health, create, read); everywhere, the task fails with a
- * clear message when it cannot get the runtime.
+ * clear message when it cannot get the runtime, and refuses the Deno CLI as a runtime.
  */
 import { strict as assert } from "node:assert";
 import { freePort } from "../support/ports.ts";
 import { DEMO_COLLECTION, itemQuery } from "../support/service.ts";
+import { SERVICE_VERSION } from "../../src/version.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const COMPILE = `${ROOT}scripts/compile.ts`;
@@ -46,6 +47,42 @@ Deno.test("the compile task fails clearly when it cannot fetch the runtime", asy
   }
 });
 
+Deno.test("the compile task refuses the Deno CLI as DENORT_BIN, saying why", async () => {
+  // The binary running this test is the Deno CLI: with it as the runtime, deno compile
+  // would write a copy of the CLI and report success.
+  const dir = await Deno.makeTempDir({ prefix: "rcs-compile-cli-" });
+  try {
+    const result = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", COMPILE],
+      cwd: ROOT,
+      env: { DENORT_BIN: Deno.execPath(), COMPILE_OUTPUT: `${dir}/never-built` },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(result.stderr);
+    assert.equal(result.code, 1, stderr);
+    assert.match(stderr, /is the Deno CLI \(it answers --version with "deno \d+\.\d+\.\d+/);
+    assert.match(stderr, /not the denort runtime/);
+    assert.doesNotMatch(new TextDecoder().decode(result.stdout), /Built /);
+    await assert.rejects(Deno.stat(`${dir}/never-built`));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the service answers --version with its name and SERVICE_VERSION", async () => {
+  // What scripts/compile.ts asks a fresh build; no configuration is read for it.
+  const result = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", `${ROOT}src/main.ts`, "--version"],
+    cwd: ROOT,
+    env: { CUSTOMER_YML: `${ROOT}no-such-customer.yml` },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(result.code, 0, new TextDecoder().decode(result.stderr));
+  assert.equal(new TextDecoder().decode(result.stdout), `rdf-content-service ${SERVICE_VERSION}\n`);
+});
+
 Deno.test({
   name: "the compiled executable serves /health, creates and reads an item",
   ignore: !denort,
@@ -57,23 +94,33 @@ Deno.test({
         args: ["run", "--allow-all", COMPILE],
         cwd: ROOT,
         env: { COMPILE_OUTPUT: binary },
+        stdout: "piped",
+        stderr: "piped",
       }).output();
+      // The compile task's own reason (e.g. a DENORT_BIN that is not denort), not a symptom.
       assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
       const port = freePort();
       const child = new Deno.Command(binary, {
         env: { SERVICE_HTTP_PORT: String(port), SERVICE_DATA_DIR: `${dir}/data` },
+        stdin: "null",
         stdout: "null",
-        stderr: "null",
+        stderr: "piped",
       }).spawn();
+      let exited: Deno.CommandStatus | undefined;
+      const status = child.status.then((value) => exited = value);
       const url = `http://127.0.0.1:${port}`;
       try {
         let healthy = false;
-        for (let attempt = 0; attempt < 100 && !healthy; attempt++) {
+        for (let attempt = 0; attempt < 100 && !healthy && !exited; attempt++) {
           healthy = await fetch(`${url}/health`).then(async (r) => {
             await r.body?.cancel();
             return r.ok;
           }, () => false);
           if (!healthy) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        if (exited) {
+          const output = await new Response(child.stderr).text();
+          assert.fail(`the executable exited with code ${exited.code}: ${output.slice(-2000)}`);
         }
         assert.ok(healthy, "the executable did not answer /health");
         const uri = "https://data.example.org/id/document/compiled";
@@ -89,8 +136,9 @@ Deno.test({
         assert.equal(read.status, 200);
         assert.match(await read.text(), /"Built once"/);
       } finally {
-        child.kill("SIGTERM");
-        await child.status;
+        if (!exited) child.kill("SIGTERM");
+        await status;
+        await child.stderr.cancel().catch(() => {});
       }
     } finally {
       await Deno.remove(dir, { recursive: true });
