@@ -100,7 +100,8 @@ export const workspaceSchema = z.object({
   collections: z.array(collectionSchema).default([]),
 });
 
-const tokenSchema = z.object({
+/** One bearer token: configured in `service.security.tokens`, or from the environment. */
+export const tokenSchema = z.object({
   name: z.string().min(1),
   token: z.string().min(16, "tokens must be at least 16 characters"),
   role: z.enum(["reader", "editor", "admin"]),

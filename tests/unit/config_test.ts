@@ -92,6 +92,37 @@ Deno.test("the sparql backend requires its three URLs", () => {
   );
 });
 
+Deno.test("SERVICE_*_TOKEN variables add one token each, beside the configured ones", () => {
+  const yaml = BUILT_IN_CUSTOMER_YML.replace(
+    "    tokens: []",
+    "    tokens:\n      - { name: ops, token: configured-token-0123, role: admin }",
+  );
+  const config = parseConfigText(
+    yaml,
+    "t",
+    envOf({
+      SERVICE_ADMIN_TOKEN: "admin-from-env-0123456",
+      SERVICE_READER_TOKEN: "reader-from-env-012345",
+      SERVICE_EDITOR_TOKEN: "",
+    }),
+  );
+  assert.deepEqual(config.service.security.tokens, [
+    { name: "ops", token: "configured-token-0123", role: "admin" },
+    { name: "SERVICE_ADMIN_TOKEN", token: "admin-from-env-0123456", role: "admin" },
+    { name: "SERVICE_READER_TOKEN", token: "reader-from-env-012345", role: "reader" },
+  ]);
+});
+
+Deno.test("a short token from the environment is a configuration error naming it", () => {
+  assert.throws(
+    () => parseConfigText(BUILT_IN_CUSTOMER_YML, "t", envOf({ SERVICE_EDITOR_TOKEN: "short" })),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      error.message.includes("SERVICE_EDITOR_TOKEN: tokens must be at least 16 characters") &&
+      !error.message.includes("short"),
+  );
+});
+
 Deno.test("search order: --config, $CUSTOMER_YML, ./customer.yml, beside the executable", () => {
   const dir = Deno.makeTempDirSync();
   const exeDir = Deno.makeTempDirSync();
