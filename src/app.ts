@@ -9,6 +9,7 @@ import { requestId } from "./http/request_id.ts";
 import { accessLog } from "./http/access_log.ts";
 import { authenticate } from "./http/auth.ts";
 import { localCallersOnly } from "./http/local_callers.ts";
+import { corsForOrigins } from "./http/cors.ts";
 import { handleError, handleNotFound } from "./http/errors.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { itemRoutes } from "./routes/items.ts";
@@ -27,7 +28,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use("*", requestId());
   app.use("*", accessLog());
   const tokens = deps.config.service.security.tokens;
-  if (tokens.length === 0) app.use("*", localCallersOnly());
+  const { origins } = deps.config.service.http.cors;
+  if (tokens.length === 0) app.use("*", localCallersOnly(origins));
+  app.use("*", corsForOrigins(origins));
   app.use("*", authenticate(tokens));
   app.use("*", async (c, next) => {
     await next();

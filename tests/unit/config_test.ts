@@ -123,6 +123,38 @@ Deno.test("a short token from the environment is a configuration error naming it
   );
 });
 
+Deno.test("CORS origins: none by default, a comma-separated string or a YAML list", () => {
+  assert.deepEqual(
+    parseConfigText(BUILT_IN_CUSTOMER_YML, "t", noEnv).service.http.cors.origins,
+    [],
+  );
+  const fromEnv = parseConfigText(
+    BUILT_IN_CUSTOMER_YML,
+    "t",
+    envOf({ SERVICE_HTTP_CORS_ORIGINS: "https://a.example, http://localhost:5173" }),
+  );
+  assert.deepEqual(fromEnv.service.http.cors.origins, [
+    "https://a.example",
+    "http://localhost:5173",
+  ]);
+  const listed = parseConfigText(
+    "service:\n  http:\n    cors:\n      origins: [https://a.example]\n",
+    "t",
+    noEnv,
+  );
+  assert.deepEqual(listed.service.http.cors.origins, ["https://a.example"]);
+  for (const bad of ["https://a.example/", "a.example", "ftp://a.example", "*"]) {
+    assert.throws(
+      () => parseConfigText(BUILT_IN_CUSTOMER_YML, "t", envOf({ SERVICE_HTTP_CORS_ORIGINS: bad })),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.message.includes("service.http.cors.origins.0") &&
+        error.message.includes("is not an origin"),
+      bad,
+    );
+  }
+});
+
 Deno.test("search order: --config, $CUSTOMER_YML, ./customer.yml, beside the executable", () => {
   const dir = Deno.makeTempDirSync();
   const exeDir = Deno.makeTempDirSync();
