@@ -2,13 +2,13 @@
 # rdf-content-service: build with Deno, compile one executable, run it as a non-root user.
 #
 #   docker build -t rdf-content-service .
-#   docker run -p 8080:8080 -v rcs-data:/data \
-#     -v ./customer.yml:/app/customer.yml:ro -e ADMIN_TOKEN=... rdf-content-service
+#   docker run -p 8080:8080 -v rcs-data:/data -e SERVICE_ADMIN_TOKEN=... rdf-content-service
 #
-# Configuration: environment variables (see README) and a customer.yml mounted at
-# /app/customer.yml (beside the executable, where the service looks for it). Listening on
-# 0.0.0.0 needs access tokens (service.security.tokens, which may be ${ENV} references such
-# as ${ADMIN_TOKEN}): the service refuses to serve a non-loopback address without them.
+# Configuration: environment variables (docs/configuration.md), over the shipped
+# customer.yml copied to /app/customer.yml; mount your own there for workspaces and
+# collections of your own. Listening on 0.0.0.0 needs access tokens: SERVICE_ADMIN_TOKEN,
+# SERVICE_EDITOR_TOKEN and SERVICE_READER_TOKEN each add one (at least 16 characters), beside
+# any in service.security.tokens; without any the service refuses to start.
 
 ARG DENO_VERSION=2.9.6
 

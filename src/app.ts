@@ -7,8 +7,10 @@ import type { AppEnv } from "./http/app_env.ts";
 import type { AppDeps } from "./app_deps.ts";
 import { requestId } from "./http/request_id.ts";
 import { accessLog } from "./http/access_log.ts";
+import { requestMetrics } from "./http/request_metrics.ts";
 import { authenticate } from "./http/auth.ts";
 import { localCallersOnly } from "./http/local_callers.ts";
+import { corsForOrigins } from "./http/cors.ts";
 import { handleError, handleNotFound } from "./http/errors.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { itemRoutes } from "./routes/items.ts";
@@ -20,14 +22,18 @@ import { sparqlPageRoutes } from "./routes/sparql_page.ts";
 import { indexingRoutes } from "./routes/indexing.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
+import { metricsRoutes } from "./routes/metrics.ts";
 
 /** Builds the whole HTTP surface of the service. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requestId());
   app.use("*", accessLog());
+  app.use("*", requestMetrics(deps.metrics));
   const tokens = deps.config.service.security.tokens;
-  if (tokens.length === 0) app.use("*", localCallersOnly());
+  const { origins } = deps.config.service.http.cors;
+  if (tokens.length === 0) app.use("*", localCallersOnly(origins));
+  app.use("*", corsForOrigins(origins));
   app.use("*", authenticate(tokens));
   app.use("*", async (c, next) => {
     await next();
@@ -35,6 +41,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   app.route("/", healthRoutes(deps));
   app.route("/", openApiRoutes(deps));
+  app.route("/", metricsRoutes(deps));
   app.route("/", downloadRoutes(deps));
   app.route("/", hashRoutes(deps));
   app.route("/", initializeRoutes(deps));

@@ -8,6 +8,7 @@ import type { SearchEngine } from "./search/search_engine.ts";
 import type { CollectionResolver } from "./indexing/index_item.ts";
 import type { IndexJobRunner } from "./indexing/job_runner.ts";
 import type { IndexOutboxWorker } from "./indexing/outbox_worker.ts";
+import type { ServiceMetrics } from "./metrics/metrics.ts";
 
 /** Dependencies of `createApp`. */
 export interface AppDeps {
@@ -25,5 +26,7 @@ export interface AppDeps {
   jsonldContexts: Record<string, unknown>;
   /** Extra readiness checks (search engine, outbox backlog), keyed by name. */
   readiness: Record<string, () => Promise<{ ok: boolean; detail: string | number }>>;
+  /** The Prometheus metrics: the backends' calls are measured as they are built. */
+  metrics: ServiceMetrics;
   version: string;
 }

@@ -31,6 +31,7 @@ import { CLOCK_ALLOWANCE_MS, IndexJobRunner } from "./indexing/job_runner.ts";
 import { IndexOutboxWorker } from "./indexing/outbox_worker.ts";
 import { canonicalHash } from "./rdf/canonical_hash.ts";
 import { SERVICE_VERSION } from "./version.ts";
+import { ServiceMetrics } from "./metrics/metrics.ts";
 
 /** The dependencies plus a way to release them. */
 export interface Services {
@@ -46,11 +47,13 @@ export function buildServices(config: ServiceConfig): Services {
   const maxWorkFactor = config.service.hash.maxWorkFactor;
   const hash = async (quads: Parameters<typeof canonicalHash>[0]) =>
     (await canonicalHash(quads, { maxWorkFactor })).hash;
-  const store = withItemCache(openTripleStore(config, db, dbPath), config);
+  const metrics = new ServiceMetrics();
+  // Timed beneath the item cache: the metrics tell how the store itself answers.
+  const store = withItemCache(metrics.timed("store", openTripleStore(config, db, dbPath)), config);
   const catalog = new Catalog(config.workspaces);
   const shapes = new CollectionShapes(config.workspaces);
   const items = new ItemService(store, catalog, hash, shapes.active ? shapes : undefined);
-  const search = buildSearchEngine(config, db);
+  const search = metrics.timed("search", buildSearchEngine(config, db));
   const searchIndexes = collectionResolver(config, catalog);
   const { leaseMs } = config.service.cluster;
   const indexOutbox = new IndexOutboxWorker({
@@ -98,8 +101,14 @@ export function buildServices(config: ServiceConfig): Services {
         ? { itemCache: () => Promise.resolve({ ok: true, detail: describeCache(store.cache) }) }
         : {}),
     },
+    metrics,
     version: SERVICE_VERSION,
   };
+  metrics.observe({
+    outbox: indexOutbox,
+    jobs: indexJobs,
+    cache: store instanceof CachingTripleStore ? store.cache : undefined,
+  });
   if (store.kind === "sparql") void handOverLocalOutbox(db, store.outbox);
   indexOutbox.start();
   return {

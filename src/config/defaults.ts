@@ -8,6 +8,8 @@ export const BUILT_IN_CUSTOMER_YML = `service:
     host: \${SERVICE_HTTP_HOST:127.0.0.1}
     port: \${SERVICE_HTTP_PORT:8080}
     maxBodyBytes: \${SERVICE_HTTP_MAX_BODY:16777216}
+    cors:
+      origins: \${SERVICE_HTTP_CORS_ORIGINS:}   # browser origins allowed to call: comma-separated, e.g. https://app.example.org
   data:
     dir: \${SERVICE_DATA_DIR:./data}
   store:

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseDocument } from "yaml";
-import { configSchema, type ServiceConfig } from "./schema.ts";
+import { configSchema, type ServiceConfig, tokenSchema } from "./schema.ts";
 import { type EnvLookup, MissingEnvironmentVariable, substituteEnv } from "./substitute.ts";
 import { BUILT_IN_CUSTOMER_YML } from "./defaults.ts";
 
@@ -88,15 +88,42 @@ export function parseConfigText(
     throw error;
   }
   const result = configSchema.safeParse(substituted);
-  if (!result.success) {
-    throw new ConfigError(
-      source,
-      result.error.issues.map((issue) =>
-        `${issue.path.length ? issue.path.join(".") : "(root)"}: ${issue.message}`
-      ),
-    );
+  const fromEnv = environmentTokens(env);
+  const problems = [
+    ...(result.error?.issues ?? []).map((issue) =>
+      `${issue.path.length ? issue.path.join(".") : "(root)"}: ${issue.message}`
+    ),
+    ...fromEnv.problems,
+  ];
+  if (problems.length > 0) throw new ConfigError(source, problems);
+  const config = result.data!;
+  config.service.security.tokens.push(...fromEnv.tokens);
+  return config;
+}
+
+/** The environment variables that each add a bearer token of their role. */
+export const TOKEN_VARIABLES = {
+  SERVICE_ADMIN_TOKEN: "admin",
+  SERVICE_EDITOR_TOKEN: "editor",
+  SERVICE_READER_TOKEN: "reader",
+} as const;
+
+/**
+ * Tokens from {@link TOKEN_VARIABLES}, beside those of `service.security.tokens`, so a
+ * container starts with environment variables alone. Each is validated like a configured
+ * token and named after its variable (the name 403 messages show); an empty one is unset.
+ */
+function environmentTokens(env: EnvLookup) {
+  const tokens: ServiceConfig["service"]["security"]["tokens"] = [];
+  const problems: string[] = [];
+  for (const [variable, role] of Object.entries(TOKEN_VARIABLES)) {
+    const token = env(variable);
+    if (!token) continue;
+    const result = tokenSchema.safeParse({ name: variable, token, role });
+    if (result.success) tokens.push(result.data);
+    else problems.push(...result.error.issues.map((issue) => `${variable}: ${issue.message}`));
   }
-  return result.data;
+  return { tokens, problems };
 }
 
 /** The directory of a compiled executable; undefined under `deno run`. */

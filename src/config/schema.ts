@@ -69,6 +69,39 @@ function nodeUrlProblem(node: string, seen: Set<string>): string | undefined {
   return undefined;
 }
 
+/**
+ * Browser origins (`scheme://host[:port]`, as browsers send them in `Origin`): a YAML list,
+ * or one comma-separated string, so one environment variable can list them all.
+ */
+const origins = z.union([z.string(), z.array(z.string())], {
+  error: "an origin, a comma-separated list of origins or a YAML list of origins",
+}).transform((value, ctx) => {
+  const listed = (typeof value === "string" ? value.split(",") : value)
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  listed.forEach((origin, index) => {
+    if (!isOrigin(origin)) {
+      ctx.issues.push({
+        code: "custom",
+        input: value,
+        path: [index],
+        message: `${JSON.stringify(origin)} is not an origin (scheme://host[:port], no path)`,
+      });
+    }
+  });
+  return listed;
+});
+
+/** Whether `text` is an http(s) origin exactly as a browser writes it in `Origin`. */
+function isOrigin(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.origin === text;
+  } catch {
+    return false;
+  }
+}
+
 /** One initialise rule: a SPARQL CONSTRUCT with `?this` bound to each listed URI. */
 export const initializeRuleSchema = z.object({
   name: z.string().min(1),
@@ -100,7 +133,8 @@ export const workspaceSchema = z.object({
   collections: z.array(collectionSchema).default([]),
 });
 
-const tokenSchema = z.object({
+/** One bearer token: configured in `service.security.tokens`, or from the environment. */
+export const tokenSchema = z.object({
   name: z.string().min(1),
   token: z.string().min(16, "tokens must be at least 16 characters"),
   role: z.enum(["reader", "editor", "admin"]),
@@ -124,6 +158,10 @@ export const configSchema = z.object({
       host: z.string().min(1).default("127.0.0.1"),
       port: integer(0, 65535).default(8080),
       maxBodyBytes: integer(1).default(16 * 1024 * 1024),
+      cors: z.object({
+        /** Origins whose pages may call the service from a browser; none by default. */
+        origins: z.preprocess(emptyAsUndefined, origins.default([])),
+      }).prefault({}),
     }).prefault({}),
     data: z.object({ dir: z.string().min(1).default("./data") }).prefault({}),
     store: z.object({

@@ -27,6 +27,8 @@ export interface AccessToken {
 export function requiredRole(method: string, path: string): Role | undefined {
   if (path === "/health") return undefined;
   if (path.startsWith("/api/admin/") || path.startsWith("/admin/")) return "admin";
+  // Metrics tell how the service is used: operators', like the admin tools.
+  if (path === "/metrics") return "admin";
   if (path === "/api/item/initialize") return "editor";
   if (path === "/api/item" && method !== "GET" && method !== "HEAD") return "editor";
   return "reader";

@@ -34,6 +34,7 @@ Deno.test("roles needed per route", () => {
   assert.equal(requiredRole("POST", "/api/item/initialize"), "editor");
   assert.equal(requiredRole("POST", "/api/admin/index"), "admin");
   assert.equal(requiredRole("GET", "/admin/sparqlui"), "admin");
+  assert.equal(requiredRole("GET", "/metrics"), "admin");
 });
 
 Deno.test({

@@ -23,15 +23,31 @@ export interface ServiceProcess {
   stderr(): string;
 }
 
+/** How to start the process, beyond its environment. */
+export interface ServiceProcessOptions {
+  timeoutMs?: number;
+  /** Working directory (where `./customer.yml` is looked for); this process's by default. */
+  cwd?: string;
+  /** Start from an empty environment rather than this process's (PATH, HOME, DENO_DIR kept). */
+  clearEnv?: boolean;
+}
+
 /** Starts the service with `env` (data dir, config) and waits until /health answers. */
 export async function startServiceProcess(
   env: Record<string, string>,
-  options: { timeoutMs?: number } = {},
+  options: ServiceProcessOptions = {},
 ): Promise<ServiceProcess> {
   const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", ...v8Flags(), MAIN],
-    env: { LOG_LEVEL: "warn", SERVICE_HTTP_PORT: String(port), ...env },
+    cwd: options.cwd,
+    clearEnv: options.clearEnv,
+    env: {
+      ...(options.clearEnv ? denoEssentials() : {}),
+      LOG_LEVEL: "warn",
+      SERVICE_HTTP_PORT: String(port),
+      ...env,
+    },
     stdout: "null",
     stderr: "piped",
   }).spawn();
@@ -78,6 +94,16 @@ export async function startServiceProcess(
     kill: () => exited("SIGKILL"),
     stop: () => exited("SIGTERM"),
   };
+}
+
+/** What `deno` itself needs from the environment: its cache and the PATH. */
+function denoEssentials(): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of ["PATH", "HOME", "DENO_DIR"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) kept[name] = value;
+  }
+  return kept;
 }
 
 /**

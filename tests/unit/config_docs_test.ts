@@ -1,9 +1,11 @@
 /**
- * docs/configuration.md names every key of the configuration schema and every environment
- * variable of the shipped customer.yml, so the reference cannot fall behind the code.
+ * docs/configuration.md names every key of the configuration schema, every environment
+ * variable of the shipped customer.yml and those read without one (tokens), so the
+ * reference cannot fall behind the code.
  */
 import { strict as assert } from "node:assert";
 import { configSchema } from "../../src/config/schema.ts";
+import { TOKEN_VARIABLES } from "../../src/config/load.ts";
 
 const DOC = Deno.readTextFileSync(new URL("../../docs/configuration.md", import.meta.url));
 const SHIPPED = Deno.readTextFileSync(new URL("../../customer.yml", import.meta.url));
@@ -64,5 +66,10 @@ Deno.test("docs/configuration.md names every environment variable of customer.ym
   const variables = [...SHIPPED.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
   assert.ok(variables.length >= 10);
   const missing = [...new Set(variables)].filter((name) => !DOC.includes(`\`${name}\``));
+  assert.deepEqual(missing, [], "add these variables to docs/configuration.md");
+});
+
+Deno.test("docs/configuration.md names the variables read without customer.yml (tokens)", () => {
+  const missing = Object.keys(TOKEN_VARIABLES).filter((name) => !DOC.includes(`\`${name}\``));
   assert.deepEqual(missing, [], "add these variables to docs/configuration.md");
 });

@@ -92,6 +92,69 @@ Deno.test("the sparql backend requires its three URLs", () => {
   );
 });
 
+Deno.test("SERVICE_*_TOKEN variables add one token each, beside the configured ones", () => {
+  const yaml = BUILT_IN_CUSTOMER_YML.replace(
+    "    tokens: []",
+    "    tokens:\n      - { name: ops, token: configured-token-0123, role: admin }",
+  );
+  const config = parseConfigText(
+    yaml,
+    "t",
+    envOf({
+      SERVICE_ADMIN_TOKEN: "admin-from-env-0123456",
+      SERVICE_READER_TOKEN: "reader-from-env-012345",
+      SERVICE_EDITOR_TOKEN: "",
+    }),
+  );
+  assert.deepEqual(config.service.security.tokens, [
+    { name: "ops", token: "configured-token-0123", role: "admin" },
+    { name: "SERVICE_ADMIN_TOKEN", token: "admin-from-env-0123456", role: "admin" },
+    { name: "SERVICE_READER_TOKEN", token: "reader-from-env-012345", role: "reader" },
+  ]);
+});
+
+Deno.test("a short token from the environment is a configuration error naming it", () => {
+  assert.throws(
+    () => parseConfigText(BUILT_IN_CUSTOMER_YML, "t", envOf({ SERVICE_EDITOR_TOKEN: "short" })),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      error.message.includes("SERVICE_EDITOR_TOKEN: tokens must be at least 16 characters") &&
+      !error.message.includes("short"),
+  );
+});
+
+Deno.test("CORS origins: none by default, a comma-separated string or a YAML list", () => {
+  assert.deepEqual(
+    parseConfigText(BUILT_IN_CUSTOMER_YML, "t", noEnv).service.http.cors.origins,
+    [],
+  );
+  const fromEnv = parseConfigText(
+    BUILT_IN_CUSTOMER_YML,
+    "t",
+    envOf({ SERVICE_HTTP_CORS_ORIGINS: "https://a.example, http://localhost:5173" }),
+  );
+  assert.deepEqual(fromEnv.service.http.cors.origins, [
+    "https://a.example",
+    "http://localhost:5173",
+  ]);
+  const listed = parseConfigText(
+    "service:\n  http:\n    cors:\n      origins: [https://a.example]\n",
+    "t",
+    noEnv,
+  );
+  assert.deepEqual(listed.service.http.cors.origins, ["https://a.example"]);
+  for (const bad of ["https://a.example/", "a.example", "ftp://a.example", "*"]) {
+    assert.throws(
+      () => parseConfigText(BUILT_IN_CUSTOMER_YML, "t", envOf({ SERVICE_HTTP_CORS_ORIGINS: bad })),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.message.includes("service.http.cors.origins.0") &&
+        error.message.includes("is not an origin"),
+      bad,
+    );
+  }
+});
+
 Deno.test("search order: --config, $CUSTOMER_YML, ./customer.yml, beside the executable", () => {
   const dir = Deno.makeTempDirSync();
   const exeDir = Deno.makeTempDirSync();

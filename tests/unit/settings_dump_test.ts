@@ -16,6 +16,7 @@ const SECRETS = {
   endpointPassword: "endpoint-pw-Lk22",
   openSearchPassword: "opensearch-pw-Zr55",
   urlPassword: "url-pw-Mn73",
+  environmentToken: "editor-from-env-Qw90",
 };
 
 const YAML = `
@@ -57,6 +58,7 @@ workspaces:
 function loadConfig() {
   return parseConfigText(YAML, "test", (name) => {
     if (name === "OS_PASSWORD") return SECRETS.openSearchPassword;
+    if (name === "SERVICE_EDITOR_TOKEN") return SECRETS.environmentToken;
     return undefined;
   });
 }
@@ -74,7 +76,7 @@ Deno.test("settings dump: no secret of the configuration appears, each is masked
   assert.equal(service.sparqlEndpoints[0].password, MASK);
   assert.deepEqual(
     service.security.tokens.map((t: Record<string, string>) => [t.name, t.token, t.role]),
-    [["ops", MASK, "admin"], ["viewer", MASK, "reader"]],
+    [["ops", MASK, "admin"], ["viewer", MASK, "reader"], ["SERVICE_EDITOR_TOKEN", MASK, "editor"]],
   );
   assert.deepEqual(service.search.opensearch.node, [
     `https://search-user:${MASK}@opensearch.example:9200`,

@@ -1,4 +1,4 @@
-/** Contracts of the operations routes: `/health`, `/ready` and `/openapi.json`. */
+/** Contracts of the operations routes: `/health`, `/ready`, `/openapi.json` and `/metrics`. */
 import { z } from "zod";
 import { defineContract } from "../../http/route_contract.ts";
 import { NO_PARAMETERS } from "./shared.ts";
@@ -65,5 +65,23 @@ export const openApiDocument = defineContract({
   problems: {},
 });
 
+/** `GET /metrics`: the Prometheus metrics. */
+export const metrics = defineContract({
+  method: "GET",
+  path: "/metrics",
+  operationId: "metrics",
+  summary: "Metrics in the Prometheus text format",
+  description: "Requests by route and status with their latency, store and search engine calls " +
+    "with their latency and errors, the index outbox backlog, indexing job progress and item " +
+    "cache hits and misses (docs/operations.md).",
+  tags: TAGS,
+  access: "admin",
+  query: NO_PARAMETERS,
+  responses: {
+    200: { description: "The metrics (text format 0.0.4).", content: ["text/plain"] },
+  },
+  problems: {},
+});
+
 /** The operations contracts. */
-export const OPERATION_CONTRACTS = [health, ready, openApiDocument];
+export const OPERATION_CONTRACTS = [health, ready, openApiDocument, metrics];
