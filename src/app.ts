@@ -28,7 +28,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use("*", accessLog());
   const tokens = deps.config.service.security.tokens;
   if (tokens.length === 0) app.use("*", localCallersOnly());
-  app.use("*", authenticate(tokens));
+  app.use("*", authenticate(tokens, deps.config.service.search.dsl.role));
   app.use("*", async (c, next) => {
     await next();
     c.res.headers.set("X-Service-Version", deps.version);
