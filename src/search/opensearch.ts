@@ -730,7 +730,7 @@ function isRetryable(error: unknown): boolean {
 
 /** A search OpenSearch cancelled at `cancel_after_time_interval`. */
 function isTaskCancelled(error: unknown): boolean {
-  return /task_cancelled_exception|cancelled/i.test(
+  return /task_cancelled_exception/.test(
     error instanceof errors.ResponseError ? JSON.stringify(error.body ?? "") : "",
   );
 }
