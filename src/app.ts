@@ -34,7 +34,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { origins } = deps.config.service.http.cors;
   if (tokens.length === 0) app.use("*", localCallersOnly(origins));
   app.use("*", corsForOrigins(origins));
-  app.use("*", authenticate(tokens));
+  app.use("*", authenticate(tokens, deps.config.service.search.dsl.role));
   app.use("*", async (c, next) => {
     await next();
     c.res.headers.set("X-Service-Version", deps.version);

@@ -32,6 +32,10 @@ export const BUILT_IN_CUSTOMER_YML = `service:
     query:
       maxResultsLimit: \${SERVICE_ES_MAX_RESULTS:10000}
       maxWindow: \${SERVICE_ES_MAX_WINDOW:10000}
+    dsl:                # POST /api/search: the raw query DSL, behind an allow-list (docs/backends.md)
+      role: \${SERVICE_SEARCH_DSL_ROLE:editor}            # reader | editor | admin | none (off)
+      expensiveQueries: \${SERVICE_SEARCH_DSL_EXPENSIVE:false}   # leading wildcards, regexp, fuzzy
+      timeoutMs: \${SERVICE_SEARCH_DSL_TIMEOUT_MS:10000}     # a slower query answers 504
   cluster:
     leaseMs: \${SERVICE_CLUSTER_LEASE_MS:30000}   # claims on shared work (outbox entries, jobs)
   security:

@@ -210,6 +210,15 @@ export const configSchema = z.object({
         maxResultsLimit: integer(1).default(10000),
         maxWindow: integer(1).default(10000),
       }).prefault({}),
+      /** `POST /api/search`: the raw query DSL, behind the gate of src/search/dsl_gate.ts. */
+      dsl: z.object({
+        /** The least role that may use it; `none` switches it off. */
+        role: z.enum(["reader", "editor", "admin", "none"]).default("editor"),
+        /** Leading wildcards, `regexp`, fuzzy matching and `prefix` on text fields. */
+        expensiveQueries: flag.default(false),
+        /** OpenSearch's search timeout; the service answers 504 once it passes. */
+        timeoutMs: integer(100, 300_000).default(10_000),
+      }).prefault({}),
       indexing: z.object({
         /** Items an indexing job reads and writes per batch (bulk request). */
         batchSize: integer(1, 10_000).default(500),

@@ -4,7 +4,9 @@
  * Without tokens the service serves loopback only (enforced at start-up) and every caller
  * is an admin. With tokens, every path but /health needs `Authorization: Bearer <token>`:
  * reader reads, searches and hashes; editor also writes items and initialises; admin also
- * indexes and uses the tools. Tokens are compared in constant time.
+ * indexes and uses the tools. The raw query DSL (`POST /api/search`) needs the role
+ * `service.search.dsl.role` configures (editor by default). Tokens are compared in
+ * constant time.
  */
 import type { MiddlewareHandler } from "hono";
 import { timingSafeEqual } from "node:crypto";
@@ -23,9 +25,18 @@ export interface AccessToken {
   role: Role;
 }
 
+/** `service.search.dsl.role`: a role, or `none` when the raw query DSL is off. */
+export type DslRole = Role | "none";
+
 /** The role a request needs, from its method and path; undefined for open paths. */
-export function requiredRole(method: string, path: string): Role | undefined {
+export function requiredRole(
+  method: string,
+  path: string,
+  dslRole: DslRole = "editor",
+): Role | undefined {
   if (path === "/health") return undefined;
+  // Off, it still takes a valid token; the route then answers that the DSL is off.
+  if (path === "/api/search" && method === "POST") return dslRole === "none" ? "reader" : dslRole;
   if (path.startsWith("/api/admin/") || path.startsWith("/admin/")) return "admin";
   // Metrics tell how the service is used: operators', like the admin tools.
   if (path === "/metrics") return "admin";
@@ -47,13 +58,16 @@ function sameSecret(given: string, expected: string): boolean {
 }
 
 /** Checks the bearer token and the role; a no-op when no tokens are configured. */
-export function authenticate(tokens: AccessToken[]): MiddlewareHandler<AppEnv> {
+export function authenticate(
+  tokens: AccessToken[],
+  dslRole: DslRole,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (tokens.length === 0) {
       c.set("role", "admin");
       return await next();
     }
-    const needed = requiredRole(c.req.method, c.req.path);
+    const needed = requiredRole(c.req.method, c.req.path, dslRole);
     if (!needed) return await next();
     const header = c.req.header("authorization") ?? "";
     const match = header.match(/^Bearer\s+(\S+)\s*$/i);

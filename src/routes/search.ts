@@ -1,6 +1,7 @@
 /**
  * `/api/search` (API.md, Search): a simple search as query parameters, or an OpenSearch
- * query DSL body. Windows beyond the limits are clamped by the engine, never refused.
+ * query DSL body, which passes the DSL gate (src/search/dsl_gate.ts) first. Windows beyond
+ * the limits are clamped by the engine, never refused.
  *
  * `filter=field:value` splits at the first colon, so values may hold colons (IRIs:
  * `filter=types:https://schema.org/Book`). A field name that holds colons itself (a CURIE
@@ -16,6 +17,7 @@ import { handle } from "../http/route_contract.ts";
 import { ProblemError } from "../http/problem.ts";
 import { readBodyText } from "../http/body.ts";
 import type { SearchFilter, SearchSort } from "../search/search_engine.ts";
+import { gateQueryBody } from "../search/dsl_gate.ts";
 import { searchItems, searchItemsWithDsl } from "./contracts/search.ts";
 
 /** The search routes. */
@@ -37,10 +39,30 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   handle(app, searchItemsWithDsl, async (c) => {
+    const dsl = deps.config.service.search.dsl;
+    if (dsl.role === "none") {
+      throw new ProblemError(
+        403,
+        "search-dsl-disabled",
+        "Query DSL switched off",
+        "This service takes no query DSL (service.search.dsl.role is none); use GET /api/search.",
+      );
+    }
     const { collection } = readQuery(c, searchItemsWithDsl);
     const index = deps.searchIndexes(collection).ref;
     const text = await readBodyText(c, deps.config.service.http.maxBodyBytes);
-    const result = await deps.search.rawSearch(index, parseQueryBody(text));
+    const body = parseQueryBody(text);
+    const gate = gateQueryBody(body, { expensiveQueries: dsl.expensiveQueries });
+    if (!gate.ok) {
+      throw new ProblemError(
+        400,
+        "search-query-refused",
+        "Search query refused",
+        `The query DSL body is refused at ${gate.path}: ${gate.message}.`,
+        [{ path: gate.path, message: gate.message }],
+      );
+    }
+    const result = await deps.search.rawSearch(index, body);
     return c.json(result.response);
   });
 

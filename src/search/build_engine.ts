@@ -35,6 +35,7 @@ export function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): Sear
         : undefined,
       limits,
       warn: logClampWarning,
+      rawSearchTimeoutMs: search.dsl.timeoutMs,
     });
   }
   return new EmbeddedSearchEngine(db, { limits, warn: logClampWarning });

@@ -75,6 +75,8 @@ export interface OpenSearchEngineOptions {
   warn?: ClampWarning;
   /** Per-request timeout (30 s). */
   requestTimeoutMs?: number;
+  /** Search-side budget of a query DSL body (`service.search.dsl.timeoutMs`, 10 s). */
+  rawSearchTimeoutMs?: number;
   bulk?: Partial<BulkPolicy>;
 }
 
@@ -97,6 +99,8 @@ export function rebuildingAlias(alias: string): string {
 
 /** URIs per page of {@link OpenSearchEngine.listDocumentUris}, before clamping. */
 const LIST_PAGE = 1000;
+/** How much longer than the search budget the client waits for the answer. */
+const RAW_SEARCH_GRACE_MS = 500;
 /** OpenSearch refuses longer `_id`s. */
 const MAX_ID_BYTES = 512;
 
@@ -123,6 +127,7 @@ export class OpenSearchEngine implements SearchEngine {
   readonly #warn?: ClampWarning;
   readonly #bulk: BulkPolicy;
   readonly #requestTimeoutMs: number;
+  readonly #rawSearchTimeoutMs: number;
   /** Aliases known to exist, so that writes do not ask every time. */
   readonly #ensured = new Set<string>();
   readonly #ensuring = new Map<string, Promise<void>>();
@@ -138,6 +143,7 @@ export class OpenSearchEngine implements SearchEngine {
     this.#warn = options.warn;
     this.#bulk = { ...DEFAULT_BULK_POLICY, ...options.bulk };
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.#rawSearchTimeoutMs = options.rawSearchTimeoutMs ?? 10_000;
     this.#client = new Client({
       nodes,
       auth: options.username
@@ -380,16 +386,37 @@ export class OpenSearchEngine implements SearchEngine {
     }
   }
 
-  /** Runs a query DSL body against the collection's alias after clamping it. */
+  /**
+   * Runs a query DSL body (already through the gate) against the collection's alias after
+   * clamping it, within the search timeout: OpenSearch's own `timeout` and a cancellation of
+   * the search task at the same time, so a slow query stops using the cluster, and the
+   * client's timeout on the request a little later. A timeout is 504 `search-timeout`, also
+   * when OpenSearch answers partial results with `timed_out: true`: they are not the answer
+   * to the query asked.
+   */
   async rawSearch(
     index: CollectionIndexRef,
     body: Record<string, unknown>,
   ): Promise<RawSearchResult> {
     const clamped = clampQueryBody(body, this.#limits, this.#warn);
+    const budget = `${this.#rawSearchTimeoutMs}ms`;
     try {
-      const result = await this.#client.search({ index: index.indexName, body: clamped.body });
-      return { response: result.body as Record<string, unknown>, changes: clamped.changes };
+      const result = await this.#client.search(
+        {
+          index: index.indexName,
+          body: { ...clamped.body, timeout: budget },
+          cancel_after_time_interval: budget,
+        },
+        // No failover here: a retry on the next node would double the time a caller waits.
+        { requestTimeout: this.#rawSearchTimeoutMs + RAW_SEARCH_GRACE_MS, maxRetries: 0 },
+      );
+      const response = result.body as Record<string, unknown>;
+      if (response.timed_out === true) throw this.#searchTimeout();
+      return { response, changes: clamped.changes };
     } catch (error) {
+      if (error instanceof errors.TimeoutError || isTaskCancelled(error)) {
+        throw this.#searchTimeout();
+      }
       if (error instanceof errors.ResponseError && error.statusCode === 400) {
         throw new ProblemError(
           400,
@@ -617,6 +644,16 @@ export class OpenSearchEngine implements SearchEngine {
     return Math.min(left, this.#requestTimeoutMs);
   }
 
+  #searchTimeout(): ProblemError {
+    return new ProblemError(
+      504,
+      "search-timeout",
+      "Search timed out",
+      `The query did not finish within ${this.#rawSearchTimeoutMs} ms ` +
+        "(service.search.dsl.timeoutMs); narrow it down.",
+    );
+  }
+
   #backoff(attempt: number): Promise<void> {
     const delay = Math.min(
       this.#bulk.maxBackoffMs,
@@ -689,6 +726,13 @@ function isRetryable(error: unknown): boolean {
   return error instanceof errors.ConnectionError ||
     error instanceof errors.NoLivingConnectionsError ||
     error instanceof errors.TimeoutError;
+}
+
+/** A search OpenSearch cancelled at `cancel_after_time_interval`. */
+function isTaskCancelled(error: unknown): boolean {
+  return /task_cancelled_exception/.test(
+    error instanceof errors.ResponseError ? JSON.stringify(error.body ?? "") : "",
+  );
 }
 
 function isIndexNotFound(error: unknown): boolean {

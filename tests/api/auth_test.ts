@@ -29,6 +29,11 @@ Deno.test("roles needed per route", () => {
   assert.equal(requiredRole("GET", "/api/item.ttl"), "reader");
   assert.equal(requiredRole("GET", "/api/item/hash"), "reader");
   assert.equal(requiredRole("GET", "/api/search"), "reader");
+  assert.equal(requiredRole("POST", "/api/search"), "editor");
+  assert.equal(requiredRole("POST", "/api/search", "reader"), "reader");
+  assert.equal(requiredRole("POST", "/api/search", "admin"), "admin");
+  // Off, a valid token is still needed; the route answers search-dsl-disabled.
+  assert.equal(requiredRole("POST", "/api/search", "none"), "reader");
   assert.equal(requiredRole("PUT", "/api/item"), "editor");
   assert.equal(requiredRole("DELETE", "/api/item"), "editor");
   assert.equal(requiredRole("POST", "/api/item/initialize"), "editor");

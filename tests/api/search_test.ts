@@ -318,8 +318,19 @@ for (const backend of testBackends("search-api")) {
       const allResult = await all.json();
       assert.equal(allResult.hits.total.value, 7);
       assert.equal(allResult.hits.hits.length, 3, "size clamped to SERVICE_ES_MAX_RESULTS");
-      await expectProblem(
+      // The gate refuses unknown clauses; the engine's own refusals keep their mapping.
+      const refused = await expectProblem(
         await post(JSON.stringify({ query: { no_such_query: {} } })),
+        400,
+        "search-query-refused",
+      );
+      assert.deepEqual(refused.errors, [
+        { path: "/query/no_such_query", message: "no_such_query is not an accepted query clause" },
+      ]);
+      await expectProblem(
+        await post(
+          JSON.stringify({ query: { match: { text: { query: "x", operator: "sideways" } } } }),
+        ),
         400,
         "invalid-search-query",
       );

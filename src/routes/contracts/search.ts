@@ -47,16 +47,34 @@ export const searchItems = defineContract({
   problems: { 400: BAD_PARAMETERS, 404: UNKNOWN_COLLECTION, 503: ENGINE_DOWN },
 });
 
+/** What the DSL gate accepts (src/search/dsl_gate.ts; docs/backends.md says it at length). */
+const GATE = "The body passes an allow-list first. Top level: `query`, `post_filter`, `aggs`, " +
+  "`size`, `from`, `sort`, `_source`, `highlight`, `track_total_hits`, `search_after`, " +
+  "`min_score`, `terminate_after`, `explain`, `version`, `track_scores`, " +
+  "`seq_no_primary_term`. Queries: `match_all`, `match_none`, `match`, `match_phrase`, " +
+  "`match_phrase_prefix`, `match_bool_prefix`, `multi_match`, `query_string`, " +
+  "`simple_query_string`, `term`, `terms` (values, no lookup), `range`, `exists`, `ids`, " +
+  "`prefix` (keyword fields), `wildcard`, `bool`, `constant_score`, `dis_max`, `boosting`, " +
+  "`nested`. Aggregations: `terms`, `histogram`, `date_histogram`, `range`, `date_range`, " +
+  "`filter`, `filters`, `top_hits`, `cardinality`, `avg`, `sum`, `min`, `max`, " +
+  "`value_count`, `stats`, `extended_stats`, `percentiles`, `missing`, `nested`, " +
+  "`reverse_nested`, at most 3 deep. Anything else — other indices (terms lookups, " +
+  "`more_like_this`, `geo_shape`, `percolate`, `indices_boost`), scripts, runtime fields, " +
+  "`stored_fields`, `timeout` — is `search-query-refused` naming the clause's JSON pointer. " +
+  "Leading wildcards, `regexp`, fuzzy matching and `prefix` on text fields need " +
+  "`service.search.dsl.expensiveQueries`. The role is `service.search.dsl.role`.";
+
 /** `POST /api/search`: an OpenSearch query DSL body (opensearch backend only). */
 export const searchItemsWithDsl = defineContract({
   method: "POST",
   path: "/api/search",
   operationId: "searchItemsWithDsl",
   summary: "Search a collection with an OpenSearch query DSL body",
-  description: `${CLAMPING} Sizes nested in the body (aggregations, \`top_hits\`, ` +
+  description: `${GATE} ${CLAMPING} Sizes nested in the body (aggregations, \`top_hits\`, ` +
     "`inner_hits`) are capped at `maxResultsLimit`.",
   tags: TAGS,
-  access: "reader",
+  // The default of `service.search.dsl.role`; the document states the configured one.
+  access: "editor",
   query: z.object({ collection: COLLECTION }),
   body: {
     description: "OpenSearch query DSL; an empty body matches everything.",
@@ -71,10 +89,14 @@ export const searchItemsWithDsl = defineContract({
     },
   },
   problems: {
-    400: `${BAD_PARAMETERS} Or a body that is not a JSON object or that the engine refuses.`,
+    400: `${BAD_PARAMETERS} Or a body that is not a JSON object, that the gate refuses ` +
+      "(`search-query-refused`, the clause in `errors[0].path`) or that the engine refuses.",
+    403: "The token's role is weaker than `service.search.dsl.role`, or the query DSL is " +
+      "switched off (`search-dsl-disabled`).",
     404: UNKNOWN_COLLECTION,
     413: BODY_TOO_LARGE,
     501: "The embedded search engine takes no query DSL (`not-implemented`).",
     503: ENGINE_DOWN,
+    504: "The query ran longer than `service.search.dsl.timeoutMs` (`search-timeout`).",
   },
 });
