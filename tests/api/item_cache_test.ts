@@ -85,11 +85,18 @@ Deno.test({
       env: { ...sparql.env, SERVICE_SPARQL_QUERY_URL: queryEndpoint.url },
     });
     // Queries sent for `reads`, once the index is no longer reading the item written before.
+    // The outbox worker is paused meanwhile: its polls of the store's outbox are queries too.
     const queriesOf = async (reads: () => Promise<void>) => {
-      await service.services.deps.indexOutbox.drain();
-      const before = queryEndpoint.queries();
-      await reads();
-      return queryEndpoint.queries() - before;
+      const outbox = service.services.deps.indexOutbox;
+      await outbox.drain();
+      await outbox.stop();
+      try {
+        const before = queryEndpoint.queries();
+        await reads();
+        return queryEndpoint.queries() - before;
+      } finally {
+        outbox.start();
+      }
     };
     try {
       const uri = uniqueItemUri("cached");
