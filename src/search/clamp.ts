@@ -116,6 +116,47 @@ export function clampQueryBody(
   return { body: copy, changes, window };
 }
 
+/**
+ * Caps the buckets of every aggregation in a search response at `maxResultsLimit`: the
+ * bucket count of a `histogram` or `date_histogram` depends on the data, not on a size the
+ * request could be clamped by, so it is clamped where it becomes known. (OpenSearch's own
+ * `search.max_buckets` bounds the work.) Keyed buckets (an object) keep their first keys.
+ * Logs one warning listing every change, like {@link clampQueryBody}; the input is not
+ * modified.
+ */
+export function clampResponseBuckets(
+  response: Record<string, unknown>,
+  limits: SearchLimits,
+  warn: ClampWarning = writeClampWarning,
+): { response: Record<string, unknown>; changes: ClampChange[] } {
+  const changes: ClampChange[] = [];
+  if (!isObject(response.aggregations)) return { response, changes };
+  const copy = { ...response, aggregations: structuredClone(response.aggregations) };
+  capBuckets(copy.aggregations, "aggregations", limits.maxResultsLimit, changes);
+  if (changes.length > 0) warn({ msg: "search response buckets clamped", changes });
+  return { response: copy, changes };
+}
+
+/** Walks aggregation results (any depth: buckets hold sub-aggregations) and caps buckets. */
+function capBuckets(node: unknown, path: string, cap: number, changes: ClampChange[]): void {
+  if (Array.isArray(node)) {
+    node.forEach((element, index) => capBuckets(element, `${path}[${index}]`, cap, changes));
+    return;
+  }
+  if (!isObject(node)) return;
+  for (const [key, value] of Object.entries(node)) {
+    const childPath = `${path}.${key}`;
+    if (key === "buckets" && Array.isArray(value) && value.length > cap) {
+      changes.push({ path: childPath, requested: value.length, applied: cap });
+      node[key] = value.slice(0, cap);
+    } else if (key === "buckets" && isObject(value) && Object.keys(value).length > cap) {
+      changes.push({ path: childPath, requested: Object.keys(value).length, applied: cap });
+      node[key] = Object.fromEntries(Object.entries(value).slice(0, cap));
+    }
+    capBuckets(node[key], childPath, cap, changes);
+  }
+}
+
 const AGGREGATION_KEYS = ["aggs", "aggregations"] as const;
 
 /** Aggregation parameters that ask for a number of buckets or hits. */

@@ -22,7 +22,13 @@ import { createHash } from "node:crypto";
 import { Client, errors } from "@opensearch-project/opensearch";
 import { ProblemError } from "../http/problem.ts";
 import type { BackendHealth } from "../store/triple_store.ts";
-import { clampQueryBody, type ClampWarning, clampWindow, type SearchLimits } from "./clamp.ts";
+import {
+  clampQueryBody,
+  clampResponseBuckets,
+  type ClampWarning,
+  clampWindow,
+  type SearchLimits,
+} from "./clamp.ts";
 import { fieldResolver, indexCreationBody } from "./opensearch_mappings.ts";
 import {
   type BulkFailure,
@@ -412,7 +418,8 @@ export class OpenSearchEngine implements SearchEngine {
       );
       const response = result.body as Record<string, unknown>;
       if (response.timed_out === true) throw this.#searchTimeout();
-      return { response, changes: clamped.changes };
+      const buckets = clampResponseBuckets(response, this.#limits, this.#warn);
+      return { response: buckets.response, changes: [...clamped.changes, ...buckets.changes] };
     } catch (error) {
       if (error instanceof errors.TimeoutError || isTaskCancelled(error)) {
         throw this.#searchTimeout();

@@ -236,3 +236,35 @@ test("service.search.dsl.role none switches the raw DSL off", async () => {
     await service.close();
   }
 }, false);
+
+test("histogram buckets past maxResultsLimit are clamped in the answer, with a warning", () =>
+  withService({ SERVICE_ES_MAX_RESULTS: "20" }, async (service) => {
+    const index = service.services.deps.searchIndexes(DEMO_COLLECTION).ref;
+    // Two documents 60 days apart: a daily histogram with empty buckets has 61 of them.
+    const documents = ["2026-01-01", "2026-03-02"].map((day, n) => ({
+      uri: `https://data.example.org/id/histogram/${n}`,
+      collection: DEMO_COLLECTION,
+      workspace: "https://data.example.org/workspace/demo",
+      types: [],
+      hash: `h${n}`,
+      modified: `${day}T00:00:00.000Z`,
+      text: "histogram",
+    }));
+    await service.services.deps.search.upsert(index, documents, { refresh: true });
+    const response = await post(
+      service,
+      JSON.stringify({
+        size: 0,
+        aggs: {
+          per_day: {
+            date_histogram: { field: "modified", calendar_interval: "day", min_doc_count: 0 },
+          },
+        },
+      }),
+    );
+    const text = await response.text();
+    assert.equal(response.status, 200, text);
+    const buckets = JSON.parse(text).aggregations.per_day.buckets as { doc_count: number }[];
+    assert.equal(buckets.length, 20, "61 daily buckets clamped to maxResultsLimit");
+    assert.equal(buckets[0].doc_count, 1, "the first buckets are kept");
+  }));

@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
 import {
   clampQueryBody,
+  clampResponseBuckets,
   clampWindow,
   type SearchLimits,
   writeClampWarning,
@@ -224,4 +225,42 @@ Deno.test("clampQueryBody sets an absent size when the default exceeds the limit
   const invalid = clampQueryBody({ from: -1, size: 0 }, LIMITS, warn);
   assert.deepEqual(invalid.body, { from: 0, size: 0 });
   assert.deepEqual(invalid.changes, [{ path: "from", requested: -1, applied: 0 }]);
+});
+
+Deno.test("clampResponseBuckets caps bucket lists and keyed buckets at any depth, with one warning", () => {
+  const buckets = (n: number) => Array.from({ length: n }, (_, key) => ({ key, doc_count: 1 }));
+  const response = {
+    hits: { total: { value: 3 } },
+    aggregations: {
+      by_day: { buckets: buckets(150) },
+      small: { buckets: buckets(5) },
+      keyed: { buckets: Object.fromEntries(buckets(120).map((b) => [`k${b.key}`, b])) },
+      outer: { buckets: [{ key: "a", inner: { buckets: buckets(101) } }] },
+    },
+  };
+  const before = structuredClone(response);
+  const { entries, warn } = recorder();
+  const clamped = clampResponseBuckets(response, LIMITS, warn);
+  const aggregations = clamped.response.aggregations as typeof response.aggregations;
+  assert.equal(aggregations.by_day.buckets.length, 100);
+  assert.deepEqual(aggregations.by_day.buckets[99], { key: 99, doc_count: 1 });
+  assert.equal(aggregations.small.buckets.length, 5);
+  assert.equal(Object.keys(aggregations.keyed.buckets).length, 100);
+  assert.equal(aggregations.outer.buckets[0].inner.buckets.length, 100);
+  assert.deepEqual(clamped.changes, [
+    { path: "aggregations.by_day.buckets", requested: 150, applied: 100 },
+    { path: "aggregations.keyed.buckets", requested: 120, applied: 100 },
+    { path: "aggregations.outer.buckets[0].inner.buckets", requested: 101, applied: 100 },
+  ]);
+  assert.equal(entries.length, 1);
+  assert.equal(entries[0].msg, "search response buckets clamped");
+  assert.deepEqual(response, before, "the engine's response is not modified");
+
+  const untouched = clampResponseBuckets(
+    { aggregations: { a: { buckets: buckets(3) } } },
+    LIMITS,
+    warn,
+  );
+  assert.deepEqual(untouched.changes, []);
+  assert.equal(entries.length, 1, "no warning without a change");
 });
