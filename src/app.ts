@@ -19,6 +19,7 @@ import { hashRoutes } from "./routes/hash.ts";
 import { initializeRoutes } from "./routes/initialize.ts";
 import { toolRoutes } from "./routes/tools.ts";
 import { sparqlPageRoutes } from "./routes/sparql_page.ts";
+import { sparqlProtocolRoutes } from "./routes/sparql_protocol.ts";
 import { indexingRoutes } from "./routes/indexing.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
@@ -47,6 +48,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", initializeRoutes(deps));
   app.route("/", toolRoutes(deps));
   app.route("/", sparqlPageRoutes(deps));
+  app.route("/", sparqlProtocolRoutes(deps));
   app.route("/", indexingRoutes(deps));
   app.route("/", searchRoutes(deps));
   app.route("/", itemRoutes(deps));

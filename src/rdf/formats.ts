@@ -139,7 +139,7 @@ export function formatFromFileName(name: string): RdfFormat | "json" | undefined
 }
 
 /** One media range of an `Accept` header. */
-interface MediaRange {
+export interface MediaRange {
   type: string;
   subtype: string;
   quality: number;
@@ -147,7 +147,8 @@ interface MediaRange {
   position: number;
 }
 
-function parseAccept(accept: string): MediaRange[] {
+/** The well-formed media ranges of an `Accept` header; malformed ones are skipped. */
+export function parseAccept(accept: string): MediaRange[] {
   const ranges: MediaRange[] = [];
   accept.split(",").forEach((part, position) => {
     const [range, ...parameters] = part.split(";");

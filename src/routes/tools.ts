@@ -20,6 +20,7 @@ import { parseRdf } from "../rdf/parse.ts";
 import { generateShacl } from "../rdf/shacl/generate.ts";
 import { serializeRdf } from "../rdf/serialize.ts";
 import { writeSparqlJsonResults } from "../sparql/results_json.ts";
+import { refuseLongQuery } from "../sparql/analyze_query.ts";
 import type { SparqlQueryResult } from "../store/triple_store.ts";
 import { endpointNotFound, SparqlEndpointRegistry } from "../tools/sparql_endpoints.ts";
 import { dumpSettings } from "../tools/settings_dump.ts";
@@ -74,21 +75,6 @@ export function toolRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   return app;
-}
-
-/** 413 `query-too-large` for a query text over `maxBytes` (UTF-8), before it is parsed. */
-function refuseLongQuery(query: string, maxBytes: number): void {
-  // Every UTF-16 unit is at most 3 UTF-8 bytes: short texts need no encoding to pass.
-  if (query.length * 3 <= maxBytes) return;
-  const bytes = new TextEncoder().encode(query).length;
-  if (bytes <= maxBytes) return;
-  throw new ProblemError(
-    413,
-    "query-too-large",
-    "Query too large",
-    `The query is ${bytes} bytes long; service.query.maxQueryBytes allows ${maxBytes}.`,
-    [{ path: "query", message: `longer than ${maxBytes} bytes` }],
-  );
 }
 
 /**

@@ -9,6 +9,7 @@
 import sparqljs from "sparqljs";
 import { ProblemError } from "../http/problem.ts";
 import { unindentedGenerator } from "./generator.ts";
+import type { QueryDataset } from "../store/triple_store.ts";
 
 /** The four query forms. */
 export type QueryForm = "SELECT" | "ASK" | "CONSTRUCT" | "DESCRIBE";
@@ -20,10 +21,35 @@ export interface AnalyzedQuery {
   text: string;
   /** True when the text was rewritten to enforce a limit. */
   limited: boolean;
+  /** True when the text names its dataset (FROM, FROM NAMED): no union default graph then. */
+  hasDataset: boolean;
+}
+
+/** Options of {@link analyzeQuery}. */
+export interface AnalyzeOptions {
+  /** Most rows the query may produce; one more is asked for, to tell that rows were cut. */
+  rowLimit?: number;
+  /** A protocol dataset, written into the query as FROM / FROM NAMED in place of its own. */
+  dataset?: QueryDataset;
+}
+
+/** 413 `query-too-large` for a query text over `maxBytes` (UTF-8), before it is parsed. */
+export function refuseLongQuery(query: string, maxBytes: number): void {
+  // Every UTF-16 unit is at most 3 UTF-8 bytes: short texts need no encoding to pass.
+  if (query.length * 3 <= maxBytes) return;
+  const bytes = new TextEncoder().encode(query).length;
+  if (bytes <= maxBytes) return;
+  throw new ProblemError(
+    413,
+    "query-too-large",
+    "Query too large",
+    `The query is ${bytes} bytes long; service.query.maxQueryBytes allows ${maxBytes}.`,
+    [{ path: "query", message: `longer than ${maxBytes} bytes` }],
+  );
 }
 
 /** Parses `text`; 400 `invalid-sparql` (with line and column) or 400 `sparql-update-refused`. */
-export function analyzeQuery(text: string, options: { rowLimit?: number } = {}): AnalyzedQuery {
+export function analyzeQuery(text: string, options: AnalyzeOptions = {}): AnalyzedQuery {
   if (nestsDeeperThan(text, MAX_NESTING)) {
     throw new ProblemError(
       400,
@@ -51,17 +77,36 @@ export function analyzeQuery(text: string, options: { rowLimit?: number } = {}):
   }
   refuseFederation(parsed);
   const form = parsed.queryType as QueryForm;
-  const limit = options.rowLimit;
-  if (limit === undefined || form === "ASK") return { form, text, limited: false };
+  const dataset = options.dataset;
+  const datasetGiven = dataset !== undefined &&
+    dataset.defaultGraphs.length + dataset.namedGraphs.length > 0;
+  if (datasetGiven) {
+    // The protocol's dataset wins over the query's (SPARQL 1.1 Protocol, 2.1.4).
+    parsed.from = {
+      default: dataset.defaultGraphs.map((iri) => namedNode(iri)),
+      named: dataset.namedGraphs.map((iri) => namedNode(iri)),
+    };
+  }
+  const hasDataset = (parsed.from?.default.length ?? 0) + (parsed.from?.named.length ?? 0) > 0;
+  const limited = bounded(parsed, form, options.rowLimit);
+  if (!limited && !datasetGiven) return { form, text, limited, hasDataset };
+  return { form, text: unindentedGenerator().stringify(parsed), limited, hasDataset };
+}
+
+/** Writes the row limit into `parsed` when it asks for more; true when it did. */
+function bounded(parsed: sparqljs.Query, form: QueryForm, limit: number | undefined): boolean {
+  if (limit === undefined || form === "ASK") return false;
   // Ask for one row more than allowed, so the caller can tell that rows were cut.
   const wanted = limit + 1;
   // Every query form but ASK carries a solution modifier; the typings miss CONSTRUCT's.
-  const bounded = parsed as { limit?: number };
-  if (bounded.limit !== undefined && bounded.limit <= wanted) {
-    return { form, text, limited: false };
-  }
-  bounded.limit = wanted;
-  return { form, text: unindentedGenerator().stringify(parsed), limited: true };
+  const modified = parsed as { limit?: number };
+  if (modified.limit !== undefined && modified.limit <= wanted) return false;
+  modified.limit = wanted;
+  return true;
+}
+
+function namedNode(iri: string): sparqljs.IriTerm {
+  return { termType: "NamedNode", value: iri } as sparqljs.IriTerm;
 }
 
 /**

@@ -35,8 +35,10 @@ export async function queryRemoteEndpoint(
   sparql: string,
   options: RemoteQueryOptions,
 ): Promise<SparqlQueryResult> {
-  const { limit, timeoutMs, defaultGraphUri } = options;
-  const analyzed = analyzeQuery(sparql, { rowLimit: limit });
+  const { limit, timeoutMs, dataset } = options;
+  const analyzed = analyzeQuery(sparql, { rowLimit: limit, dataset });
+  // The protocol parameter would override the query's own FROM clauses.
+  const defaultGraphUri = analyzed.hasDataset ? undefined : options.defaultGraphUri;
   const graphResult = analyzed.form === "CONSTRUCT" || analyzed.form === "DESCRIBE";
   let response: Response;
   try {

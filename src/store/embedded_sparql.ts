@@ -37,7 +37,7 @@ export class EmbeddedSparqlEngine {
 
   /** Runs a read-only query; 400 for updates or syntax errors, 504 on timeout. */
   async query(sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult> {
-    const analyzed = analyzeQuery(sparql, { rowLimit: options.limit });
+    const analyzed = analyzeQuery(sparql, { rowLimit: options.limit, dataset: options.dataset });
     const form = analyzed.form === "CONSTRUCT" || analyzed.form === "DESCRIBE"
       ? "quads"
       : "bindings";
@@ -66,7 +66,13 @@ export class EmbeddedSparqlEngine {
           reject(error);
         },
       });
-      worker.postMessage({ op: "query", id, sparql: analyzed.text, form });
+      worker.postMessage({
+        op: "query",
+        id,
+        sparql: analyzed.text,
+        form,
+        unionDefaultGraph: !analyzed.hasDataset,
+      });
     });
     if (form === "quads") {
       const quads = new Parser({ format: "N-Triples" }).parse(text);

@@ -30,7 +30,7 @@ function handle(request: SparqlWorkerRequest): SparqlWorkerReply | undefined {
       return undefined;
     case "query": {
       const result = store.query(request.sparql, {
-        use_default_graph_as_union: true,
+        use_default_graph_as_union: request.unionDefaultGraph,
         results_format: request.form === "quads"
           ? "application/n-triples"
           : "application/sparql-results+json",

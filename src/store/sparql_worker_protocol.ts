@@ -4,7 +4,14 @@
 export type SparqlWorkerRequest =
   | { op: "load"; nquads: string }
   | { op: "drop"; graph: string }
-  | { op: "query"; id: number; sparql: string; form: "bindings" | "quads" };
+  | {
+    op: "query";
+    id: number;
+    sparql: string;
+    form: "bindings" | "quads";
+    /** False when the query names its dataset: the union would override its FROM. */
+    unionDefaultGraph: boolean;
+  };
 
 /** What the worker answers. */
 export type SparqlWorkerReply =

@@ -60,6 +60,14 @@ export interface SparqlQueryOptions {
   limit: number;
   /** Abort after this many milliseconds with a 504 problem. */
   timeoutMs: number;
+  /** The SPARQL 1.1 Protocol's dataset; it replaces the query's own FROM clauses. */
+  dataset?: QueryDataset;
+}
+
+/** The graphs of a query's dataset: `default-graph-uri` and `named-graph-uri`. */
+export interface QueryDataset {
+  defaultGraphs: string[];
+  namedGraphs: string[];
 }
 
 /** State of a backend for `/ready`. */

@@ -10,6 +10,7 @@ import { initializeItem } from "./initialize.ts";
 import { ITEM_CONTRACTS } from "./items.ts";
 import { OPERATION_CONTRACTS } from "./operations.ts";
 import { searchItems, searchItemsWithDsl } from "./search.ts";
+import { SPARQL_CONTRACTS } from "./sparql.ts";
 import { TOOL_CONTRACTS } from "./tools.ts";
 
 /** All contracts, in the order the OpenAPI document lists them. */
@@ -22,6 +23,7 @@ export const ALL_CONTRACTS: readonly RouteContract[] = [
   searchItems,
   searchItemsWithDsl,
   ...INDEXING_CONTRACTS,
+  ...SPARQL_CONTRACTS,
   ...TOOL_CONTRACTS,
   ...OPERATION_CONTRACTS,
 ];

@@ -1,0 +1,205 @@
+/**
+ * `/sparql` and `/sparql/{id}`: the SPARQL 1.1 Protocol's query operation (API.md, SPARQL
+ * endpoint), so that standard clients (Jena, rdflib, SPARQLWrapper, YASGUI) can query the
+ * service's store and the configured endpoints.
+ *
+ * The rules are the query tool's: read-only (an update is refused whatever its spelling),
+ * no SERVICE, rows capped at `maxResultsLimit`, `service.query.timeoutMs` and
+ * `maxQueryBytes`. Each item is a named graph; with no dataset given, the default graph is
+ * the union of the graphs.
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { AppEnv } from "../http/app_env.ts";
+import type { AppDeps } from "../app_deps.ts";
+import { readQuery } from "../http/read_query.ts";
+import { handle } from "../http/route_contract.ts";
+import { ProblemError } from "../http/problem.ts";
+import { readBodyText } from "../http/body.ts";
+import { negotiateFormat, type RdfFormat } from "../rdf/formats.ts";
+import { serializeRdf } from "../rdf/serialize.ts";
+import { analyzeQuery, type QueryForm, refuseLongQuery } from "../sparql/analyze_query.ts";
+import {
+  negotiateResultsFormat,
+  RESULTS_MEDIA_TYPES,
+  type ResultsFormat,
+  writeBindings,
+  writeBoolean,
+} from "../sparql/results_formats.ts";
+import type { QueryDataset, SparqlQueryResult } from "../store/triple_store.ts";
+import {
+  endpointNotFound,
+  SparqlEndpointRegistry,
+  STORE_ENDPOINT_ID,
+} from "../tools/sparql_endpoints.ts";
+import { mediaTypeOf } from "./media_types.ts";
+import * as contracts from "./contracts/sparql.ts";
+
+/** The formats a CONSTRUCT or DESCRIBE is answered in, the fallback first. */
+const GRAPH_FORMATS: RdfFormat[] = ["turtle", "ntriples", "rdfxml", "jsonld"];
+
+/** A protocol request: the query text and its dataset. */
+interface ProtocolRequest {
+  query: string;
+  dataset: QueryDataset;
+}
+
+/** The protocol routes. */
+export function sparqlProtocolRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const endpoints = new SparqlEndpointRegistry(
+    deps.config,
+    deps.store,
+    deps.catalog.collections().map((entry) => entry.collection.uri),
+  );
+  const maxBodyBytes = deps.config.service.http.maxBodyBytes;
+
+  const answer = async (c: Context<AppEnv>, id: string, request: ProtocolRequest) => {
+    refuseLongQuery(request.query, deps.config.service.query.maxQueryBytes);
+    // Parsed here first: an update or a syntax error is refused before anything runs, and
+    // the query form decides which formats can answer.
+    const { form } = analyzeQuery(request.query);
+    const format = negotiate(form, c.req.header("accept"));
+    const result = await endpoints.query(id, request.query, {
+      limit: deps.config.service.search.query.maxResultsLimit,
+      timeoutMs: deps.config.service.query.timeoutMs,
+      dataset: request.dataset,
+    });
+    return protocolResponse(result, format);
+  };
+  const knownEndpoint = (c: Context<AppEnv>) => {
+    const id = c.req.param("id") ?? STORE_ENDPOINT_ID;
+    if (!endpoints.has(id)) throw endpointNotFound(id, endpoints.list().map((e) => e.id));
+    return id;
+  };
+
+  handle(app, contracts.sparqlQueryGet, (c) => answer(c, STORE_ENDPOINT_ID, readGet(c)));
+  handle(
+    app,
+    contracts.sparqlQueryPost,
+    async (c) => answer(c, STORE_ENDPOINT_ID, await readPost(c, maxBodyBytes)),
+  );
+  handle(app, contracts.sparqlEndpointQueryGet, (c) => {
+    const request = readGet(c);
+    return answer(c, knownEndpoint(c), request);
+  });
+  handle(app, contracts.sparqlEndpointQueryPost, async (c) => {
+    const id = knownEndpoint(c);
+    return answer(c, id, await readPost(c, maxBodyBytes));
+  });
+  return app;
+}
+
+/** A GET: everything in the URL; an `update` parameter is refused, never ignored. */
+function readGet(c: Context<AppEnv>): ProtocolRequest {
+  if (c.req.query("update") !== undefined) throw updateRefused();
+  const parameters = readQuery(c, contracts.sparqlQueryGet) as {
+    query: string;
+    "default-graph-uri"?: string[];
+    "named-graph-uri"?: string[];
+  };
+  return {
+    query: parameters.query,
+    dataset: {
+      defaultGraphs: parameters["default-graph-uri"] ?? [],
+      namedGraphs: parameters["named-graph-uri"] ?? [],
+    },
+  };
+}
+
+/**
+ * A POST: the query as an `application/sparql-query` body (dataset in the URL), or a
+ * URL-encoded form (dataset in the form). The update operation's two forms are refused.
+ */
+async function readPost(c: Context<AppEnv>, limit: number): Promise<ProtocolRequest> {
+  const contentType = c.req.header("content-type") ?? "";
+  const mediaType = contentType.split(";", 1)[0].trim().toLowerCase();
+  if (mediaType === "application/sparql-update") throw updateRefused();
+  let query: string | undefined;
+  let parameters: URLSearchParams;
+  if (mediaType === "application/sparql-query") {
+    query = await readBodyText(c, limit);
+    parameters = new URL(c.req.url).searchParams;
+  } else if (mediaType === "application/x-www-form-urlencoded") {
+    parameters = new URLSearchParams(await readBodyText(c, limit));
+    if (parameters.has("update")) throw updateRefused();
+    query = parameters.get("query") ?? undefined;
+  } else {
+    throw new ProblemError(
+      415,
+      "unsupported-media-type",
+      "Unsupported media type",
+      "Send the query as an application/sparql-query body, or as the field 'query' of an " +
+        `application/x-www-form-urlencoded body; got ${
+          contentType ? JSON.stringify(contentType) : "no Content-Type"
+        }.`,
+      [{ path: "Content-Type", message: "unsupported" }],
+    );
+  }
+  if (query === undefined || query.trim() === "") {
+    throw new ProblemError(
+      400,
+      "missing-query",
+      "Missing query",
+      "The request carries no SPARQL query: send it as the body (application/sparql-query) " +
+        "or as the form field 'query'.",
+      [{ path: "query", message: "required" }],
+    );
+  }
+  return {
+    query,
+    dataset: {
+      defaultGraphs: parameters.getAll("default-graph-uri"),
+      namedGraphs: parameters.getAll("named-graph-uri"),
+    },
+  };
+}
+
+function updateRefused(): ProblemError {
+  return new ProblemError(
+    400,
+    "sparql-update-refused",
+    "Updates are not allowed",
+    "This endpoint answers the SPARQL 1.1 Protocol's query operation only; the update " +
+      "operation is refused.",
+    [{ path: "update", message: "update operation" }],
+  );
+}
+
+/** The format the answer is written in; 406 when the `Accept` header allows none. */
+function negotiate(form: QueryForm, accept: string | undefined): ResultsFormat | RdfFormat {
+  const graph = form === "CONSTRUCT" || form === "DESCRIBE";
+  const format = graph
+    ? negotiateFormat(accept, GRAPH_FORMATS, "turtle")
+    : negotiateResultsFormat(accept);
+  if (format) return format;
+  throw new ProblemError(
+    406,
+    "not-acceptable",
+    "Not acceptable",
+    graph
+      ? "A CONSTRUCT or DESCRIBE is answered as text/turtle, application/n-triples, " +
+        "application/rdf+xml or application/ld+json; the Accept header allows none of them."
+      : `A ${form} is answered as application/sparql-results+json, ` +
+        "application/sparql-results+xml, text/csv or text/tab-separated-values; the Accept " +
+        "header allows none of them.",
+  );
+}
+
+function protocolResponse(result: SparqlQueryResult, format: ResultsFormat | RdfFormat): Response {
+  const headers = new Headers({ "Cache-Control": "no-store", "Vary": "Accept" });
+  if (result.kind === "boolean") {
+    const resultsFormat = format as ResultsFormat;
+    headers.set("Content-Type", RESULTS_MEDIA_TYPES[resultsFormat]);
+    return new Response(writeBoolean(resultsFormat, result.value), { headers });
+  }
+  if (result.truncated) headers.set("X-Results-Truncated", "true");
+  if (result.kind === "bindings") {
+    const resultsFormat = format as ResultsFormat;
+    headers.set("Content-Type", RESULTS_MEDIA_TYPES[resultsFormat]);
+    return new Response(writeBindings(resultsFormat, result.variables, result.rows), { headers });
+  }
+  const rdfFormat = format as RdfFormat;
+  headers.set("Content-Type", mediaTypeOf(rdfFormat));
+  return new Response(serializeRdf(result.quads, rdfFormat), { headers });
+}

@@ -1,0 +1,218 @@
+/**
+ * SELECT and ASK results in the four SPARQL 1.1 results formats (JSON, XML, CSV, TSV),
+ * written as byte streams: one row per pull, so a response never holds a second copy of
+ * the rows as one big string.
+ *
+ * Written by hand: each format is a page of the W3C recommendations, and the npm writers
+ * found either buffer the whole document or pull in a whole RDF framework.
+ */
+import type { Term } from "n3";
+import { parseAccept } from "../rdf/formats.ts";
+import { termToJson } from "./results_json.ts";
+
+/** A results format of the SPARQL 1.1 Protocol. */
+export type ResultsFormat = "json" | "xml" | "csv" | "tsv";
+
+/** The Content-Type each results format is answered with. */
+export const RESULTS_MEDIA_TYPES: Record<ResultsFormat, string> = {
+  json: "application/sparql-results+json",
+  xml: "application/sparql-results+xml; charset=utf-8",
+  csv: "text/csv; charset=utf-8",
+  tsv: "text/tab-separated-values; charset=utf-8",
+};
+
+/** Media types that ask for each format, the registered one first. */
+const ACCEPTED: Record<ResultsFormat, string[]> = {
+  json: ["application/sparql-results+json", "application/json"],
+  xml: ["application/sparql-results+xml", "application/xml", "text/xml"],
+  csv: ["text/csv"],
+  tsv: ["text/tab-separated-values"],
+};
+
+/**
+ * The results format an `Accept` header asks for; JSON without a header or for `*\/*`,
+ * undefined (406) when none is acceptable. The highest weight wins, then the client's order.
+ */
+export function negotiateResultsFormat(accept: string | undefined): ResultsFormat | undefined {
+  const ranges = accept ? parseAccept(accept) : [];
+  if (ranges.length === 0) return "json";
+  let chosen: { format: ResultsFormat; quality: number; position: number } | undefined;
+  for (const format of Object.keys(ACCEPTED) as ResultsFormat[]) {
+    for (const [index, mediaType] of ACCEPTED[format].entries()) {
+      const [type, subtype] = mediaType.split("/");
+      for (const range of ranges) {
+        const matches = (range.type === type && range.subtype === subtype) ||
+          // Wildcards pick the registered type only.
+          (index === 0 && range.type === type && range.subtype === "*") ||
+          (index === 0 && range.type === "*" && range.subtype === "*");
+        if (!matches || range.quality <= 0) continue;
+        if (
+          !chosen || range.quality > chosen.quality ||
+          (range.quality === chosen.quality && range.position < chosen.position)
+        ) {
+          chosen = { format, quality: range.quality, position: range.position };
+        }
+      }
+    }
+  }
+  return chosen?.format;
+}
+
+/** SELECT rows in `format`, as a stream of UTF-8 chunks. */
+export function writeBindings(
+  format: ResultsFormat,
+  variables: string[],
+  rows: Iterable<Map<string, Term>>,
+): ReadableStream<Uint8Array> {
+  const writer = BINDING_WRITERS[format];
+  return textStream(writer.head(variables), rowTexts(writer, variables, rows), writer.tail);
+}
+
+/**
+ * An ASK answer in `format`. CSV and TSV define no boolean form; like Apache Jena, they
+ * carry it as the single variable `_askResult`.
+ */
+export function writeBoolean(format: ResultsFormat, value: boolean): ReadableStream<Uint8Array> {
+  const text = {
+    json: JSON.stringify({ head: {}, boolean: value }),
+    xml: `${XML_HEAD}<head></head><boolean>${value}</boolean></sparql>\n`,
+    csv: `_askResult\r\n${value}\r\n`,
+    tsv: `?_askResult\n${value}\n`,
+  }[format];
+  return textStream(text, [], "");
+}
+
+interface BindingWriter {
+  head(variables: string[]): string;
+  row(variables: string[], row: Map<string, Term>): string;
+  /** Written between two rows. */
+  separator: string;
+  tail: string;
+}
+
+const XML_HEAD = '<?xml version="1.0" encoding="utf-8"?>\n' +
+  '<sparql xmlns="http://www.w3.org/2005/sparql-results#">';
+
+const BINDING_WRITERS: Record<ResultsFormat, BindingWriter> = {
+  json: {
+    head: (variables) => `{"head":{"vars":${JSON.stringify(variables)}},"results":{"bindings":[`,
+    row: (_variables, row) => {
+      const binding: Record<string, unknown> = {};
+      for (const [name, term] of row) binding[name] = termToJson(term);
+      return JSON.stringify(binding);
+    },
+    separator: ",",
+    tail: "]}}",
+  },
+  xml: {
+    head: (variables) =>
+      `${XML_HEAD}<head>${
+        variables.map((name) => `<variable name="${xmlEscape(name)}"/>`).join("")
+      }</head><results>\n`,
+    row: (_variables, row) => {
+      let text = "<result>";
+      for (const [name, term] of row) {
+        text += `<binding name="${xmlEscape(name)}">${xmlTerm(term)}</binding>`;
+      }
+      return `${text}</result>\n`;
+    },
+    separator: "",
+    tail: "</results></sparql>\n",
+  },
+  csv: {
+    head: (variables) => `${variables.map(csvField).join(",")}\r\n`,
+    row: (variables, row) =>
+      `${variables.map((name) => csvField(row.get(name)?.value ?? "")).join(",")}\r\n`,
+    separator: "",
+    tail: "",
+  },
+  tsv: {
+    head: (variables) => `${variables.map((name) => `?${name}`).join("\t")}\n`,
+    row: (variables, row) => {
+      const terms = variables.map((name) => row.get(name));
+      return `${terms.map((term) => (term ? tsvTerm(term) : "")).join("\t")}\n`;
+    },
+    separator: "",
+    tail: "",
+  },
+};
+
+/** Each row's text, after the writer's separator from the second row on. */
+function* rowTexts(
+  writer: BindingWriter,
+  variables: string[],
+  rows: Iterable<Map<string, Term>>,
+): Iterable<string> {
+  let first = true;
+  for (const row of rows) {
+    yield first ? writer.row(variables, row) : writer.separator + writer.row(variables, row);
+    first = false;
+  }
+}
+
+/** A stream of `head`, each row text, then `tail`: one chunk per pull. */
+function textStream(
+  head: string,
+  rows: Iterable<string>,
+  tail: string,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const iterator = rows[Symbol.iterator]();
+  let started = false;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (!started) {
+        started = true;
+        controller.enqueue(encoder.encode(head));
+        return;
+      }
+      const next = iterator.next();
+      if (!next.done) {
+        controller.enqueue(encoder.encode(next.value));
+        return;
+      }
+      if (tail) controller.enqueue(encoder.encode(tail));
+      controller.close();
+    },
+    cancel() {
+      iterator.return?.();
+    },
+  });
+}
+
+function xmlEscape(text: string): string {
+  return text.replace(
+    /[&<>"]/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!,
+  );
+}
+
+function xmlTerm(term: Term): string {
+  const json = termToJson(term);
+  if (json.type === "uri") return `<uri>${xmlEscape(json.value)}</uri>`;
+  if (json.type === "bnode") return `<bnode>${xmlEscape(json.value)}</bnode>`;
+  const lang = json["xml:lang"] ? ` xml:lang="${xmlEscape(json["xml:lang"])}"` : "";
+  const datatype = json.datatype ? ` datatype="${xmlEscape(json.datatype)}"` : "";
+  return `<literal${lang}${datatype}>${xmlEscape(json.value)}</literal>`;
+}
+
+/** RFC 4180 quoting, as SPARQL 1.1 CSV asks: only fields that need it. */
+function csvField(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** A term in Turtle syntax, as SPARQL 1.1 TSV asks. */
+function tsvTerm(term: Term): string {
+  if (term.termType === "NamedNode") return `<${term.value}>`;
+  if (term.termType === "BlankNode") return `_:${term.value}`;
+  if (term.termType !== "Literal") return "";
+  const escaped = term.value.replace(
+    /[\\"\t\n\r]/g,
+    (c) => ({ "\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r" })[c]!,
+  );
+  if (term.language) return `"${escaped}"@${term.language}`;
+  const datatype = term.datatype.value;
+  return datatype === "http://www.w3.org/2001/XMLSchema#string"
+    ? `"${escaped}"`
+    : `"${escaped}"^^<${datatype}>`;
+}
