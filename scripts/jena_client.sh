@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Fetches Apache Jena's query client (jena-arq and its dependencies) from Maven Central
+# into a cache and prints the directory of the jars: the real SPARQL client of the
+# protocol tests (tests/integration/sparql_protocol_clients_test.ts).
+#
+#   RCS_CACHE_DIR   cache root ($HOME/.cache/rdf-content-service)
+#   JENA_VERSION    default 5.6.0
+set -euo pipefail
+version="${JENA_VERSION:-5.6.0}"
+dir="${RCS_CACHE_DIR:-${HOME:-/tmp}/.cache/rdf-content-service}/jena-client/$version"
+if [ ! -f "$dir/.complete" ]; then
+  command -v mvn >/dev/null 2>&1 || { echo "jena_client.sh: needs Maven (mvn) on PATH" >&2; exit 1; }
+  # A download that stopped half way leaves no marker; start it again from scratch.
+  rm -rf "$dir/lib"
+  mkdir -p "$dir"
+  cat >"$dir/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>local</groupId><artifactId>jena-client</artifactId><version>1</version>
+  <dependencies>
+    <dependency>
+      <groupId>org.apache.jena</groupId><artifactId>jena-arq</artifactId>
+      <version>$version</version>
+    </dependency>
+  </dependencies>
+</project>
+POM
+  mvn -q -f "$dir/pom.xml" dependency:copy-dependencies -DoutputDirectory="$dir/lib" >&2 ||
+    { echo "jena_client.sh: Maven could not fetch jena-arq $version" >&2; exit 1; }
+  touch "$dir/.complete"
+fi
+echo "$dir/lib"

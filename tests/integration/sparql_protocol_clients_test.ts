@@ -1,0 +1,206 @@
+/**
+ * `/sparql` against real SPARQL clients, run as subprocesses (tests/clients/): Apache Jena's
+ * QueryExecutionHTTP, and Python's SPARQLWrapper and rdflib. Two items are created through
+ * the API with known triples; each client's SELECT rows, ASK answer and CONSTRUCT graph,
+ * in every results format it reads, must equal those triples, on each store backend.
+ *
+ * Needs `java` and Jena's jars (`scripts/jena_client.sh`, or `JENA_CLIENT_LIB`) and a
+ * Python with rdflib and SPARQLWrapper (`DEBIAN_PYTHON`, default /usr/bin/python3: Debian's
+ * python3-rdflib and python3-sparqlwrapper); a client that is missing is ignored, with one
+ * printed line saying why. `.ci/run` provides both.
+ */
+import { strict as assert } from "node:assert";
+import {
+  DEMO_COLLECTION,
+  startTestService,
+  storeBackends,
+  type TestService,
+  uniqueItemUri,
+} from "../support/service.ts";
+import { STORE_YAML } from "../support/backends.ts";
+
+const DCT = "http://purl.org/dc/terms/";
+const XSD = "http://www.w3.org/2001/XMLSchema#";
+const CLIENTS = new URL("../clients/", import.meta.url).pathname;
+
+// The SPARQL store answers from Fuseki's union graph, as in tests/api/sparql_protocol_test.ts.
+const YAML = `
+service:
+  http:
+    port: \${SERVICE_HTTP_PORT:0}
+  data:
+    dir: \${SERVICE_DATA_DIR:./data}
+${STORE_YAML}      queryDefaultGraph: urn:x-arq:UnionGraph
+workspaces:
+  - uri: https://data.example.org/workspace/demo
+    name: Demo
+    collections:
+      - uri: ${DEMO_COLLECTION}
+        name: Documents
+        index: documents
+`;
+
+/** A client program: how to run it with its four arguments, or why it cannot run here. */
+interface Client {
+  name: string;
+  missing?: string;
+  command(args: string[]): Deno.Command;
+}
+
+const clients = [jenaClient(), pythonClient()];
+const missing = clients.filter((client) => client.missing);
+if (missing.length > 0) {
+  console.log(
+    `SPARQL client tests ignored: ${missing.map((c) => `${c.name}: ${c.missing}`).join("; ")}`,
+  );
+}
+
+for (const backend of storeBackends()) {
+  for (const client of clients) {
+    Deno.test({
+      name: `[sparql clients/${backend.name}] ${client.name}: SELECT, ASK, CONSTRUCT`,
+      ignore: backend.skip !== undefined || client.missing !== undefined,
+      sanitizeResources: false,
+      sanitizeOps: false,
+      fn: async () => {
+        const service = await startTestService({ yaml: YAML, env: backend.env });
+        try {
+          await checkClient(service, client);
+        } finally {
+          await service.close();
+        }
+      },
+    });
+  }
+}
+
+async function checkClient(service: TestService, client: Client): Promise<void> {
+  const first = uniqueItemUri("client");
+  const second = uniqueItemUri("client");
+  // Literals that trip writers: tab, quote and newline, a comma, non-ASCII, types, languages.
+  const title = 'Tab\there, "quoted"\nline two';
+  await createItem(
+    service,
+    first,
+    `<${first}> <${DCT}title> "${
+      title.replaceAll("\t", "\\t").replaceAll('"', '\\"')
+        .replaceAll("\n", "\\n")
+    }"@en ;
+      <${DCT}created> "2024-05-01"^^<${XSD}date> ;
+      <${DCT}extent> 7 ;
+      <${DCT}description> "plain, with comma — ü" ;
+      <${DCT}relation> <${second}> .`,
+  );
+  await createItem(
+    service,
+    second,
+    `<${second}> <${DCT}title> "Zweites"@de ; <${DCT}isPartOf> <${first}> .`,
+  );
+  const expected: [string, string, string][] = [
+    [`<${first}>`, `<${DCT}title>`, `"${title}"@en`],
+    [`<${first}>`, `<${DCT}created>`, `"2024-05-01"^^<${XSD}date>`],
+    [`<${first}>`, `<${DCT}extent>`, `"7"^^<${XSD}integer>`],
+    [`<${first}>`, `<${DCT}description>`, `"plain, with comma — ü"`],
+    [`<${first}>`, `<${DCT}relation>`, `<${second}>`],
+    [`<${second}>`, `<${DCT}title>`, `"Zweites"@de`],
+    [`<${second}>`, `<${DCT}isPartOf>`, `<${first}>`],
+  ];
+  // The filter leaves out the metadata graph's records about the items, which Fuseki's
+  // union graph also holds (docs/api.md, SPARQL endpoint).
+  const pattern = `VALUES ?s { <${first}> <${second}> } ?s ?p ?o
+    FILTER(!STRSTARTS(STR(?p), "urn:rdf-content-service:"))`;
+  const select = `SELECT ?s ?p ?o WHERE { ${pattern} }`;
+  const ask = `ASK { <${first}> <${DCT}relation> <${second}> }`;
+  const construct = `CONSTRUCT { ?s ?p ?o } WHERE { ${pattern} }`;
+
+  const output = await client.command([`${service.url}/sparql`, select, ask, construct])
+    .output();
+  const stderr = new TextDecoder().decode(output.stderr);
+  assert.ok(output.success, `${client.name} failed:\n${stderr}`);
+  const answers: Record<string, unknown> = JSON.parse(new TextDecoder().decode(output.stdout));
+
+  const triples = sorted(expected);
+  const values = sorted(expected.map((triple) => triple.map(termValue)));
+  for (const [label, answer] of Object.entries(answers)) {
+    const kind = label.split(" ").find((word) => ["select", "ask", "construct"].includes(word));
+    if (kind === "ask") {
+      assert.equal(answer, true, label);
+    } else if (kind === "construct") {
+      assert.deepEqual(sorted(answer as string[][]), triples, label);
+    } else {
+      const rows = (answer as Record<string, string>[]).map((row) => [row.s, row.p, row.o]);
+      // CSV carries values without term types.
+      assert.deepEqual(sorted(rows), label.endsWith("csv") ? values : triples, label);
+    }
+  }
+  for (const kind of ["select", "ask", "construct"]) {
+    assert.ok(Object.keys(answers).some((label) => label.includes(kind)), `no ${kind} answer`);
+  }
+}
+
+function sorted(rows: string[][]): string[] {
+  return rows.map((row) => JSON.stringify(row)).sort();
+}
+
+/** The value of a term written `<iri>`, `"lexical"…` (what CSV carries). */
+function termValue(term: string): string {
+  return term.startsWith("<") ? term.slice(1, -1) : term.slice(1, term.lastIndexOf('"'));
+}
+
+async function createItem(service: TestService, uri: string, turtle: string): Promise<void> {
+  const response = await service.fetch(
+    `/api/item?collection=${encodeURIComponent(DEMO_COLLECTION)}&item=${encodeURIComponent(uri)}`,
+    { method: "PUT", headers: { "Content-Type": "text/turtle" }, body: turtle },
+  );
+  assert.equal(response.status, 201, await response.text());
+}
+
+function jenaClient(): Client {
+  const cacheDir = Deno.env.get("RCS_CACHE_DIR") ??
+    `${Deno.env.get("HOME") ?? "/tmp"}/.cache/rdf-content-service`;
+  const lib = Deno.env.get("JENA_CLIENT_LIB") ?? `${cacheDir}/jena-client/5.6.0/lib`;
+  const client: Client = {
+    name: "Apache Jena",
+    command: (args) =>
+      new Deno.Command("java", {
+        args: ["-cp", `${lib}/*`, `${CLIENTS}SparqlClient.java`, ...args],
+        stdin: "null",
+      }),
+  };
+  if (!runs("java", ["-version"])) client.missing = "no java on PATH";
+  else if (!hasJenaArq(lib)) {
+    client.missing = `no Jena jars in ${lib} (scripts/jena_client.sh fetches them)`;
+  }
+  return client;
+}
+
+function pythonClient(): Client {
+  const python = Deno.env.get("DEBIAN_PYTHON") ?? "/usr/bin/python3";
+  const client: Client = {
+    name: "SPARQLWrapper and rdflib",
+    command: (args) =>
+      new Deno.Command(python, { args: [`${CLIENTS}sparql_client.py`, ...args], stdin: "null" }),
+  };
+  if (!runs(python, ["-c", "import rdflib, SPARQLWrapper"])) {
+    client.missing = `${python} lacks rdflib or SPARQLWrapper (apt python3-rdflib ` +
+      `python3-sparqlwrapper)`;
+  }
+  return client;
+}
+
+function hasJenaArq(lib: string): boolean {
+  try {
+    return [...Deno.readDirSync(lib)].some((entry) => entry.name.startsWith("jena-arq-"));
+  } catch {
+    return false;
+  }
+}
+
+function runs(command: string, args: string[]): boolean {
+  try {
+    return new Deno.Command(command, { args, stdout: "null", stderr: "null" }).outputSync()
+      .success;
+  } catch {
+    return false;
+  }
+}
