@@ -26,6 +26,11 @@ export interface SparqlEndpointInfo {
   id: string;
   name: string;
   url: string;
+  /**
+   * The service's own SPARQL 1.1 Protocol address of this endpoint (a path): `/sparql` for
+   * the store, `/sparql/{id}` for the others. Standard clients query it.
+   */
+  protocolUrl: string;
   kind: "embedded" | "remote";
   readOnly: boolean;
   /** URIs of the configured collections whose items this endpoint holds. */
@@ -55,6 +60,7 @@ export class SparqlEndpointRegistry {
         url: storeIsRemote
           ? withoutCredentials(config.service.store.sparql.queryUrl ?? "").url
           : `${QUERY_TOOL_PATH}?endpoint=${STORE_ENDPOINT_ID}`,
+        protocolUrl: "/sparql",
         kind: storeIsRemote ? "remote" : "embedded",
         // Through this tool the store only ever answers queries.
         readOnly: true,
@@ -91,6 +97,7 @@ export class SparqlEndpointRegistry {
           id: configured.id,
           name: configured.name,
           url,
+          protocolUrl: `/sparql/${encodeURIComponent(configured.id)}`,
           kind: "remote",
           readOnly: configured.readOnly,
           collections: [],

@@ -230,6 +230,8 @@ pre.graph {
     var parts = [
       "id " + chosen.id,
       chosen.kind === "embedded" ? "Embedded store" : "Remote endpoint " + chosen.url,
+      // Where standard SPARQL clients reach the same endpoint through this service.
+      "SPARQL Protocol URL " + new URL(chosen.protocolUrl, location.href).href,
       chosen.readOnly ? "read-only" : "writable (this tool only reads)",
       chosen.collections.length === 0
         ? "no configured collections"

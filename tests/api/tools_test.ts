@@ -188,6 +188,11 @@ serviceTest("the endpoint list names every endpoint and no credentials", {
     assert.equal(store.kind, "embedded");
     assert.equal(store.url, "/api/admin/tools/sparqlui/query?endpoint=store");
   }
+  assert.equal(store.protocolUrl, "/sparql");
+  const viaProtocol = await service.fetch(
+    `${store.protocolUrl}?query=${encodeURIComponent("ASK {}")}`,
+  );
+  assert.deepEqual(await viaProtocol.json(), { head: {}, boolean: true });
   assert.equal(store.readOnly, true);
   assert.deepEqual(store.collections, [
     DEMO_COLLECTION,
@@ -198,6 +203,7 @@ serviceTest("the endpoint list names every endpoint and no credentials", {
     "id",
     "kind",
     "name",
+    "protocolUrl",
     "readOnly",
     "url",
   ]);
@@ -205,6 +211,7 @@ serviceTest("the endpoint list names every endpoint and no credentials", {
     id: "mirror",
     name: "Mirror with credentials",
     url: "http://127.0.0.1:9/sparql",
+    protocolUrl: "/sparql/mirror",
     kind: "remote",
     readOnly: false,
     collections: [],

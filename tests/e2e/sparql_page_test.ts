@@ -77,7 +77,9 @@ Deno.test({
       await page.goto(`${service.url}/admin/sparqlui`);
       await page.locator('#endpoint option[value="store"]').waitFor({ state: "attached" });
       await page.selectOption("#endpoint", "store");
-      assert.match(await page.locator("#endpoint-info").innerText(), /Embedded store/);
+      const endpointInfo = await page.locator("#endpoint-info").innerText();
+      assert.match(endpointInfo, /Embedded store/);
+      assert.ok(endpointInfo.includes(`SPARQL Protocol URL ${service.url}/sparql`), endpointInfo);
       assert.match(await page.inputValue("#query"), /LIMIT 25/, "a sample query is preloaded");
 
       const query = page.getByRole("textbox", { name: "Query", exact: true });

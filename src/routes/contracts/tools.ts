@@ -11,6 +11,7 @@ const ENDPOINT = z.object({
   id: z.string(),
   name: z.string(),
   url: z.string(),
+  protocolUrl: z.string(),
   kind: z.enum(["embedded", "remote"]),
   readOnly: z.boolean(),
   collections: z.array(z.string()),
