@@ -2,11 +2,12 @@
  * Apache Jena as a client of the service's /sparql endpoint, for
  * tests/integration/sparql_protocol_clients_test.ts: runs a SELECT, an ASK and a CONSTRUCT
  * with QueryExecutionHTTP in every request form and every results format Jena reads, and
- * prints what Jena parsed as one JSON object, terms written as `<iri>`, `"lexical"@lang`,
+ * prints what Jena parsed as one JSON object (ASK answers in the order of the queries),
+ * terms written as `<iri>`, `"lexical"@lang`,
  * `"lexical"^^<datatype>` or `"lexical"` (xsd:string), so the test compares terms, not
  * serializations.
  *
- *   java -cp "$JENA_CLIENT_LIB/*" tests/clients/SparqlClient.java ENDPOINT SELECT ASK CONSTRUCT
+ *   java -cp "$JENA_CLIENT_LIB/*" tests/clients/SparqlClient.java ENDPOINT SELECT CONSTRUCT ASK...
  */
 import java.util.Iterator;
 import org.apache.jena.atlas.json.JSON;
@@ -23,7 +24,7 @@ import org.apache.jena.sparql.exec.http.QuerySendMode;
 
 public class SparqlClient {
   public static void main(String[] args) {
-    String endpoint = args[0], select = args[1], ask = args[2], construct = args[3];
+    String endpoint = args[0], select = args[1], construct = args[2];
     JsonObject out = new JsonObject();
     // One request form per results format, so every form and format is exercised once.
     out.put("select GET json", select(endpoint, select, QuerySendMode.asGetAlways,
@@ -34,10 +35,14 @@ public class SparqlClient {
         "text/tab-separated-values"));
     for (String format : new String[] {"application/sparql-results+json",
         "application/sparql-results+xml"}) {
-      try (QueryExecutionHTTP exec = builder(endpoint, ask, QuerySendMode.asGetAlways)
-          .acceptHeaderAskQuery(format).build()) {
-        out.put("ask " + format, exec.execAsk());
+      JsonArray answers = new JsonArray();
+      for (int i = 3; i < args.length; i++) {
+        try (QueryExecutionHTTP exec = builder(endpoint, args[i], QuerySendMode.asGetAlways)
+            .acceptHeaderAskQuery(format).build()) {
+          answers.add(exec.execAsk());
+        }
       }
+      out.put("ask " + format, answers);
     }
     for (String format : new String[] {"text/turtle", "application/n-triples",
         "application/rdf+xml", "application/ld+json"}) {

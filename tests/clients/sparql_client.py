@@ -3,11 +3,11 @@ SPARQLWrapper and rdflib as clients of the service's /sparql endpoint, for
 tests/integration/sparql_protocol_clients_test.ts: runs a SELECT, an ASK and a CONSTRUCT
 in every results format SPARQLWrapper asks for, re-parses each answer with rdflib's
 parsers (Python's csv module for CSV), also queries through rdflib's own SPARQLStore, and
-prints the parsed answers as one JSON object, terms written as `<iri>`, `"lexical"@lang`,
+prints the parsed answers as one JSON object (ASK answers in the order of the queries), terms written as `<iri>`, `"lexical"@lang`,
 `"lexical"^^<datatype>` or `"lexical"` (xsd:string); CSV rows keep values only, as CSV
 carries no term types.
 
-    /usr/bin/python3 tests/clients/sparql_client.py ENDPOINT SELECT ASK CONSTRUCT
+    /usr/bin/python3 tests/clients/sparql_client.py ENDPOINT SELECT CONSTRUCT ASK...
 """
 import csv
 import io
@@ -64,7 +64,7 @@ def triples(graph):
 
 
 def main():
-    endpoint, select, ask, construct = sys.argv[1:5]
+    endpoint, select, construct, *asks = sys.argv[1:]
     out = {}
     out["select GET json"] = json_rows(raw(endpoint, select, JSON).convert())
     # SPARQLWrapper POSTs queries as a form; the other formats are re-parsed by rdflib.
@@ -73,9 +73,11 @@ def main():
         out[f"select {method} {name}"] = rows(Result.parse(io.BytesIO(body), format=name))
     csv_text = raw(endpoint, select, CSV).response.read().decode("utf-8")
     out["select GET csv"] = list(csv.DictReader(io.StringIO(csv_text, newline="")))
-    out["ask GET json"] = raw(endpoint, ask, JSON).convert()["boolean"]
-    body = raw(endpoint, ask, XML).response.read()
-    out["ask GET xml"] = Result.parse(io.BytesIO(body), format="xml").askAnswer
+    out["ask GET json"] = [raw(endpoint, ask, JSON).convert()["boolean"] for ask in asks]
+    out["ask GET xml"] = [
+        Result.parse(io.BytesIO(raw(endpoint, ask, XML).response.read()), format="xml").askAnswer
+        for ask in asks
+    ]
     # SPARQLWrapper 1.8 has no N-Triples format of its own (its N3 prefers Turtle), and
     # refuses JSONLD without the old rdflib-jsonld package: both are asked for by Accept.
     for name, return_format, accept, rdflib_format in [
@@ -87,7 +89,7 @@ def main():
         out[f"construct {name}"] = triples(graph)
     store = Graph(SPARQLStore(endpoint))
     out["rdflib SPARQLStore select"] = rows(store.query(select))
-    out["rdflib SPARQLStore ask"] = store.query(ask).askAnswer
+    out["rdflib SPARQLStore ask"] = [store.query(ask).askAnswer for ask in asks]
     out["rdflib SPARQLStore construct"] = triples(store.query(construct).graph)
     print(json.dumps(out))
 

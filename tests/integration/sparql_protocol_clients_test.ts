@@ -1,8 +1,9 @@
 /**
  * `/sparql` against real SPARQL clients, run as subprocesses (tests/clients/): Apache Jena's
  * QueryExecutionHTTP, and Python's SPARQLWrapper and rdflib. Two items are created through
- * the API with known triples; each client's SELECT rows, ASK answer and CONSTRUCT graph,
- * in every results format it reads, must equal those triples, on each store backend.
+ * the API with known triples; each client's SELECT rows (unbound cells included), ASK
+ * answers (true and false) and CONSTRUCT graph, in every results format it reads, must
+ * equal those triples, on each store backend.
  *
  * Needs `java` and Jena's jars (`scripts/jena_client.sh`, or `JENA_CLIENT_LIB`) and a
  * Python with rdflib and SPARQLWrapper (`DEBIAN_PYTHON`, default /usr/bin/python3: Debian's
@@ -40,7 +41,10 @@ workspaces:
         index: documents
 `;
 
-/** A client program: how to run it with its four arguments, or why it cannot run here. */
+/**
+ * A client program: how to run it with its arguments (endpoint, SELECT, CONSTRUCT, then
+ * ASK queries), or why it cannot run here.
+ */
 interface Client {
   name: string;
   missing?: string;
@@ -109,28 +113,41 @@ async function checkClient(service: TestService, client: Client): Promise<void> 
   // union graph also holds (docs/api.md, SPARQL endpoint).
   const pattern = `VALUES ?s { <${first}> <${second}> } ?s ?p ?o
     FILTER(!STRSTARTS(STR(?p), "urn:rdf-content-service:"))`;
-  const select = `SELECT ?s ?p ?o WHERE { ${pattern} }`;
-  const ask = `ASK { <${first}> <${DCT}relation> <${second}> }`;
+  // ?whole is bound on the second item's rows only: unbound cells in every format.
+  const select =
+    `SELECT ?s ?p ?o ?whole WHERE { ${pattern} OPTIONAL { ?s <${DCT}isPartOf> ?whole } }`;
   const construct = `CONSTRUCT { ?s ?p ?o } WHERE { ${pattern} }`;
+  const asks = [
+    `ASK { <${first}> <${DCT}relation> <${second}> }`,
+    `ASK { <${second}> <${DCT}relation> <${first}> }`,
+  ];
 
-  const output = await client.command([`${service.url}/sparql`, select, ask, construct])
+  const output = await client.command([`${service.url}/sparql`, select, construct, ...asks])
     .output();
   const stderr = new TextDecoder().decode(output.stderr);
   assert.ok(output.success, `${client.name} failed:\n${stderr}`);
   const answers: Record<string, unknown> = JSON.parse(new TextDecoder().decode(output.stdout));
 
   const triples = sorted(expected);
-  const values = sorted(expected.map((triple) => triple.map(termValue)));
+  const selectRows = (values: (term: string) => string, unbound: string | null) =>
+    sorted(expected.map((triple) => {
+      const whole = triple[0] === `<${second}>` ? values(`<${first}>`) : unbound;
+      return [...triple.map(values), whole];
+    }));
   for (const [label, answer] of Object.entries(answers)) {
     const kind = label.split(" ").find((word) => ["select", "ask", "construct"].includes(word));
     if (kind === "ask") {
-      assert.equal(answer, true, label);
+      assert.deepEqual(answer, [true, false], label);
     } else if (kind === "construct") {
       assert.deepEqual(sorted(answer as string[][]), triples, label);
     } else {
-      const rows = (answer as Record<string, string>[]).map((row) => [row.s, row.p, row.o]);
-      // CSV carries values without term types.
-      assert.deepEqual(sorted(rows), label.endsWith("csv") ? values : triples, label);
+      const cells = (row: Record<string, string>) => [row.s, row.p, row.o, row.whole ?? null];
+      const rows = (answer as Record<string, string>[]).map(cells);
+      // CSV carries values without term types, and an unbound cell as an empty one.
+      const expectedRows = label.endsWith("csv")
+        ? selectRows(termValue, "")
+        : selectRows((term) => term, null);
+      assert.deepEqual(sorted(rows), expectedRows, label);
     }
   }
   for (const kind of ["select", "ask", "construct"]) {
@@ -138,7 +155,7 @@ async function checkClient(service: TestService, client: Client): Promise<void> 
   }
 }
 
-function sorted(rows: string[][]): string[] {
+function sorted(rows: (string | null)[][]): string[] {
   return rows.map((row) => JSON.stringify(row)).sort();
 }
 
