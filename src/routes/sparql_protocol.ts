@@ -18,7 +18,12 @@ import { ProblemError } from "../http/problem.ts";
 import { readBodyText } from "../http/body.ts";
 import { negotiateFormat, type RdfFormat } from "../rdf/formats.ts";
 import { serializeRdf } from "../rdf/serialize.ts";
-import { analyzeQuery, type QueryForm, refuseLongQuery } from "../sparql/analyze_query.ts";
+import {
+  analyzeQuery,
+  type QueryForm,
+  refuseLongQuery,
+  requireQueryText,
+} from "../sparql/analyze_query.ts";
 import {
   negotiateResultsFormat,
   RESULTS_MEDIA_TYPES,
@@ -136,18 +141,8 @@ async function readPost(c: Context<AppEnv>, limit: number): Promise<ProtocolRequ
       [{ path: "Content-Type", message: "unsupported" }],
     );
   }
-  if (query === undefined || query.trim() === "") {
-    throw new ProblemError(
-      400,
-      "missing-query",
-      "Missing query",
-      "The request carries no SPARQL query: send it as the body (application/sparql-query) " +
-        "or as the form field 'query'.",
-      [{ path: "query", message: "required" }],
-    );
-  }
   return {
-    query,
+    query: requireQueryText(query),
     dataset: {
       defaultGraphs: parameters.getAll("default-graph-uri"),
       namedGraphs: parameters.getAll("named-graph-uri"),

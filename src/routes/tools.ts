@@ -20,7 +20,7 @@ import { parseRdf } from "../rdf/parse.ts";
 import { generateShacl } from "../rdf/shacl/generate.ts";
 import { serializeRdf } from "../rdf/serialize.ts";
 import { writeSparqlJsonResults } from "../sparql/results_json.ts";
-import { refuseLongQuery } from "../sparql/analyze_query.ts";
+import { refuseLongQuery, requireQueryText } from "../sparql/analyze_query.ts";
 import type { SparqlQueryResult } from "../store/triple_store.ts";
 import { endpointNotFound, SparqlEndpointRegistry } from "../tools/sparql_endpoints.ts";
 import { dumpSettings } from "../tools/settings_dump.ts";
@@ -105,17 +105,7 @@ async function readQueryText(c: Context<AppEnv>, limit: number): Promise<string>
       [{ path: "Content-Type", message: "unsupported" }],
     );
   }
-  if (query === undefined || query.trim() === "") {
-    throw new ProblemError(
-      400,
-      "missing-query",
-      "Missing query",
-      "The request carries no SPARQL query: send it as the body (application/sparql-query) " +
-        "or as the form field 'query'.",
-      [{ path: "query", message: "required" }],
-    );
-  }
-  return query;
+  return requireQueryText(query);
 }
 
 /** SELECT/ASK as SPARQL JSON results; graphs as Turtle, or JSON-LD when asked for. */

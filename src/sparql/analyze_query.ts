@@ -48,6 +48,19 @@ export function refuseLongQuery(query: string, maxBytes: number): void {
   );
 }
 
+/** 400 `missing-query` unless `query` holds a query text: the query tool's and `/sparql`'s rule. */
+export function requireQueryText(query: string | undefined): string {
+  if (query !== undefined && query.trim() !== "") return query;
+  throw new ProblemError(
+    400,
+    "missing-query",
+    "Missing query",
+    "The request carries no SPARQL query: send it as the body (application/sparql-query) " +
+      "or as the form field 'query'.",
+    [{ path: "query", message: "required" }],
+  );
+}
+
 /** Parses `text`; 400 `invalid-sparql` (with line and column) or 400 `sparql-update-refused`. */
 export function analyzeQuery(text: string, options: AnalyzeOptions = {}): AnalyzedQuery {
   if (nestsDeeperThan(text, MAX_NESTING)) {
