@@ -388,9 +388,14 @@ export class IndexJobRunner {
       this.#recordError(job, null, messageOf(error));
     }
     job.total = Math.max(job.total, job.processed);
-    job.state = failed ? "failed" : "succeeded";
-    job.finishedAt = new Date().toISOString();
-    await this.#save(current);
+    // The end is recorded first and shown here after: this instance must not answer that
+    // the job ended while the store, which every other instance reads, says it runs.
+    const end: Partial<IndexJob> = {
+      state: failed ? "failed" : "succeeded",
+      finishedAt: new Date().toISOString(),
+    };
+    await this.#save(current, end);
+    Object.assign(job, end);
     log(failed ? "warn" : "info", "indexing job finished", {
       job: job.id,
       state: job.state,
@@ -588,12 +593,16 @@ export class IndexJobRunner {
   }
 
   /**
-   * Saves the job's progress and renews its heartbeat, one save after the other. A save the
-   * store refuses means the claim was lost: the job stops at its next batch.
+   * Saves the job's progress (with `end` applied, for its last save) and renews its
+   * heartbeat, one save after the other. A save the store refuses means the claim was lost:
+   * the job stops at its next batch.
    */
-  #save(current: RunningJob): Promise<boolean> {
+  #save(current: RunningJob, end?: Partial<IndexJob>): Promise<boolean> {
     current.saving = current.saving.then(async () => {
-      const record = { job: structuredClone(current.job), rebuilds: [...current.rebuilds] };
+      // A heartbeat after the last save has nothing to renew.
+      if (end === undefined && !isLive(current.job)) return true;
+      const job = { ...structuredClone(current.job), ...end };
+      const record = { job, rebuilds: [...current.rebuilds] };
       try {
         const saved = await this.#jobs.save(record, this.#owner);
         if (!saved && !current.lost) {
