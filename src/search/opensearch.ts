@@ -529,13 +529,14 @@ export class OpenSearchEngine implements SearchEngine {
     }
     await this.ensureIndex(target);
     const alias = indexRefOf(target).indexName;
-    const rebuilds = new Set(this.#rebuilds.get(alias) ?? []);
-    if (findRebuilds) {
-      for (const name of await this.#aliasIndices(rebuildingAlias(alias))) rebuilds.add(name);
-    }
+    const rebuilding = (this.#rebuilds.get(alias)?.size ?? 0) > 0 ||
+      (findRebuilds && (await this.#aliasIndices(rebuildingAlias(alias))).length > 0);
+    // A rebuild is written to through its alias, never by its physical name: a rebuild
+    // index dropped meanwhile (aborted, or a dead job's cleaned up) then answers 404 instead
+    // of being created again empty by OpenSearch's automatic index creation.
     return [
       { name: target.indexName, alias: true },
-      ...[...rebuilds].map((name) => ({ name, alias: false })),
+      ...(rebuilding ? [{ name: rebuildingAlias(alias), alias: true }] : []),
     ];
   }
 
