@@ -9,6 +9,7 @@ import type { CollectionResolver } from "./indexing/index_item.ts";
 import type { IndexJobRunner } from "./indexing/job_runner.ts";
 import type { IndexOutboxWorker } from "./indexing/outbox_worker.ts";
 import type { ServiceMetrics } from "./metrics/metrics.ts";
+import type { SparqlEndpointRegistry } from "./tools/sparql_endpoints.ts";
 
 /** Dependencies of `createApp`. */
 export interface AppDeps {
@@ -22,6 +23,8 @@ export interface AppDeps {
   searchIndexes: CollectionResolver;
   indexJobs: IndexJobRunner;
   indexOutbox: IndexOutboxWorker;
+  /** The store and `service.sparqlEndpoints`, for the query tool and `/sparql`. */
+  sparqlEndpoints: SparqlEndpointRegistry;
   /** Local copies of remote JSON-LD contexts (URL → document), loaded at start-up. */
   jsonldContexts: Record<string, unknown>;
   /** Extra readiness checks (search engine, outbox backlog), keyed by name. */

@@ -17,6 +17,7 @@ import type { TripleStore } from "./store/triple_store.ts";
 import { ItemCache } from "./store/item_cache.ts";
 import { CachingTripleStore } from "./store/caching_triple_store.ts";
 import { ItemService } from "./items/item_service.ts";
+import { SparqlEndpointRegistry } from "./tools/sparql_endpoints.ts";
 import { CollectionShapes } from "./items/shacl_validator.ts";
 import { Initializer } from "./initialize/initializer.ts";
 import { buildSearchEngine } from "./search/build_engine.ts";
@@ -87,6 +88,11 @@ export function buildServices(config: ServiceConfig): Services {
     searchIndexes,
     indexJobs,
     indexOutbox,
+    sparqlEndpoints: new SparqlEndpointRegistry(
+      config,
+      store,
+      catalog.collections().map((entry) => entry.collection.uri),
+    ),
     jsonldContexts: loadJsonLdContexts(config.service.jsonld.contexts),
     readiness: {
       outbox: async () => {

@@ -42,7 +42,6 @@ interface JobRow {
 export class SqliteJobStore implements JobStore {
   readonly #db: DatabaseSync;
   readonly #statements: Record<string, StatementSync>;
-  #recovered = false;
 
   /** `db` must have been opened with `openLocalDatabase` (it holds the table). */
   constructor(db: DatabaseSync) {
@@ -117,8 +116,7 @@ export class SqliteJobStore implements JobStore {
    * only live job is this process's own, alive.
    */
   failLost(restartedOwner?: string): Promise<JobRecord[]> {
-    if (restartedOwner === undefined || this.#recovered) return Promise.resolve([]);
-    this.#recovered = true;
+    if (restartedOwner === undefined) return Promise.resolve([]);
     const now = new Date().toISOString();
     const lost = (this.#statements.live.all() as unknown as JobRow[]).map(toRecord);
     for (const record of lost) {

@@ -32,11 +32,7 @@ import {
   writeBoolean,
 } from "../sparql/results_formats.ts";
 import type { QueryDataset, SparqlQueryResult } from "../store/triple_store.ts";
-import {
-  endpointNotFound,
-  SparqlEndpointRegistry,
-  STORE_ENDPOINT_ID,
-} from "../tools/sparql_endpoints.ts";
+import { endpointNotFound, STORE_ENDPOINT_ID } from "../tools/sparql_endpoints.ts";
 import { mediaTypeOf } from "./media_types.ts";
 import * as contracts from "./contracts/sparql.ts";
 
@@ -52,11 +48,7 @@ interface ProtocolRequest {
 /** The protocol routes. */
 export function sparqlProtocolRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const endpoints = new SparqlEndpointRegistry(
-    deps.config,
-    deps.store,
-    deps.catalog.collections().map((entry) => entry.collection.uri),
-  );
+  const endpoints = deps.sparqlEndpoints;
   const maxBodyBytes = deps.config.service.http.maxBodyBytes;
 
   const answer = async (c: Context<AppEnv>, id: string, request: ProtocolRequest) => {

@@ -22,7 +22,7 @@ import { serializeRdf } from "../rdf/serialize.ts";
 import { writeSparqlJsonResults } from "../sparql/results_json.ts";
 import { refuseLongQuery, requireQueryText } from "../sparql/analyze_query.ts";
 import type { SparqlQueryResult } from "../store/triple_store.ts";
-import { endpointNotFound, SparqlEndpointRegistry } from "../tools/sparql_endpoints.ts";
+import { endpointNotFound } from "../tools/sparql_endpoints.ts";
 import { dumpSettings } from "../tools/settings_dump.ts";
 import { mediaTypeOf } from "./media_types.ts";
 import * as contracts from "./contracts/tools.ts";
@@ -33,11 +33,7 @@ const SPARQL_RESULTS_JSON = "application/sparql-results+json";
 export function toolRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const maxBodyBytes = deps.config.service.http.maxBodyBytes;
-  const endpoints = new SparqlEndpointRegistry(
-    deps.config,
-    deps.store,
-    deps.catalog.collections().map((entry) => entry.collection.uri),
-  );
+  const endpoints = deps.sparqlEndpoints;
 
   handle(app, contracts.listSparqlEndpoints, (c) => c.json(endpoints.list()));
 

@@ -17,6 +17,7 @@
  *   for a leftover while its job lives (leftovers are dropped only by the next rebuild,
  *   which runs under the indexing job lock, or by the clean-up of a dead job).
  */
+import { displayUrl } from "../log/display_url.ts";
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { Client, errors } from "@opensearch-project/opensearch";
@@ -708,16 +709,6 @@ function isRetryableItemFailure(status: number, error: unknown): boolean {
   if (type === "index_not_found_exception" || type === "alias_not_found_exception") return true;
   const reason = (error as { reason?: string } | undefined)?.reason ?? "";
   return /no write index/i.test(reason);
-}
-
-/** A node's URL without credentials, for messages: `https://host:9200`. */
-function displayUrl(node: string): string {
-  try {
-    const url = new URL(node);
-    return `${url.origin}${url.pathname === "/" ? "" : url.pathname}`;
-  } catch {
-    return node;
-  }
 }
 
 /** `<node>: ` for the node the client last sent a failed request to, if it says which. */

@@ -48,7 +48,7 @@
 import { DataFactory, type Quad } from "n3";
 import { ProblemError } from "../http/problem.ts";
 import { queryRemoteEndpoint } from "../sparql/remote_query.ts";
-import { METADATA_NAMESPACE, PROLOGUE, selectRows } from "./sparql_lookup.ts";
+import { integerLiteral, METADATA_NAMESPACE, PROLOGUE, selectRows } from "./sparql_lookup.ts";
 import { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
 import { itemExists, itemNotFound, preconditionFailed } from "./store_problems.ts";
 import type {
@@ -94,7 +94,6 @@ export interface SparqlTripleStoreConfig extends SparqlEndpointConfig {
 const RECEIPT_PREFIX = `${METADATA_NAMESPACE}receipt:`;
 /** Subjects that carry an item's record in the answer to a read. */
 const RECORD_PREFIX = `${METADATA_NAMESPACE}read:`;
-const XSD_INTEGER = "<http://www.w3.org/2001/XMLSchema#integer>";
 const N_TRIPLES = "application/n-triples";
 const SPARQL_JSON = "application/sparql-results+json";
 /** Items per query of a batch read: short enough a query, few enough round trips. */
@@ -218,7 +217,7 @@ export class SparqlTripleStore implements TripleStore {
       `INSERT { GRAPH ${graph} {\n${lines.join("\n")}\n}
         GRAPH ${this.#meta} {
           ${item} rcs:collection ${stringToSparql(write.collection)} ; rcs:graph ${graph} ;
-            rcs:hash ${stringToSparql(write.hash)} ; rcs:tripleCount "${count}"^^${XSD_INTEGER} ;
+            rcs:hash ${stringToSparql(write.hash)} ; rcs:tripleCount ${integerLiteral(count)} ;
             rcs:created ${stringToSparql(now)} ; rcs:modified ${stringToSparql(now)} .
           ${receipt} rcs:receiptFor ${item} .
           ${this.outbox.entryTriples(write.collection, write.uri)} } }
@@ -247,7 +246,7 @@ export class SparqlTripleStore implements TripleStore {
           ${item} rcs:hash ?hash ; rcs:tripleCount ?count ; rcs:modified ?modified } }
       INSERT { GRAPH ${this.#meta} {
           ${item} rcs:hash ${stringToSparql(write.hash)} ;
-            rcs:tripleCount "${count}"^^${XSD_INTEGER} ; rcs:modified ${stringToSparql(now)} } }
+            rcs:tripleCount ${integerLiteral(count)} ; rcs:modified ${stringToSparql(now)} } }
       WHERE { GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} }
         OPTIONAL { GRAPH ${this.#meta} { ${item} rcs:hash ?hash } }
         OPTIONAL { GRAPH ${this.#meta} { ${item} rcs:tripleCount ?count } }

@@ -6,6 +6,7 @@
  * gateway says so: 502/503/504) is 503 `store-unavailable`; any other refusal is 502
  * `store-error` carrying the endpoint's own message.
  */
+import { displayUrl } from "../log/display_url.ts";
 import { ProblemError } from "../http/problem.ts";
 
 /** Where the endpoint is and how to talk to it. */
@@ -237,14 +238,4 @@ async function endpointProblem(url: string, response: Response): Promise<Problem
     undefined,
     { endpointStatus: response.status },
   );
-}
-
-/** The URL without credentials or query string, for messages. */
-function displayUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}`;
-  } catch {
-    return url;
-  }
 }

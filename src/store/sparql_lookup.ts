@@ -2,7 +2,7 @@
  * Small SELECT queries of the SPARQL store and its companions (the index outbox, the job
  * records): the whole answer read at once, bounded, with the store's prologue.
  */
-import { readSmallSparqlJsonResults } from "../sparql/results_json.ts";
+import { type ParsedResults, readSmallSparqlJsonResults } from "../sparql/results_json.ts";
 import { type SparqlHttpClient, storeProblemFromError } from "./sparql_client.ts";
 import { malformedResults, type SparqlRow } from "./sparql_results.ts";
 
@@ -23,26 +23,28 @@ export async function selectRows(
   query: string,
   maxBytes = 1 << 20,
 ): Promise<SparqlRow[]> {
-  const response = await client.query(`${PROLOGUE}${query}`, "application/sparql-results+json");
-  let result;
-  try {
-    result = await readSmallSparqlJsonResults(response.body!, maxBytes);
-  } catch (error) {
-    throw storeProblemFromError(error, client.config.queryUrl, client.config.timeoutMs);
-  }
+  const result = await lookUp(client, query, maxBytes);
   if (result.kind !== "bindings") throw malformedResults("a SELECT answered with a boolean");
   return result.rows;
 }
 
 /** Runs an ASK (the prologue is added). */
 export async function ask(client: SparqlHttpClient, query: string): Promise<boolean> {
+  const result = await lookUp(client, query, 1 << 16);
+  if (result.kind !== "boolean") throw malformedResults("an ASK answered with bindings");
+  return result.value;
+}
+
+/** Sends a query and reads its whole (bounded) answer; read failures become store problems. */
+async function lookUp(
+  client: SparqlHttpClient,
+  query: string,
+  maxBytes: number,
+): Promise<ParsedResults> {
   const response = await client.query(`${PROLOGUE}${query}`, "application/sparql-results+json");
-  let result;
   try {
-    result = await readSmallSparqlJsonResults(response.body!, 1 << 16);
+    return await readSmallSparqlJsonResults(response.body!, maxBytes);
   } catch (error) {
     throw storeProblemFromError(error, client.config.queryUrl, client.config.timeoutMs);
   }
-  if (result.kind !== "boolean") throw malformedResults("an ASK answered with bindings");
-  return result.value;
 }

@@ -16,26 +16,12 @@ import {
   type TestService,
   uniqueItemUri,
 } from "../support/service.ts";
-import { STORE_YAML } from "../support/backends.ts";
+import { SPARQL_PROTOCOL_YAML } from "../support/sparql_protocol.ts";
 import { expectProblem } from "../support/problems.ts";
 
 const DCT = "http://purl.org/dc/terms/";
 
-const YAML = `
-service:
-  http:
-    port: \${SERVICE_HTTP_PORT:0}
-  data:
-    dir: \${SERVICE_DATA_DIR:./data}
-${STORE_YAML}      queryDefaultGraph: urn:x-arq:UnionGraph
-workspaces:
-  - uri: https://data.example.org/workspace/demo
-    name: Demo
-    collections:
-      - uri: ${DEMO_COLLECTION}
-        name: Documents
-        index: documents
-`;
+const YAML = SPARQL_PROTOCOL_YAML;
 
 for (const backend of storeBackends()) {
   Deno.test({

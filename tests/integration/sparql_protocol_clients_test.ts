@@ -18,28 +18,13 @@ import {
   type TestService,
   uniqueItemUri,
 } from "../support/service.ts";
-import { STORE_YAML } from "../support/backends.ts";
+import { SPARQL_PROTOCOL_YAML } from "../support/sparql_protocol.ts";
 
 const DCT = "http://purl.org/dc/terms/";
 const XSD = "http://www.w3.org/2001/XMLSchema#";
 const CLIENTS = new URL("../clients/", import.meta.url).pathname;
 
-// The SPARQL store answers from Fuseki's union graph, as in tests/api/sparql_protocol_test.ts.
-const YAML = `
-service:
-  http:
-    port: \${SERVICE_HTTP_PORT:0}
-  data:
-    dir: \${SERVICE_DATA_DIR:./data}
-${STORE_YAML}      queryDefaultGraph: urn:x-arq:UnionGraph
-workspaces:
-  - uri: https://data.example.org/workspace/demo
-    name: Demo
-    collections:
-      - uri: ${DEMO_COLLECTION}
-        name: Documents
-        index: documents
-`;
+const YAML = SPARQL_PROTOCOL_YAML;
 
 /**
  * A client program: how to run it with its arguments (endpoint, SELECT, CONSTRUCT, then

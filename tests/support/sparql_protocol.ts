@@ -1,0 +1,23 @@
+/**
+ * The configuration the `/sparql` suites run the service with: the demo collection, and on
+ * the SPARQL store Fuseki's union graph as the default graph (what docs/api.md describes).
+ */
+import { STORE_YAML } from "./backends.ts";
+import { DEMO_COLLECTION } from "./service.ts";
+
+/** customer.yml text for a `/sparql` test service on the store the environment names. */
+export const SPARQL_PROTOCOL_YAML = `
+service:
+  http:
+    port: \${SERVICE_HTTP_PORT:0}
+  data:
+    dir: \${SERVICE_DATA_DIR:./data}
+${STORE_YAML}      queryDefaultGraph: urn:x-arq:UnionGraph
+workspaces:
+  - uri: https://data.example.org/workspace/demo
+    name: Demo
+    collections:
+      - uri: ${DEMO_COLLECTION}
+        name: Documents
+        index: documents
+`;
