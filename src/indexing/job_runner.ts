@@ -121,6 +121,12 @@ interface RunningJob {
   lost: boolean;
   /** Saves in order: a heartbeat never overwrites newer progress. */
   saving: Promise<boolean>;
+  /**
+   * Set while the job's end is being recorded: until the store answers, this instance
+   * cannot tell whether the store already says "ended", so it answers from the store, as
+   * every other instance does.
+   */
+  ending: boolean;
 }
 
 /** Runs indexing jobs one at a time and keeps their history. */
@@ -178,7 +184,7 @@ export class IndexJobRunner {
   async isRunningAnywhere(): Promise<boolean> {
     await this.#recovered;
     // A job that has recorded its end is over, though its last steps may still run here.
-    if (this.#current && isLive(this.#current.job)) return true;
+    if (this.#current && !this.#current.ending && isLive(this.#current.job)) return true;
     return await this.#jobs.live() !== undefined;
   }
 
@@ -227,6 +233,7 @@ export class IndexJobRunner {
       done: Promise.resolve(),
       lost: false,
       saving: Promise.resolve(true),
+      ending: false,
     };
     this.#current = current;
     const heartbeat = setInterval(() => void this.#save(current), this.#leaseMs / 3);
@@ -248,7 +255,8 @@ export class IndexJobRunner {
 
   /** The live state of the job this instance runs, if it has this id. */
   get(id: string): IndexJob | undefined {
-    if (this.#current?.job.id === id) return structuredClone(this.#current.job);
+    const current = this.#current;
+    if (current?.job.id === id && !current.ending) return structuredClone(current.job);
     return undefined;
   }
 
@@ -262,7 +270,7 @@ export class IndexJobRunner {
   async recent(limit = 50): Promise<IndexJob[]> {
     await this.#recovered;
     const jobs = await this.#jobs.recent(limit);
-    const running = this.#current?.job;
+    const running = this.#current?.ending ? undefined : this.#current?.job;
     return jobs.map((job) => job.id === running?.id ? structuredClone(running) : job);
   }
 
@@ -388,12 +396,13 @@ export class IndexJobRunner {
       this.#recordError(job, null, messageOf(error));
     }
     job.total = Math.max(job.total, job.processed);
-    // The end is recorded first and shown here after: this instance must not answer that
-    // the job ended while the store, which every other instance reads, says it runs.
+    // The end is recorded first and shown here after; while it is being recorded this
+    // instance answers from the store, like every other instance (see `ending`).
     const end: Partial<IndexJob> = {
       state: failed ? "failed" : "succeeded",
       finishedAt: new Date().toISOString(),
     };
+    current.ending = true;
     await this.#save(current, end);
     Object.assign(job, end);
     log(failed ? "warn" : "info", "indexing job finished", {
