@@ -15,6 +15,10 @@
 #   FUSEKI_HEAP         maximum Java heap (512m)
 #   FUSEKI_TDB2_DIR     when set, a persistent TDB2 dataset in this directory; otherwise the
 #                       dataset is in memory and empty after every start
+#   FUSEKI_UNION_DEFAULT_GRAPH  "true": queries see the union of the named graphs as their
+#                       default graph, and the stored default graph only by the name
+#                       urn:x-arq:DefaultGraph (TDB2 only: the in-memory dataset ignores it).
+#                       The recommended dataset for the service, see docs/backends.md
 #   FUSEKI_PASSWD_FILE  when set, HTTP basic auth for every endpoint, users from this file
 #                       (lines of "user: password")
 #   FUSEKI_RUN_DIR      pid file and log ($RCS_CACHE_DIR/fuseki/run-$FUSEKI_PORT), so that
@@ -62,6 +66,11 @@ start() {
     args+=(--tdb2 --loc="$FUSEKI_TDB2_DIR")
   else
     args+=(--mem)
+  fi
+  if [ "${FUSEKI_UNION_DEFAULT_GRAPH:-}" = "true" ]; then
+    [ -n "${FUSEKI_TDB2_DIR:-}" ] ||
+      jsvc_die "FUSEKI_UNION_DEFAULT_GRAPH needs FUSEKI_TDB2_DIR: the in-memory dataset has no union default graph"
+    args+=(--set=tdb:unionDefaultGraph=true)
   fi
   if [ -n "${FUSEKI_PASSWD_FILE:-}" ]; then
     [ -r "$FUSEKI_PASSWD_FILE" ] || jsvc_die "FUSEKI_PASSWD_FILE '$FUSEKI_PASSWD_FILE' is not readable"

@@ -31,6 +31,11 @@ export interface AnalyzeOptions {
   rowLimit?: number;
   /** A protocol dataset, written into the query as FROM / FROM NAMED in place of its own. */
   dataset?: QueryDataset;
+  /**
+   * Graphs the query may not name (FROM, FROM NAMED, GRAPH <iri>, or the protocol's
+   * dataset): 400 `reserved-graph`. The SPARQL store's metadata graph is one.
+   */
+  reservedGraphs?: readonly string[];
 }
 
 /** 413 `query-too-large` for a query text over `maxBytes` (UTF-8), before it is parsed. */
@@ -88,11 +93,12 @@ export function analyzeQuery(text: string, options: AnalyzeOptions = {}): Analyz
       [{ path: "query", message: "update operation" }],
     );
   }
-  refuseFederation(parsed);
   const form = parsed.queryType as QueryForm;
   const dataset = options.dataset;
   const datasetGiven = dataset !== undefined &&
     dataset.defaultGraphs.length + dataset.namedGraphs.length > 0;
+  refuseReservedDataset(dataset, options.reservedGraphs ?? []);
+  refuseForbiddenPatterns(parsed, new Set(options.reservedGraphs ?? []));
   if (datasetGiven) {
     // The protocol's dataset wins over the query's (SPARQL 1.1 Protocol, 2.1.4).
     parsed.from = {
@@ -176,10 +182,16 @@ function endOfString(text: string, start: number): number {
 /**
  * Refuses `SERVICE` clauses, wherever they are nested: the endpoint would send a request
  * to a URL taken from the query, and the tool never lets a request choose where the
- * service (or its SPARQL server) connects. The walk keeps its own stack, so a deeply
- * nested query cannot overflow the call stack.
+ * service (or its SPARQL server) connects. Refuses `FROM`, `FROM NAMED` and `GRAPH <iri>`
+ * naming a reserved graph. The walk keeps its own stack, so a deeply nested query cannot
+ * overflow the call stack.
  */
-function refuseFederation(parsed: sparqljs.SparqlQuery): void {
+function refuseForbiddenPatterns(parsed: sparqljs.SparqlQuery, reserved: Set<string>): void {
+  if (reserved.size > 0 && parsed.type === "query") {
+    for (const graph of [...parsed.from?.default ?? [], ...parsed.from?.named ?? []]) {
+      if (reserved.has(graph.value)) throw reservedGraph(graph.value, "query");
+    }
+  }
   const pending: unknown[] = [parsed];
   while (pending.length > 0) {
     const node = pending.pop();
@@ -200,10 +212,38 @@ function refuseFederation(parsed: sparqljs.SparqlQuery): void {
         [{ path: "query", message: "SERVICE clause" }],
       );
     }
+    if (record.type === "graph" && reserved.size > 0) {
+      const name = record.name as { termType?: string; value?: string } | undefined;
+      if (name?.termType === "NamedNode" && reserved.has(name.value ?? "")) {
+        throw reservedGraph(name.value ?? "", "query");
+      }
+    }
     for (const value of Object.values(record)) {
       if (typeof value === "object" && value !== null) pending.push(value);
     }
   }
+}
+
+/** 400 `reserved-graph` when the protocol's dataset names a reserved graph. */
+function refuseReservedDataset(dataset: QueryDataset | undefined, reserved: readonly string[]) {
+  for (const iri of dataset?.defaultGraphs ?? []) {
+    if (reserved.includes(iri)) throw reservedGraph(iri, "default-graph-uri");
+  }
+  for (const iri of dataset?.namedGraphs ?? []) {
+    if (reserved.includes(iri)) throw reservedGraph(iri, "named-graph-uri");
+  }
+}
+
+function reservedGraph(iri: string, path: string): ProblemError {
+  return new ProblemError(
+    400,
+    "reserved-graph",
+    "Reserved graph",
+    `<${iri}> holds the service's own records (item records, the index outbox, indexing ` +
+      "jobs), not item data, and cannot be queried; query the item graphs (each item is a " +
+      "named graph, and the default graph is their union).",
+    [{ path, message: "reserved graph" }],
+  );
 }
 
 function sparqlSyntaxProblem(error: unknown): ProblemError {

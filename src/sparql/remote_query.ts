@@ -23,6 +23,8 @@ const ACCEPT_GRAPH = "application/n-triples, text/turtle;q=0.8, text/plain;q=0.1
 export interface RemoteQueryOptions extends SparqlQueryOptions {
   /** Sent as the protocol's `default-graph-uri` (Fuseki: `urn:x-arq:UnionGraph`). */
   defaultGraphUri?: string;
+  /** Graphs the query may not name (400 `reserved-graph`): the store's metadata graph. */
+  reservedGraphs?: readonly string[];
 }
 
 /**
@@ -36,7 +38,11 @@ export async function queryRemoteEndpoint(
   options: RemoteQueryOptions,
 ): Promise<SparqlQueryResult> {
   const { limit, timeoutMs, dataset } = options;
-  const analyzed = analyzeQuery(sparql, { rowLimit: limit, dataset });
+  const analyzed = analyzeQuery(sparql, {
+    rowLimit: limit,
+    dataset,
+    reservedGraphs: options.reservedGraphs,
+  });
   // The protocol parameter would override the query's own FROM clauses.
   const defaultGraphUri = analyzed.hasDataset ? undefined : options.defaultGraphUri;
   const graphResult = analyzed.form === "CONSTRUCT" || analyzed.form === "DESCRIBE";

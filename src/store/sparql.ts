@@ -26,7 +26,10 @@
  * written: the endpoint's default graph applies (with `--mem`/TDB2 Fuseki that is not the
  * union of the item graphs, so queries use `GRAPH ?g { … }`). Set `queryDefaultGraph`
  * (Fuseki: `urn:x-arq:UnionGraph`) to query the union of all named graphs instead; the
- * metadata graph is one of them.
+ * metadata graph is one of them, unless it is the dataset's stored default graph
+ * (`metadataGraph: urn:x-arq:DefaultGraph` on a TDB2 dataset with `unionDefaultGraph`,
+ * docs/backends.md), which keeps the service's records out of every query's default graph.
+ * A query that names the metadata graph is refused (`reserved-graph`).
  *
  * Terms are stored as written only if the dataset keeps lexical forms: Fuseki's in-memory
  * dataset does; TDB2 stores numbers, booleans and dates as values ("042" comes back "42"),
@@ -105,6 +108,8 @@ export class SparqlTripleStore implements TripleStore {
   readonly #client: SparqlHttpClient;
   readonly #config: SparqlTripleStoreConfig;
   readonly #meta: string;
+  /** The metadata graph's IRI: queries through `query()` may not name it. */
+  readonly #metadataGraph: string;
   /** The index outbox, in the metadata graph. */
   readonly outbox: SparqlIndexOutbox;
   /** Receipts of verified writes, deleted as part of the next update. */
@@ -115,6 +120,7 @@ export class SparqlTripleStore implements TripleStore {
     this.#client = new SparqlHttpClient(config);
     const metadataGraph = config.metadataGraph ?? DEFAULT_METADATA_GRAPH;
     this.#meta = iriToSparql(metadataGraph);
+    this.#metadataGraph = metadataGraph;
     this.outbox = new SparqlIndexOutbox(this.#client, metadataGraph);
   }
 
@@ -325,6 +331,7 @@ export class SparqlTripleStore implements TripleStore {
     return queryRemoteEndpoint(this.#client, sparql, {
       ...options,
       defaultGraphUri: this.#config.queryDefaultGraph,
+      reservedGraphs: [this.#metadataGraph],
     });
   }
 

@@ -52,6 +52,11 @@ export interface FusekiInstanceOptions {
   tdb2Dir?: string;
   /** Basic auth for every endpoint, users from this file ("user: password" lines). */
   passwdFile?: string;
+  /**
+   * Queries see the union of the named graphs as their default graph (TDB2's
+   * `unionDefaultGraph`; needs `tdb2Dir`).
+   */
+  unionDefaultGraph?: boolean;
 }
 
 /** An extra Fuseki started by a test: it must be stopped by that test. */
@@ -95,6 +100,7 @@ export class FusekiInstance {
     };
     if (this.options.tdb2Dir) env.FUSEKI_TDB2_DIR = this.options.tdb2Dir;
     if (this.options.passwdFile) env.FUSEKI_PASSWD_FILE = this.options.passwdFile;
+    if (this.options.unionDefaultGraph) env.FUSEKI_UNION_DEFAULT_GRAPH = "true";
     const output = await new Deno.Command("bash", {
       args: [FUSEKI_SCRIPT, command],
       env,

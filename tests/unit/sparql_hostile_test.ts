@@ -37,6 +37,41 @@ Deno.test("SERVICE is refused wherever it is nested", () => {
   );
 });
 
+Deno.test("a reserved graph is refused wherever the query or the dataset names it", () => {
+  const meta = "urn:x:meta";
+  const options = { reservedGraphs: [meta] };
+  for (
+    const query of [
+      `SELECT * FROM <${meta}> WHERE { ?s ?p ?o }`,
+      `SELECT * FROM NAMED <${meta}> WHERE { GRAPH ?g { ?s ?p ?o } }`,
+      `SELECT * WHERE { GRAPH <${meta}> { ?s ?p ?o } }`,
+      `ASK { FILTER NOT EXISTS { { SELECT * { GRAPH <${meta}> { ?s ?p ?o } } } } }`,
+      `CONSTRUCT { ?s ?p ?o } WHERE { OPTIONAL { GRAPH <${meta}> { ?s ?p ?o } } }`,
+    ]
+  ) {
+    assert.equal(slugOf(() => analyzeQuery(query, options)), "reserved-graph", query);
+  }
+  const any = "SELECT * WHERE { GRAPH ?g { ?s ?p ?o } }";
+  for (
+    const dataset of [{ defaultGraphs: [meta], namedGraphs: [] }, {
+      defaultGraphs: [],
+      namedGraphs: ["urn:x:item", meta],
+    }]
+  ) {
+    assert.equal(slugOf(() => analyzeQuery(any, { ...options, dataset })), "reserved-graph");
+  }
+  // Other graphs, variables and the same IRI as a plain term are fine.
+  for (
+    const query of [
+      any,
+      "SELECT * FROM <urn:x:item> WHERE { GRAPH <urn:x:other> { ?s ?p ?o } }",
+      `SELECT * WHERE { ?s ?p <${meta}> }`,
+    ]
+  ) {
+    assert.equal(slugOf(() => analyzeQuery(query, options)), "accepted", query);
+  }
+});
+
 Deno.test("a query nested 50,000 deep is refused at once; 100 levels are fine", () => {
   const nested = (depth: number) =>
     `SELECT * WHERE ${"{ ".repeat(depth)}?s ?p ?o${" }".repeat(depth)}`;

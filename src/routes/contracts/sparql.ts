@@ -46,7 +46,8 @@ const RESPONSES = {
 
 const PROBLEMS = {
   400: "No query (`missing-query`), a malformed one (`invalid-sparql`, with line and column), " +
-    "an update (`sparql-update-refused`), a SERVICE clause (`sparql-service-refused`).",
+    "an update (`sparql-update-refused`), a SERVICE clause (`sparql-service-refused`), the " +
+    "SPARQL store's metadata graph (`reserved-graph`).",
   406: "No format the query's results can be written in is acceptable (`not-acceptable`).",
   413: `${BODY_TOO_LARGE} Or the query exceeds \`service.query.maxQueryBytes\`.`,
   415: "A POST body is neither `application/sparql-query` nor a URL-encoded form.",
