@@ -16,7 +16,12 @@ import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { ProblemError } from "../http/problem.ts";
 import { readBodyText } from "../http/body.ts";
-import type { SearchFilter, SearchSort } from "../search/search_engine.ts";
+import type {
+  SearchAnyFilter,
+  SearchFilter,
+  SearchRange,
+  SearchSort,
+} from "../search/search_engine.ts";
 import { gateQueryBody } from "../search/dsl_gate.ts";
 import { searchItems, searchItemsWithDsl } from "./contracts/search.ts";
 
@@ -25,15 +30,20 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   handle(app, searchItems, async (c) => {
-    const { collection, q, filter, sort, from, size } = readQuery(c, searchItems);
-    const index = deps.searchIndexes(collection).ref;
+    const query = readQuery(c, searchItems);
+    const index = deps.searchIndexes(query.collection).ref;
     return c.json(
       await deps.search.search(index, {
-        q,
-        filters: filter.map(parseFilter),
-        sort: sort.map(parseSort),
-        from,
-        size,
+        q: query.q,
+        filters: query.filter.map((raw) => parseFilter(raw)),
+        anyOf: groupByField(query.any.map((raw) => parseFilter(raw, "any"))),
+        ranges: query.range.map(parseRange),
+        sort: query.sort.map(parseSort),
+        from: query.from,
+        size: query.size,
+        facets: query.facet.length > 0 ? [...new Set(query.facet)] : undefined,
+        facetSize: query.facetSize,
+        highlight: query.highlight,
       }),
     );
   });
@@ -69,13 +79,39 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
   return app;
 }
 
-/** `field:value`, or `"field:with:colons":value`. */
-export function parseFilter(raw: string): SearchFilter {
-  const quoted = splitQuotedField(raw, "filter");
+/** `field:value`, or `"field:with:colons":value` (the parameter `name` for errors). */
+export function parseFilter(raw: string, name = "filter"): SearchFilter {
+  const quoted = splitQuotedField(raw, name);
   if (quoted) return { field: quoted.field, value: quoted.rest };
   const colon = raw.indexOf(":");
-  if (colon <= 0) throw invalidParameter("filter", raw, "expected field:value");
+  if (colon <= 0) throw invalidParameter(name, raw, "expected field:value");
   return { field: raw.slice(0, colon), value: raw.slice(colon + 1) };
+}
+
+/** `any` values of one field together, fields in the order first named. */
+function groupByField(filters: SearchFilter[]): SearchAnyFilter[] {
+  const byField = new Map<string, string[]>();
+  for (const { field, value } of filters) {
+    byField.set(field, [...byField.get(field) ?? [], value]);
+  }
+  return [...byField].map(([field, values]) => ({ field, values }));
+}
+
+/** `field:from..to`, either bound optional; written like a filter. */
+export function parseRange(raw: string): SearchRange {
+  const { field, value } = parseFilter(raw, "range");
+  const dots = value.indexOf("..");
+  if (dots < 0) throw invalidParameter("range", raw, "expected field:from..to");
+  const gte = value.slice(0, dots);
+  const lte = value.slice(dots + 2);
+  if (gte === "" && lte === "") {
+    throw invalidParameter("range", raw, "give at least one bound of from..to");
+  }
+  return {
+    field,
+    ...(gte === "" ? {} : { gte }),
+    ...(lte === "" ? {} : { lte }),
+  };
 }
 
 /** `field`, `field:asc`, `field:desc`, or the field in double quotes. */
@@ -111,7 +147,7 @@ function splitQuotedField(raw: string, name: string): { field: string; rest: str
   if (after !== "" && !after.startsWith(":")) {
     throw invalidParameter(name, raw, "expected : after the quoted field name");
   }
-  if (name === "filter" && after === "") throw invalidParameter(name, raw, "expected field:value");
+  if (name !== "sort" && after === "") throw invalidParameter(name, raw, "expected field:value");
   return { field, rest: after.slice(1) };
 }
 

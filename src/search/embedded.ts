@@ -11,6 +11,8 @@ import { ProblemError } from "../http/problem.ts";
 import type { BackendHealth } from "../store/triple_store.ts";
 import { type ClampWarning, clampWindow, type SearchLimits } from "./clamp.ts";
 import { fieldRows, ftsQuery, searchSql } from "./embedded_query.ts";
+import { clampFacetSize } from "./facets.ts";
+import { highlightFragments } from "./highlight.ts";
 import { mappingViolation, numericMappedFields } from "./opensearch_mappings.ts";
 import {
   type BulkFailure,
@@ -233,6 +235,13 @@ export class EmbeddedSearchEngine implements SearchEngine {
       clamped: window.clamped ? { requested: window.requested, applied: window.applied } : null,
       hits: [],
     };
+    const facetSize = request.facets?.length
+      ? clampFacetSize(request.facetSize, this.#limits, this.#warn)
+      : undefined;
+    if (facetSize) {
+      response.facets = Object.fromEntries(request.facets!.map((field) => [field, []]));
+      response.facetsClamped = facetSize.clamped;
+    }
     const physical = this.#servingPhysical(index.indexName);
     const q = request.q?.trim() ? request.q : undefined;
     const match = q === undefined ? undefined : ftsQuery(q);
@@ -247,10 +256,30 @@ export class EmbeddedSearchEngine implements SearchEngine {
           document: string;
           rank?: number;
         }[];
-        response.hits = rows.map((row): SearchHit => ({
-          uri: row.uri,
-          score: sql.ranked ? -(row.rank ?? 0) : null,
-          document: JSON.parse(row.document),
+        response.hits = rows.map((row): SearchHit => {
+          const document = JSON.parse(row.document) as SearchDocument;
+          const hit: SearchHit = {
+            uri: row.uri,
+            score: sql.ranked ? -(row.rank ?? 0) : null,
+            document,
+          };
+          if (request.highlight) {
+            const fragments = q === undefined ? [] : highlightFragments(document.text, q);
+            hit.highlights = fragments.length > 0 ? { text: fragments } : {};
+          }
+          return hit;
+        });
+      }
+      for (const field of facetSize && count.total > 0 ? request.facets! : []) {
+        const facet = sql.facet(field, facetSize!.applied);
+        const rows = this.#sql(facet.sql).all(...facet.params) as {
+          value: string | number;
+          kind: "s" | "n" | "b";
+          count: number;
+        }[];
+        response.facets![field] = rows.map((row) => ({
+          value: row.kind === "b" ? row.value === 1 : row.value,
+          count: row.count,
         }));
       }
     } catch (error) {

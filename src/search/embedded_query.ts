@@ -7,7 +7,14 @@
  * form for exact filters. That mirrors OpenSearch, where `author.name` is one field holding
  * every value found on that path.
  */
-import type { SearchFieldValue, SearchFilter, SearchRequest, SearchSort } from "./search_engine.ts";
+import type {
+  SearchAnyFilter,
+  SearchFieldValue,
+  SearchRange,
+  SearchRequest,
+  SearchSort,
+} from "./search_engine.ts";
+import { KEYWORD_IGNORE_ABOVE } from "./opensearch_mappings.ts";
 import type { SearchWindow } from "./clamp.ts";
 
 /** One scalar of a document as `search_fields` stores it. */
@@ -71,6 +78,8 @@ export interface SearchSql {
   pageParams: (string | number)[];
   /** Whether rows carry a relevance `rank` (bm25, lower is better). */
   ranked: boolean;
+  /** The query counting the `size` most frequent values of `field` among every hit. */
+  facet(field: string, size: number): { sql: string; params: (string | number)[] };
 }
 
 /**
@@ -95,10 +104,19 @@ export function searchSql(
     conditions.push("search_text MATCH ?");
     params.push(match);
   }
-  for (const filter of request.filters ?? []) {
+  const anyOf: SearchAnyFilter[] = [
+    ...(request.filters ?? []).map(({ field, value }) => ({ field, values: [value] })),
+    ...request.anyOf ?? [],
+  ];
+  for (const filter of anyOf) {
     const [condition, filterParams] = filterCondition(filter);
     conditions.push(condition);
     params.push(...filterParams);
+  }
+  for (const range of request.ranges ?? []) {
+    const [condition, rangeParams] = rangeCondition(range);
+    conditions.push(condition);
+    params.push(...rangeParams);
   }
   const where = conditions.join(" AND ");
   const [orderBy, orderParams] = orderClause(request.sort ?? [], ranked);
@@ -110,15 +128,56 @@ export function searchSql(
     countParams: params,
     pageParams: [...params, ...orderParams, window.size, window.from],
     ranked,
+    // Strings longer than OpenSearch's keyword limit are full-text only there: not counted.
+    facet: (field, size) => ({
+      sql: `SELECT f.value AS value, f.kind AS kind, count(DISTINCT d.id) AS count ` +
+        `FROM ${from} JOIN search_fields f ON f.document_id = d.id ` +
+        `WHERE ${where} AND f.path = ? AND (f.kind <> 's' OR length(f.text) <= ?) ` +
+        `GROUP BY f.kind, f.value ORDER BY count DESC, f.value ASC LIMIT ?`,
+      params: [...params, field, KEYWORD_IGNORE_ABOVE, size],
+    }),
   };
 }
 
-function filterCondition(filter: SearchFilter): [string, (string | number)[]] {
-  const number = filter.value.trim() === "" ? NaN : Number(filter.value);
-  const numeric = Number.isFinite(number);
+/** One of `values` exactly; a numeric value also matches the number (`1999` = `1999.0`). */
+function filterCondition(filter: SearchAnyFilter): [string, (string | number)[]] {
+  const numbers = filter.values
+    .filter((value) => value.trim() !== "" && Number.isFinite(Number(value)))
+    .map(Number);
+  const texts = filter.values.map(() => "?").join(", ");
+  const numeric = numbers.length > 0
+    ? ` OR (f.kind = 'n' AND f.value IN (${numbers.map(() => "?").join(", ")}))`
+    : "";
   const sql = "EXISTS (SELECT 1 FROM search_fields f WHERE f.document_id = d.id AND f.path = ? " +
-    `AND (f.text = ?${numeric ? " OR (f.kind = 'n' AND f.value = ?)" : ""}))`;
-  return [sql, numeric ? [filter.field, filter.value, number] : [filter.field, filter.value]];
+    `AND (f.text IN (${texts})${numeric}))`;
+  return [sql, [filter.field, ...filter.values, ...numbers]];
+}
+
+/**
+ * Number values between numeric bounds, string values between the bounds as strings: what
+ * OpenSearch does on a number field and on a keyword.
+ */
+function rangeCondition(range: SearchRange): [string, (string | number)[]] {
+  const bounds = [range.gte, range.lte].filter((bound) => bound !== undefined) as string[];
+  const numeric = bounds.every((bound) => bound.trim() !== "" && Number.isFinite(Number(bound)));
+  const params: (string | number)[] = [range.field];
+  const compare = (column: string, convert: (bound: string) => string | number) => {
+    const parts: string[] = [];
+    if (range.gte !== undefined) {
+      parts.push(`${column} >= ?`);
+      params.push(convert(range.gte));
+    }
+    if (range.lte !== undefined) {
+      parts.push(`${column} <= ?`);
+      params.push(convert(range.lte));
+    }
+    return parts.join(" AND ");
+  };
+  const branches = [`(f.kind = 's' AND ${compare("f.text", String)})`];
+  if (numeric) branches.push(`(f.kind = 'n' AND ${compare("f.value", Number)})`);
+  const sql = "EXISTS (SELECT 1 FROM search_fields f WHERE f.document_id = d.id AND f.path = ? " +
+    `AND (${branches.join(" OR ")}))`;
+  return [sql, params];
 }
 
 function orderClause(

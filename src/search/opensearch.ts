@@ -31,10 +31,12 @@ import {
   type SearchLimits,
 } from "./clamp.ts";
 import { fieldResolver, indexCreationBody } from "./opensearch_mappings.ts";
+import { clampFacetSize } from "./facets.ts";
 import {
   type BulkFailure,
   type BulkResult,
   type CollectionIndexRef,
+  type FacetValue,
   indexRefOf,
   type IndexTarget,
   invalidIndexNameProblem,
@@ -47,6 +49,7 @@ import {
   type RebuildTarget,
   type SearchDocument,
   type SearchEngine,
+  type SearchHit,
   type SearchRequest,
   type SearchResponse,
   type WriteOptions,
@@ -356,10 +359,20 @@ export class OpenSearchEngine implements SearchEngine {
       hits: [],
     };
     const q = request.q?.trim() ? request.q : undefined;
+    const facetSize = request.facets?.length
+      ? clampFacetSize(request.facetSize, this.#limits, this.#warn)
+      : undefined;
+    if (facetSize) {
+      response.facets = Object.fromEntries(request.facets!.map((field) => [field, []]));
+      response.facetsClamped = facetSize.clamped;
+    }
     try {
-      const fields = [...(request.filters ?? []), ...(request.sort ?? [])].map((entry) =>
-        entry.field
-      );
+      const fields = [
+        ...[...request.filters ?? [], ...request.anyOf ?? [], ...request.ranges ?? []]
+          .map((entry) => entry.field),
+        ...(request.sort ?? []).map((entry) => entry.field),
+        ...request.facets ?? [],
+      ];
       const resolve = fieldResolver(await this.#fieldMappings(index.indexName, fields));
       const sort = (request.sort ?? []).map(resolve.sort);
       const body: Record<string, unknown> = {
@@ -372,20 +385,53 @@ export class OpenSearchEngine implements SearchEngine {
             must: q === undefined
               ? [{ match_all: {} }]
               : [{ match: { text: { query: q, operator: "and" } } }],
-            filter: (request.filters ?? []).map(resolve.filter),
+            filter: [
+              ...(request.filters ?? []).map(resolve.filter),
+              ...(request.anyOf ?? []).map(resolve.anyOf),
+              ...(request.ranges ?? []).map(resolve.range),
+            ],
           },
         },
         sort: [...sort, ...(q !== undefined && sort.length === 0 ? ["_score"] : []), {
           uri: "asc",
         }],
       };
-      const result = (await this.#client.search({ index: index.indexName, body })).body.hits;
+      // Aggregations are named by position: field names may hold any character.
+      const facetFields = (request.facets ?? []).map(resolve.facetField);
+      if (facetSize) {
+        const aggs: Record<string, unknown> = {};
+        facetFields.forEach((field, position) => {
+          if (field === undefined || facetSize.applied === 0) return;
+          aggs[`facet${position}`] = { terms: { field, size: facetSize.applied } };
+        });
+        if (Object.keys(aggs).length > 0) body.aggs = aggs;
+      }
+      if (request.highlight && q !== undefined) {
+        body.highlight = {
+          encoder: "html",
+          pre_tags: ["<em>"],
+          post_tags: ["</em>"],
+          fields: { text: {} },
+        };
+      }
+      const answer = (await this.#client.search({ index: index.indexName, body })).body;
+      const result = answer.hits;
       response.total = typeof result.total === "number" ? result.total : result.total?.value ?? 0;
-      response.hits = result.hits.map((hit) => ({
-        uri: (hit._source as SearchDocument).uri,
-        score: q === undefined ? null : hit._score ?? null,
-        document: hit._source as SearchDocument,
-      }));
+      response.hits = result.hits.map((hit) => {
+        const found: SearchHit = {
+          uri: (hit._source as SearchDocument).uri,
+          score: q === undefined ? null : hit._score ?? null,
+          document: hit._source as SearchDocument,
+        };
+        if (request.highlight) {
+          found.highlights = (hit.highlight ?? {}) as Record<string, string[]>;
+        }
+        return found;
+      });
+      const aggregations = (answer.aggregations ?? {}) as Record<string, unknown>;
+      (request.facets ?? []).forEach((field, position) => {
+        response.facets![field] = facetValues(aggregations[`facet${position}`]);
+      });
       return response;
     } catch (error) {
       if (isIndexNotFound(error)) return response;
@@ -761,4 +807,20 @@ function itemMessage(error: unknown): string {
   };
   const own = [type, reason].filter(Boolean).join(": ");
   return cause ? `${own} (${itemMessage(cause)})` : own;
+}
+
+/**
+ * A `terms` aggregation's buckets as facet values: numbers as numbers, booleans and dates as
+ * OpenSearch prints them (`true`, ISO 8601), strings as they are.
+ */
+function facetValues(aggregation: unknown): FacetValue[] {
+  const buckets = (aggregation as { buckets?: unknown[] } | undefined)?.buckets ?? [];
+  return buckets.map((entry) => {
+    const bucket = entry as { key: string | number; key_as_string?: string; doc_count: number };
+    let value: string | number | boolean = bucket.key_as_string ?? bucket.key;
+    if (bucket.key_as_string === "true" || bucket.key_as_string === "false") {
+      value = bucket.key_as_string === "true";
+    }
+    return { value, count: bucket.doc_count };
+  });
 }

@@ -8,7 +8,7 @@
  */
 import { ProblemError } from "../http/problem.ts";
 import type { SearchLimits } from "./clamp.ts";
-import type { SearchFilter, SearchSort } from "./search_engine.ts";
+import type { SearchAnyFilter, SearchFilter, SearchRange, SearchSort } from "./search_engine.ts";
 
 /** Longest string that `<field>.keyword` indexes; longer values are only full-text. */
 export const KEYWORD_IGNORE_ABOVE = 2048;
@@ -151,8 +151,17 @@ interface FieldMapping {
 export interface FieldResolver {
   /** An exact-match clause; a value the field's type cannot hold matches nothing. */
   filter(filter: SearchFilter): Record<string, unknown>;
+  /** One of several exact values; values the field's type cannot hold match nothing. */
+  anyOf(filter: SearchAnyFilter): Record<string, unknown>;
+  /** An inclusive range: numbers on number fields, dates on date fields, keywords lexically. */
+  range(range: SearchRange): Record<string, unknown>;
   /** A sort clause: strings sort on their keyword, missing values last. */
   sort(sort: SearchSort): Record<string, unknown>;
+  /**
+   * The field a `terms` aggregation counts for facet `field` (strings: their keyword), or
+   * undefined when no document maps it (the facet is then empty).
+   */
+  facetField(field: string): string | undefined;
 }
 
 /**
@@ -170,17 +179,42 @@ export function fieldResolver(fieldMappings: Record<string, unknown>): FieldReso
     const sub = Object.entries(mapping.fields ?? {}).find(([, child]) => child.type === "keyword");
     return sub ? `${field}.${sub[0]}` : undefined;
   };
+  const filter = ({ field, value }: SearchFilter): Record<string, unknown> => {
+    const mapping = mappingOf(field);
+    const type = mapping?.type ?? "keyword";
+    if (type === "text") {
+      const keyword = keywordOf(field, mapping!);
+      return keyword ? { term: { [keyword]: value } } : { match_phrase: { [field]: value } };
+    }
+    return fitsType(value, type) && value.trim() !== "" || type === "keyword"
+      ? { term: { [field]: value } }
+      : { match_none: {} };
+  };
   return {
-    filter({ field, value }) {
+    filter,
+    anyOf({ field, values }) {
+      const clauses = values.map((value) => filter({ field, value }));
+      return clauses.length === 1
+        ? clauses[0]
+        : { bool: { should: clauses, minimum_should_match: 1 } };
+    },
+    range({ field, gte, lte }) {
       const mapping = mappingOf(field);
       const type = mapping?.type ?? "keyword";
-      if (type === "text") {
-        const keyword = keywordOf(field, mapping!);
-        return keyword ? { term: { [keyword]: value } } : { match_phrase: { [field]: value } };
-      }
-      return fitsType(value, type) && value.trim() !== "" || type === "keyword"
-        ? { term: { [field]: value } }
-        : { match_none: {} };
+      const target = type === "text" ? keywordOf(field, mapping!) : field;
+      const bounds = [gte, lte].filter((bound) => bound !== undefined) as string[];
+      const fits = type === "keyword" || type === "text" ||
+        bounds.every((bound) => bound.trim() !== "" && fitsType(bound, type));
+      if (target === undefined || !fits) return { match_none: {} };
+      const clause: Record<string, string> = {};
+      if (gte !== undefined) clause.gte = gte;
+      if (lte !== undefined) clause.lte = lte;
+      return { range: { [target]: clause } };
+    },
+    facetField(field) {
+      const mapping = mappingOf(field);
+      if (mapping === undefined) return undefined;
+      return mapping.type === "text" ? keywordOf(field, mapping) : field;
     },
     sort({ field, order }) {
       if (field === "_score") return { _score: { order } };

@@ -98,6 +98,26 @@ export interface SearchFilter {
   value: string;
 }
 
+/**
+ * At least one of `values` must match `field` exactly (an OR within the field); several
+ * of these, and plain filters, must all hold.
+ */
+export interface SearchAnyFilter {
+  field: string;
+  values: string[];
+}
+
+/**
+ * An inclusive range on `field`; an absent bound is open. Number values compare as numbers
+ * when both given bounds are numbers, every other value compares as a string (ISO 8601
+ * dates in one form compare in time order).
+ */
+export interface SearchRange {
+  field: string;
+  gte?: string;
+  lte?: string;
+}
+
 /** A sort key; several sort keys apply in order, the URI breaks remaining ties. */
 export interface SearchSort {
   field: string;
@@ -109,9 +129,17 @@ export interface SearchRequest {
   /** Full-text query on `text`: every word must occur. Absent or blank matches everything. */
   q?: string;
   filters?: SearchFilter[];
+  anyOf?: SearchAnyFilter[];
+  ranges?: SearchRange[];
   sort?: SearchSort[];
   from?: number;
   size?: number;
+  /** Fields to count values of over every hit (not only the page). */
+  facets?: string[];
+  /** Most values per facet, before clamping to `maxResultsLimit`. */
+  facetSize?: number;
+  /** Adds each hit's matched fragments of `text` (needs `q`). */
+  highlight?: boolean;
 }
 
 /** One result. `score` is the relevance when `q` was given, else null. */
@@ -119,6 +147,17 @@ export interface SearchHit {
   uri: string;
   score: number | null;
   document: SearchDocument;
+  /**
+   * With `highlight`: fragments of the matched fields, HTML-escaped, the matched words in
+   * `<em>…</em>`; empty when there is no `q`.
+   */
+  highlights?: Record<string, string[]>;
+}
+
+/** One value of a facet and how many hits hold it. */
+export interface FacetValue {
+  value: string | number | boolean;
+  count: number;
 }
 
 /** API.md's search response. `from` and `size` are the applied (clamped) values. */
@@ -128,6 +167,13 @@ export interface SearchResponse {
   size: number;
   clamped: null | { requested: SearchWindow; applied: SearchWindow };
   hits: SearchHit[];
+  /**
+   * With `facets`: per field, its most frequent values among all hits, most hits first, then
+   * by value. A field no hit holds has an empty list.
+   */
+  facets?: Record<string, FacetValue[]>;
+  /** With `facets`: set when `facetSize` was clamped to `maxResultsLimit`. */
+  facetsClamped?: null | { requested: number; applied: number };
 }
 
 /** A query DSL search's answer: the engine's response, and what clamping changed. */

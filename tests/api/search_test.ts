@@ -111,6 +111,39 @@ interface SearchResult {
   hits: { uri: string; score: number | null; document: Record<string, unknown> }[];
 }
 
+interface FacetValue {
+  value: string | number | boolean;
+  count: number;
+}
+
+function byCountThenValue(a: FacetValue, b: FacetValue): number {
+  return b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
+}
+
+/**
+ * How many of the library's items hold each value of `predicate`, counted with SPARQL over
+ * the items' graphs through `/sparql`: what a facet must answer.
+ */
+async function sparqlCounts(service: TestService, predicate: string): Promise<FacetValue[]> {
+  const { backend, sparql } = service.config.service.store;
+  const graphs = LIBRARY.map((book) =>
+    backend === "sparql" ? sparql.graphTemplate.replaceAll("{item}", bookUri(book.n)) : undefined
+  );
+  const scope = backend === "sparql"
+    ? `VALUES ?g { ${graphs.map((graph) => `<${graph}>`).join(" ")} }`
+    : `VALUES ?item { ${LIBRARY.map((book) => `<${bookUri(book.n)}>`).join(" ")} }`;
+  const query = `SELECT ?value (COUNT(DISTINCT ?item) AS ?count) WHERE {
+    ${scope} GRAPH ?g { ?item ${predicate} ?value } } GROUP BY ?value`;
+  const response = await service.fetch(`/sparql?query=${encodeURIComponent(query)}`, {
+    headers: { Accept: "application/sparql-results+json" },
+  });
+  assert.equal(response.status, 200, await response.clone().text());
+  const rows = (await response.json()).results.bindings as Record<string, { value: string }>[];
+  return rows
+    .map((row) => ({ value: row.value.value, count: Number(row.count.value) }))
+    .sort(byCountThenValue);
+}
+
 async function search(service: TestService, query: string): Promise<SearchResult> {
   const response = await service.fetch(
     `/api/search?collection=${encodeURIComponent(BOOKS)}&${query}`,
@@ -201,6 +234,38 @@ for (const backend of testBackends("search-api")) {
       assert.equal(all.hits[0].uri, bookUri(4));
     }));
 
+  test("facets count what SPARQL counts; any-of, ranges and highlights over HTTP", () =>
+    withLibrary(backend, {}, async (service) => {
+      const faceted = await search(
+        service,
+        `facet=types&facet=${encodeURIComponent("dct:creator")}&facet=datePublished&size=0`,
+      );
+      assert.equal(faceted.total, LIBRARY.length);
+      const facets = (faceted as unknown as { facets: Record<string, FacetValue[]> }).facets;
+      assert.deepEqual(facets.types, await sparqlCounts(service, "a"));
+      assert.deepEqual(facets["dct:creator"], await sparqlCounts(service, `<${DCT}creator>`));
+      assert.deepEqual(
+        facets.datePublished,
+        (await sparqlCounts(service, `<${SCHEMA}datePublished>`))
+          .map(({ value, count }) => ({ value: Number(value), count }))
+          .sort(byCountThenValue),
+      );
+
+      const aesopOrJones = await search(
+        service,
+        `any=${encodeURIComponent('"dct:creator":Aesop')}&any=${
+          encodeURIComponent('"dct:creator":Jones')
+        }&range=datePublished:2000..2021`,
+      );
+      assert.deepEqual(aesopOrJones.hits.map((hit) => hit.uri).sort(), [bookUri(2), bookUri(6)]);
+      const highlighted = await search(service, "q=FOX&highlight=true");
+      assert.equal(highlighted.total, 2);
+      for (const hit of highlighted.hits) {
+        const { highlights } = hit as unknown as { highlights: { text: string[] } };
+        assert.ok(highlights.text.some((fragment) => /<em>fox<\/em>/i.test(fragment)));
+      }
+    }));
+
   test("updates and deletes through the item API reach the index", () =>
     withLibrary(backend, {}, async (service) => {
       await service.fetch(
@@ -274,6 +339,11 @@ for (const backend of testBackends("search-api")) {
         [`collection=${c}&filter=${encodeURIComponent('"dct:creator')}`, "invalid-parameter"],
         [`collection=${c}&sort=name:sideways`, "invalid-parameter"],
         [`collection=${c}&sort=:asc`, "invalid-parameter"],
+        [`collection=${c}&any=novalue`, "invalid-parameter"],
+        [`collection=${c}&range=datePublished:2000`, "invalid-parameter"],
+        [`collection=${c}&range=datePublished:..`, "invalid-parameter"],
+        [`collection=${c}&facetSize=-1`, "invalid-parameter"],
+        [`collection=${c}&highlight=yes`, "invalid-boolean"],
         ["q=x", "missing-parameter"],
         ["collection=not%20an%20iri", "invalid-iri"],
       ];

@@ -184,6 +184,144 @@ export function defineSearchEngineSuite(
     });
   });
 
+  test("any-of filters, ranges, facets and highlights", async ({ engine, index }) => {
+    const ref = index();
+    await engine.ensureIndex(ref);
+    await engine.upsert(ref, [
+      book(1, {
+        title: "The quick brown fox",
+        year: 1999,
+        genre: "Fable",
+        subject: ["Animals", "Nature"],
+        available: true,
+        published: "1999-05-01",
+      }),
+      book(2, {
+        title: "A lazy dog sleeps",
+        year: 2005,
+        genre: "Fable",
+        subject: ["Animals"],
+        available: false,
+        published: "2005-11-30",
+      }),
+      book(3, {
+        title: "Quick thinking",
+        year: 2012,
+        genre: "Essay",
+        subject: ["Mind"],
+        available: true,
+        published: "2012-01-15",
+      }),
+      {
+        ...book(4, {
+          title: "<b>Fox & Hound</b>: a history",
+          year: 1850,
+          genre: "History",
+          subject: ["Animals", "Hunting"],
+          available: true,
+          published: "1850-07-04",
+        }),
+        types: [ARTICLE],
+      },
+    ]);
+    await engine.refresh(ref);
+    const uris = (response: { hits: { uri: string }[] }) =>
+      response.hits.map((hit) => hit.uri.slice(-3)).sort();
+
+    const fablesOrEssays = await engine.search(ref, {
+      anyOf: [{ field: "genre", values: ["Fable", "Essay"] }],
+    });
+    assert.deepEqual(uris(fablesOrEssays), ["001", "002", "003"]);
+    const narrowed = await engine.search(ref, {
+      anyOf: [{ field: "genre", values: ["Fable", "History"] }, {
+        field: "subject",
+        values: ["Nature", "Hunting"],
+      }],
+      filters: [{ field: "available", value: "true" }],
+    });
+    assert.deepEqual(uris(narrowed), ["001", "004"]);
+    const numbers = await engine.search(ref, {
+      anyOf: [{ field: "year", values: ["1850", "2012", "none"] }],
+    });
+    assert.deepEqual(uris(numbers), ["003", "004"]);
+
+    const range = async (field: string, gte?: string, lte?: string) =>
+      uris(await engine.search(ref, { ranges: [{ field, gte, lte }] }));
+    assert.deepEqual(await range("year", "1999", "2005"), ["001", "002"]);
+    assert.deepEqual(await range("year", "2000"), ["002", "003"]);
+    assert.deepEqual(await range("year", undefined, "1900"), ["004"]);
+    assert.deepEqual(await range("year", "old"), []);
+    assert.deepEqual(await range("published", "1999-01-01", "2005-12-31"), ["001", "002"]);
+    assert.deepEqual(await range("genre", "F", "G"), ["001", "002"]);
+
+    const faceted = await engine.search(ref, {
+      facets: ["genre", "year", "subject", "available", "types", "nothing"],
+      size: 1,
+    });
+    assert.equal(faceted.hits.length, 1, "facets count every hit, not only the page");
+    assert.equal(faceted.facetsClamped, null);
+    assert.deepEqual(faceted.facets, {
+      genre: [
+        { value: "Fable", count: 2 },
+        { value: "Essay", count: 1 },
+        { value: "History", count: 1 },
+      ],
+      year: [
+        { value: 1850, count: 1 },
+        { value: 1999, count: 1 },
+        { value: 2005, count: 1 },
+        { value: 2012, count: 1 },
+      ],
+      subject: [
+        { value: "Animals", count: 3 },
+        { value: "Hunting", count: 1 },
+        { value: "Mind", count: 1 },
+        { value: "Nature", count: 1 },
+      ],
+      available: [{ value: true, count: 3 }, { value: false, count: 1 }],
+      types: [{ value: BOOK, count: 3 }, { value: ARTICLE, count: 1 }],
+      nothing: [],
+    });
+    const foxFacets = await engine.search(ref, { q: "fox", facets: ["subject"], facetSize: 2 });
+    assert.deepEqual(foxFacets.facets, {
+      subject: [{ value: "Animals", count: 2 }, { value: "Hunting", count: 1 }],
+    });
+    const none = await engine.search(ref, { q: "unicorn", facets: ["genre"] });
+    assert.deepEqual(none.facets, { genre: [] });
+    assert.equal((await engine.search(ref, { q: "fox" })).facets, undefined);
+
+    const highlighted = await engine.search(ref, { q: "FOX", highlight: true });
+    assert.deepEqual(uris(highlighted), ["001", "004"]);
+    for (const hit of highlighted.hits) {
+      const fragments = hit.highlights?.text ?? [];
+      assert.ok(fragments.length > 0, `${hit.uri} has highlights`);
+      assert.ok(fragments.every((fragment) => /<em>fox<\/em>/i.test(fragment)), fragments.join());
+    }
+    const hound = highlighted.hits.find((hit) => hit.uri.endsWith("004"))!;
+    assert.ok(
+      hound.highlights!.text.some((fragment) =>
+        fragment.includes("&lt;b&gt;<em>Fox</em> &amp; Hound&lt;&#x2F;b&gt;")
+      ),
+      hound.highlights!.text.join(),
+    );
+    const plain = await engine.search(ref, { highlight: true, size: 1 });
+    assert.deepEqual(plain.hits[0].highlights, {});
+  });
+
+  test(
+    "facet sizes are clamped to maxResultsLimit, reported and warned about",
+    async ({ engine, index, warnings }) => {
+      const ref = index();
+      await engine.upsert(ref, [1, 2, 3, 4].map((n) => book(n, { genre: `G${n}` })));
+      await engine.refresh(ref);
+      const result = await engine.search(ref, { facets: ["genre"], facetSize: 50 });
+      assert.deepEqual(result.facetsClamped, { requested: 50, applied: 3 });
+      assert.deepEqual(result.facets?.genre.map((entry) => entry.value), ["G1", "G2", "G3"]);
+      assert.ok(warnings.some((entry) => entry.msg === "search facet size clamped"));
+    },
+    { maxResultsLimit: 3, maxWindow: 100 },
+  );
+
   test("upsert replaces a document with the same URI", async ({ engine, index }) => {
     const ref = index();
     await engine.upsert(ref, [book(1, { title: "First edition" })]);

@@ -1,6 +1,6 @@
 /** Contracts of `/api/search` (API.md, Search). */
 import { z } from "zod";
-import { integerParam, optionalText, textList } from "../../http/query_schema.ts";
+import { booleanParam, integerParam, optionalText, textList } from "../../http/query_schema.ts";
 import { defineContract } from "../../http/route_contract.ts";
 import { BAD_PARAMETERS, BODY_TOO_LARGE, COLLECTION, COUNT, UNKNOWN_COLLECTION } from "./shared.ts";
 
@@ -17,8 +17,26 @@ const SEARCH_RESPONSE = z.object({
   size: COUNT,
   clamped: z.union([z.null(), z.object({ requested: WINDOW, applied: WINDOW })]),
   hits: z.array(
-    z.object({ uri: z.string(), score: z.number(), document: z.record(z.string(), z.unknown()) }),
+    z.object({
+      uri: z.string(),
+      score: z.union([z.number(), z.null()]),
+      document: z.record(z.string(), z.unknown()),
+      highlights: z.record(z.string(), z.array(z.string())).optional().meta({
+        description: "With `highlight=true`: fragments per field, HTML-escaped, the matched " +
+          "words in `<em>…</em>`.",
+      }),
+    }),
   ),
+  facets: z.record(
+    z.string(),
+    z.array(
+      z.object({ value: z.union([z.string(), z.number(), z.boolean()]), count: COUNT }),
+    ),
+  ).optional().meta({
+    description: "With `facet`: per field, its most frequent values among all hits.",
+  }),
+  facetsClamped: z.union([z.null(), z.object({ requested: COUNT, applied: COUNT })]).optional()
+    .meta({ description: "With `facet`: set when `facetSize` was clamped." }),
 });
 
 /** `GET /api/search`: full text, filters and sort as query parameters. */
@@ -37,9 +55,26 @@ export const searchItems = defineContract({
       "`field:value`, repeated; splits at the first colon, so values may hold colons. A field " +
         'whose name holds a colon is quoted: `"dct:creator":Alice`.',
     ),
+    any: textList(
+      "`field:value`, repeated: a hit matches at least one of the values given for a field " +
+        "(several fields: each must match). Written like `filter`.",
+    ),
+    range: textList(
+      "`field:from..to`, repeated: an inclusive range, either bound may be left out " +
+        "(`year:2000..`). Numbers compare as numbers, other values as strings (ISO 8601 dates " +
+        "in one form compare in time order).",
+    ),
     sort: textList("`field`, `field:asc` or `field:desc`, repeated; splits at the last colon."),
     from: integerParam("Offset of the first hit.", 0),
     size: integerParam("Most hits to answer; the engine's default when absent.", undefined),
+    facet: textList(
+      "A field to count values of over all hits, repeated; adds `facets` to the answer.",
+    ),
+    facetSize: integerParam(
+      "Most values per facet; clamped to `maxResultsLimit`, never refused.",
+      10,
+    ),
+    highlight: booleanParam("Adds each hit's matched fragments of its text (`highlights`)."),
   }),
   responses: {
     200: { description: "The hits.", content: ["application/json"], schema: SEARCH_RESPONSE },
