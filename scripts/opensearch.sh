@@ -19,7 +19,9 @@
 #   OPENSEARCH_EXTRA_JAVA_OPTS       JVM options added after the 512 MB heap
 #
 # The integ-test-zip is the core engine without optional modules: no _delete_by_query and no
-# painless. OpenSearch refuses to run as root, so as root the node runs as a system user
+# painless. It also lacks the analysis-common module, which holds the language analyzers
+# (`german`, `english`, …) that language-aware search fields use; the module's jar is on
+# Maven Central, and this script installs it into the node with a plugin descriptor. OpenSearch refuses to run as root, so as root the node runs as a system user
 # that owns its directory. The disk-watermark allocation check is off because test machines
 # can have nearly full disks, and a yellow single-node cluster is all the tests need.
 set -euo pipefail
@@ -30,6 +32,8 @@ CACHE_DIR="${RCS_CACHE_DIR:-$HOME/.cache/rdf-content-service}/opensearch"
 RUN_USER="${OPENSEARCH_USER:-opensearch}"
 ARTIFACT="org.opensearch.distribution.integ-test-zip:opensearch:${VERSION}:zip"
 ZIP="$CACHE_DIR/opensearch-${VERSION}.zip"
+ANALYSIS_ARTIFACT="org.opensearch.plugin:analysis-common:${VERSION}:jar"
+ANALYSIS_JAR="$CACHE_DIR/analysis-common-${VERSION}.jar"
 START_TIMEOUT_SECONDS=180
 STOP_TIMEOUT_SECONDS=60
 BASE_URL="http://127.0.0.1:${PORT}"
@@ -75,26 +79,52 @@ PID_FILE="$NODE_DIR/opensearch.pid"
 LOG_FILE="$NODE_DIR/opensearch.log"
 
 fetch() {
-  if [ -f "$ZIP" ]; then
-    log "have $ZIP"
+  fetch_artifact "$ARTIFACT" "$ZIP"
+  fetch_artifact "$ANALYSIS_ARTIFACT" "$ANALYSIS_JAR"
+}
+
+# fetch_artifact GROUP:ARTIFACT:VERSION:TYPE DEST: copies one artifact from Maven Central once.
+fetch_artifact() {
+  local artifact="$1" dest="$2"
+  if [ -f "$dest" ]; then
+    log "have $dest"
     return
   fi
   command -v mvn >/dev/null || die "mvn not found: install Maven (and Java 17)"
   mkdir -p "$CACHE_DIR"
   local staging
   staging="$(mktemp -d "$CACHE_DIR/fetch.XXXXXX")"
-  log "fetching $ARTIFACT"
+  log "fetching $artifact"
   if ! mvn -q -B -Dstyle.color=never org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
-    -Dartifact="$ARTIFACT" -DoutputDirectory="$staging" -Dmdep.overWriteReleases=true \
+    -Dartifact="$artifact" -DoutputDirectory="$staging" -Dmdep.overWriteReleases=true \
     >"$staging.log" 2>&1; then
     cat "$staging.log" >&2
     rm -rf "$staging" "$staging.log"
-    die "could not fetch $ARTIFACT from Maven Central"
+    die "could not fetch $artifact from Maven Central"
   fi
   rm -f "$staging.log"
-  mv "$staging/opensearch-${VERSION}.zip" "$ZIP"
+  mv "$staging"/* "$dest"
   rm -rf "$staging"
-  log "saved $ZIP"
+  log "saved $dest"
+}
+
+# The language analyzers: the analysis-common module, as the full distribution ships it.
+install_analysis_module() {
+  local module="$DIST_DIR/modules/analysis-common"
+  [ -f "$module/plugin-descriptor.properties" ] && return
+  mkdir -p "$module"
+  cp "$ANALYSIS_JAR" "$module/"
+  cat >"$module/plugin-descriptor.properties" <<DESCRIPTOR
+description=Adds the built-in analyzers, tokenizers and filters (languages, stemming).
+version=${VERSION}
+name=analysis-common
+classname=org.opensearch.analysis.common.CommonAnalysisPlugin
+java.version=11
+opensearch.version=${VERSION}
+custom.foldername=
+extended.plugins=
+has.native.controller=false
+DESCRIPTOR
 }
 
 ensure_run_user() {
@@ -117,6 +147,7 @@ install_node() {
     mv "$staging/opensearch-${VERSION}" "$DIST_DIR"
     rm -rf "$staging"
   fi
+  install_analysis_module
   if is_root; then chown -R "$RUN_USER:" "$NODE_DIR"; fi
 }
 
