@@ -35,6 +35,7 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json(
       await deps.search.search(index, {
         q: query.q,
+        language: query.language,
         filters: query.filter.map((raw) => parseFilter(raw)),
         anyOf: groupByField(query.any.map((raw) => parseFilter(raw, "any"))),
         ranges: query.range.map(parseRange),

@@ -7,10 +7,13 @@
  * predicate (a term, a `@vocab` suffix or a `prefix:suffix` CURIE), otherwise from the
  * predicate's local name. Names that clash with each other or with the service's own fields
  * get a suffix naming their namespace. The same graph always gives the same document,
- * whatever the triple order or blank node labels.
+ * whatever the triple order or blank node labels. `text` holds every literal;
+ * `text_<language>` the literals tagged with a search language (`languages.ts`), which the
+ * engines analyse in that language.
  */
 import type { BlankNode, Literal, NamedNode, Quad, Term } from "n3";
 import type { SearchDocument, SearchFieldValue } from "./search_engine.ts";
+import { languageTextField, SEARCH_LANGUAGES, searchLanguageOf } from "./languages.ts";
 
 /** What the index needs to know about one item. */
 export interface SearchItem {
@@ -29,7 +32,7 @@ export interface SearchDocumentOptions {
   context?: Record<string, unknown> | Record<string, unknown>[];
 }
 
-/** Field names the service sets itself; a predicate never takes them. */
+/** Field names the service sets on every document; a predicate never takes them. */
 export const RESERVED_SEARCH_FIELDS: readonly string[] = [
   "uri",
   "collection",
@@ -39,6 +42,9 @@ export const RESERVED_SEARCH_FIELDS: readonly string[] = [
   "modified",
   "text",
 ];
+
+/** Field names the service sets when an item has literals in a search language. */
+export const LANGUAGE_TEXT_FIELDS: readonly string[] = SEARCH_LANGUAGES.map(languageTextField);
 
 const RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
 const XSD = "http://www.w3.org/2001/XMLSchema#";
@@ -85,13 +91,22 @@ export function buildSearchDocument(
   const bySubject = new Map<string, Quad[]>();
   const predicates = new Set<string>();
   const literals = new Set<string>();
+  const byLanguage = new Map<string, Set<string>>();
   for (const quad of item.quads) {
     const key = termKey(quad.subject);
     const list = bySubject.get(key);
     if (list) list.push(quad);
     else bySubject.set(key, [quad]);
     if (quad.predicate.value !== RDF_TYPE) predicates.add(quad.predicate.value);
-    if (quad.object.termType === "Literal") literals.add(quad.object.value);
+    if (quad.object.termType === "Literal") {
+      literals.add(quad.object.value);
+      const language = searchLanguageOf((quad.object as Literal).language);
+      if (language) {
+        const tagged = byLanguage.get(language);
+        if (tagged) tagged.add(quad.object.value);
+        else byLanguage.set(language, new Set([quad.object.value]));
+      }
+    }
   }
   const names = cachedFieldNames([...predicates], options.context);
   const describe = (subject: string, visiting: Set<string>) =>
@@ -109,6 +124,13 @@ export function buildSearchDocument(
     modified: item.modified,
     ...properties,
     text: [...literals].sort(compareStrings).join("\n"),
+    // Literals tagged with a search language, analysed in that language as well.
+    ...Object.fromEntries(
+      [...byLanguage.keys()].sort(compareStrings).map((language) => [
+        languageTextField(language),
+        [...byLanguage.get(language)!].sort(compareStrings).join("\n"),
+      ]),
+    ),
   };
 }
 
@@ -150,7 +172,7 @@ export function searchFieldNames(
     else preferred.set(name, [predicate]);
   }
   const names = new Map<string, string>();
-  const taken = new Set<string>(RESERVED_SEARCH_FIELDS);
+  const taken = new Set<string>([...RESERVED_SEARCH_FIELDS, ...LANGUAGE_TEXT_FIELDS]);
   for (const [name, group] of preferred) {
     if (group.length === 1 && !taken.has(name)) {
       names.set(group[0], name);

@@ -10,9 +10,9 @@ import { inTransaction } from "../store/local_db.ts";
 import { ProblemError } from "../http/problem.ts";
 import type { BackendHealth } from "../store/triple_store.ts";
 import { type ClampWarning, clampWindow, type SearchLimits } from "./clamp.ts";
-import { fieldRows, ftsQuery, searchSql } from "./embedded_query.ts";
+import { fieldRows, searchSql, stemText, textMatch } from "./embedded_query.ts";
 import { clampFacetSize } from "./facets.ts";
-import { highlightFragments } from "./highlight.ts";
+import { highlightDocument } from "./highlight.ts";
 import { mappingViolation, numericMappedFields } from "./opensearch_mappings.ts";
 import {
   type BulkFailure,
@@ -70,6 +70,9 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS search_fields_by_document ON search_fields (document_id, path);
   CREATE VIRTUAL TABLE IF NOT EXISTS search_text USING fts5 (
     text, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0'
+  );
+  CREATE VIRTUAL TABLE IF NOT EXISTS search_stems USING fts5 (
+    stems, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0'
   );
 `;
 
@@ -244,7 +247,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
     }
     const physical = this.#servingPhysical(index.indexName);
     const q = request.q?.trim() ? request.q : undefined;
-    const match = q === undefined ? undefined : ftsQuery(q);
+    const match = q === undefined ? undefined : textMatch(q, request.language);
     if (physical === undefined || (q !== undefined && match === undefined)) return response;
     const sql = searchSql(physical, request, match, window.applied);
     try {
@@ -264,8 +267,9 @@ export class EmbeddedSearchEngine implements SearchEngine {
             document,
           };
           if (request.highlight) {
-            const fragments = q === undefined ? [] : highlightFragments(document.text, q);
-            hit.highlights = fragments.length > 0 ? { text: fragments } : {};
+            hit.highlights = q === undefined
+              ? {}
+              : highlightDocument(document, q, request.language);
           }
           return hit;
         });
@@ -352,6 +356,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
       this.#sql("UPDATE search_documents SET document = ? WHERE id = ?").run(json, id);
       this.#sql("DELETE FROM search_fields WHERE document_id = ?").run(id);
       this.#sql("DELETE FROM search_text WHERE rowid = ?").run(id);
+      this.#sql("DELETE FROM search_stems WHERE rowid = ?").run(id);
     } else {
       id = Number(
         this.#sql("INSERT INTO search_documents (physical, uri, document) VALUES (?, ?, ?)")
@@ -359,6 +364,10 @@ export class EmbeddedSearchEngine implements SearchEngine {
       );
     }
     this.#sql("INSERT INTO search_text (rowid, text) VALUES (?, ?)").run(id, document.text);
+    const stems = stemText(document);
+    if (stems !== undefined) {
+      this.#sql("INSERT INTO search_stems (rowid, stems) VALUES (?, ?)").run(id, stems);
+    }
     const insertField = this.#sql(
       "INSERT INTO search_fields (document_id, path, value, kind, text) VALUES (?, ?, ?, ?, ?)",
     );
@@ -374,6 +383,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
     if (!existing) return;
     this.#sql("DELETE FROM search_fields WHERE document_id = ?").run(existing.id);
     this.#sql("DELETE FROM search_text WHERE rowid = ?").run(existing.id);
+    this.#sql("DELETE FROM search_stems WHERE rowid = ?").run(existing.id);
     this.#sql("DELETE FROM search_documents WHERE id = ?").run(existing.id);
   }
 
@@ -405,6 +415,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
         physical,
       );
       this.#sql(`DELETE FROM search_text WHERE rowid IN (${documents})`).run(physical);
+      this.#sql(`DELETE FROM search_stems WHERE rowid IN (${documents})`).run(physical);
       this.#sql("DELETE FROM search_documents WHERE physical = ?").run(physical);
       this.#sql("DELETE FROM search_physical_indices WHERE name = ?").run(physical);
     });

@@ -15,6 +15,7 @@ import type {
   SearchSort,
 } from "./search_engine.ts";
 import { KEYWORD_IGNORE_ABOVE } from "./opensearch_mappings.ts";
+import { languageTextField, SEARCH_LANGUAGES, stemOf, stemsOf, WORD } from "./languages.ts";
 import type { SearchWindow } from "./clamp.ts";
 
 /** One scalar of a document as `search_fields` stores it. */
@@ -61,13 +62,44 @@ export function fieldRows(
 }
 
 /**
- * An FTS5 query requiring every word of `q`, or undefined when `q` holds no word (such a
- * query matches nothing, as OpenSearch's `match` does). Words are quoted, so no FTS5
- * syntax in user input is ever interpreted.
+ * What `q` matches: FTS5 queries on the plain words (`search_text`) and on the stems of the
+ * language-tagged literals (`search_stems`, tokens `<language><stem>`). Each requires every
+ * word. With `language`, only that language's stems; without, the plain words or all the
+ * stems in any one language. Undefined when `q` holds no word (such a query matches nothing,
+ * as OpenSearch's `match` does). Words are quoted, so no FTS5 syntax in user input is ever
+ * interpreted.
  */
-export function ftsQuery(q: string): string | undefined {
-  const words = q.match(/[\p{L}\p{N}\p{Co}]+/gu);
-  return words ? words.map((word) => `"${word}"`).join(" ") : undefined;
+export interface TextMatch {
+  words?: string;
+  stems: string;
+}
+
+/** The {@link TextMatch} of `q`; see there. */
+export function textMatch(q: string, language?: string): TextMatch | undefined {
+  const words = q.match(WORD);
+  if (!words) return undefined;
+  const inLanguage = (code: string) =>
+    words.map((word) => `"${code}${stemOf(code, word)}"`).join(" ");
+  if (language !== undefined) return { stems: inLanguage(language) };
+  return {
+    words: words.map((word) => `"${word}"`).join(" "),
+    stems: SEARCH_LANGUAGES.map((code) => `(${inLanguage(code)})`).join(" OR "),
+  };
+}
+
+/**
+ * The `search_stems` text of a document: the stems of each `text_<language>` field, each
+ * prefixed with its two-letter language code (so `dehaus` is German and cannot be English);
+ * undefined when the document has no language-tagged text.
+ */
+export function stemText(document: Record<string, SearchFieldValue>): string | undefined {
+  const tokens: string[] = [];
+  for (const language of SEARCH_LANGUAGES) {
+    const text = document[languageTextField(language)];
+    if (typeof text !== "string") continue;
+    for (const stem of stemsOf(language, text)) tokens.push(language + stem);
+  }
+  return tokens.length > 0 ? tokens.join(" ") : undefined;
 }
 
 /** SQL text and parameters of one search. */
@@ -91,19 +123,31 @@ export interface SearchSql {
 export function searchSql(
   physical: string,
   request: SearchRequest,
-  match: string | undefined,
+  match: TextMatch | undefined,
   window: SearchWindow,
 ): SearchSql {
   const ranked = match !== undefined;
-  const from = ranked
-    ? "search_text JOIN search_documents d ON d.id = search_text.rowid"
-    : "search_documents d";
-  const conditions = ["d.physical = ?"];
-  const params: (string | number)[] = [physical];
-  if (ranked) {
-    conditions.push("search_text MATCH ?");
-    params.push(match);
+  const params: (string | number)[] = [];
+  let from = "search_documents d";
+  if (match) {
+    // The best (lowest) bm25 of the plain-word and the stem matches of each document.
+    const branches = [
+      "SELECT rowid AS id, rank FROM search_stems " +
+      "WHERE search_stems MATCH ?",
+    ];
+    params.push(match.stems);
+    if (match.words !== undefined) {
+      branches.unshift(
+        "SELECT rowid AS id, rank FROM search_text " +
+          "WHERE search_text MATCH ?",
+      );
+      params.unshift(match.words);
+    }
+    from = `(SELECT id, min(rank) AS rank FROM (${branches.join(" UNION ALL ")}) GROUP BY id) m ` +
+      "JOIN search_documents d ON d.id = m.id";
   }
+  const conditions = ["d.physical = ?"];
+  params.push(physical);
   const anyOf: SearchAnyFilter[] = [
     ...(request.filters ?? []).map(({ field, value }) => ({ field, values: [value] })),
     ...request.anyOf ?? [],
@@ -120,7 +164,7 @@ export function searchSql(
   }
   const where = conditions.join(" AND ");
   const [orderBy, orderParams] = orderClause(request.sort ?? [], ranked);
-  const rank = ranked ? ", bm25(search_text) AS rank" : "";
+  const rank = ranked ? ", m.rank AS rank" : "";
   return {
     count: `SELECT count(*) AS total FROM ${from} WHERE ${where}`,
     page: `SELECT d.uri AS uri, d.document AS document${rank} FROM ${from} WHERE ${where} ` +

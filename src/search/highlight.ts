@@ -1,30 +1,58 @@
 /**
  * Highlights for the embedded engine: the fragments of a document's `text` where the words
- * of `q` occur, as OpenSearch's highlighter answers them (HTML-escaped text, matches in
+ * of `q` occur (and of `text_<language>` where their stems do), as OpenSearch's highlighter
+ * answers them (HTML-escaped text, matches in
  * `<em>…</em>`). Written here because the FTS5 table is contentless (the text lives once, in
  * the document), so FTS5's own `snippet()` has nothing to cut from. Words are found the way
  * the FTS5 `unicode61` tokenizer finds them: runs of letters, digits and private-use
  * characters, compared without case.
  */
+import type { SearchDocument } from "./search_engine.ts";
+import { languageTextField, SEARCH_LANGUAGES, stemOf, WORD } from "./languages.ts";
 
-const WORD = /[\p{L}\p{N}\p{Co}]+/gu;
 /** Characters of context kept on each side of a match. */
 const CONTEXT = 40;
 /** Most fragments per field, as OpenSearch's default `number_of_fragments`. */
 const MAX_FRAGMENTS = 5;
 
-/** Fragments of `text` around the words of `q`, in text order; empty when none occurs. */
-export function highlightFragments(text: string, q: string): string[] {
-  const wanted = new Set((q.match(WORD) ?? []).map((word) => word.toLowerCase()));
-  if (wanted.size === 0) return [];
-  const matches: { start: number; end: number }[] = [];
-  for (const match of text.matchAll(WORD)) {
-    if (wanted.has(match[0].toLowerCase())) {
-      matches.push({ start: match.index, end: match.index + match[0].length });
-    }
+/**
+ * The highlights of a hit, as OpenSearch gives them for the service's query: `text` where a
+ * word of `q` occurs, and `text_<language>` where a word has the stem of a word of `q` in
+ * that language; with `language`, only that language's field.
+ */
+export function highlightDocument(
+  document: SearchDocument,
+  q: string,
+  language?: string,
+): Record<string, string[]> {
+  const highlights: Record<string, string[]> = {};
+  const words = q.match(WORD) ?? [];
+  const add = (field: string, text: unknown, matches: (word: string) => boolean) => {
+    if (typeof text !== "string") return;
+    const fragments = highlightFragments(text, matches);
+    if (fragments.length > 0) highlights[field] = fragments;
+  };
+  if (language === undefined) {
+    const wanted = new Set(words.map((word) => word.toLowerCase()));
+    add("text", document.text, (word) => wanted.has(word.toLowerCase()));
   }
-  const fragments: { start: number; end: number; matches: typeof matches }[] = [];
-  for (const match of matches) {
+  for (const code of language === undefined ? SEARCH_LANGUAGES : [language]) {
+    const field = languageTextField(code);
+    if (!(field in document)) continue;
+    const stems = new Set(words.map((word) => stemOf(code, word)));
+    add(field, document[field], (word) => stems.has(stemOf(code, word)));
+  }
+  return highlights;
+}
+
+/** Fragments of `text` around the words `matches` accepts, in text order; empty when none. */
+export function highlightFragments(text: string, matches: (word: string) => boolean): string[] {
+  const found: { start: number; end: number }[] = [];
+  for (const match of text.matchAll(WORD)) {
+    if (matches(match[0])) found.push({ start: match.index, end: match.index + match[0].length });
+  }
+  const fragments: { start: number; end: number; matches: typeof found }[] = [];
+  for (const match of found) {
     const start = lineStart(text, Math.max(0, match.start - CONTEXT), match.start);
     const end = lineEnd(text, Math.min(text.length, match.end + CONTEXT), match.end);
     const last = fragments.at(-1);

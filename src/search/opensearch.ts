@@ -32,6 +32,7 @@ import {
 } from "./clamp.ts";
 import { fieldResolver, indexCreationBody } from "./opensearch_mappings.ts";
 import { clampFacetSize } from "./facets.ts";
+import { languageTextField, SEARCH_LANGUAGES } from "./languages.ts";
 import {
   type BulkFailure,
   type BulkResult,
@@ -382,9 +383,7 @@ export class OpenSearchEngine implements SearchEngine {
         track_scores: q !== undefined,
         query: {
           bool: {
-            must: q === undefined
-              ? [{ match_all: {} }]
-              : [{ match: { text: { query: q, operator: "and" } } }],
+            must: [textQuery(q, request.language)],
             filter: [
               ...(request.filters ?? []).map(resolve.filter),
               ...(request.anyOf ?? []).map(resolve.anyOf),
@@ -411,7 +410,7 @@ export class OpenSearchEngine implements SearchEngine {
           encoder: "html",
           pre_tags: ["<em>"],
           post_tags: ["</em>"],
-          fields: { text: {} },
+          fields: Object.fromEntries(TEXT_FIELDS.map((field) => [field, {}])),
         };
       }
       const answer = (await this.#client.search({ index: index.indexName, body })).body;
@@ -807,6 +806,18 @@ function itemMessage(error: unknown): string {
   };
   const own = [type, reason].filter(Boolean).join(": ");
   return cause ? `${own} (${itemMessage(cause)})` : own;
+}
+
+/** The fields `q` searches: every literal, and the literals of each search language. */
+const TEXT_FIELDS = ["text", ...SEARCH_LANGUAGES.map(languageTextField)];
+
+/** `q` as a query: every word in one of {@link TEXT_FIELDS}, or in one language's field. */
+function textQuery(q: string | undefined, language: string | undefined): Record<string, unknown> {
+  if (q === undefined) return { match_all: {} };
+  if (language !== undefined) {
+    return { match: { [languageTextField(language)]: { query: q, operator: "and" } } };
+  }
+  return { multi_match: { query: q, fields: TEXT_FIELDS, operator: "and" } };
 }
 
 /**

@@ -2,11 +2,13 @@
  * Index settings and mappings of the collections' search indices.
  *
  * By default every string is both full-text (`text`) and exact (`<field>.keyword`), the
- * service's own fields are exact (`keyword`) and `modified` is a date. A collection's
+ * service's own fields are exact (`keyword`), `modified` is a date, and `text_<language>`
+ * is analysed in its language. A collection's
  * `mappings` are merged over the defaults, but cannot retype the service's own fields:
  * paging and removal depend on them.
  */
 import { ProblemError } from "../http/problem.ts";
+import { analyzerOf, languageTextField, SEARCH_LANGUAGES } from "./languages.ts";
 import type { SearchLimits } from "./clamp.ts";
 import type { SearchAnyFilter, SearchFilter, SearchRange, SearchSort } from "./search_engine.ts";
 
@@ -21,6 +23,13 @@ const SERVICE_FIELD_MAPPINGS: Record<string, Record<string, unknown>> = {
   hash: { type: "keyword" },
   modified: { type: "date" },
   text: { type: "text" },
+  // Literals tagged with a language, analysed in it (the analysis-common module's analyzers).
+  ...Object.fromEntries(
+    SEARCH_LANGUAGES.map((language) => [
+      languageTextField(language),
+      { type: "text", analyzer: analyzerOf(language) },
+    ]),
+  ),
 };
 
 /**

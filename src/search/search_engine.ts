@@ -126,8 +126,14 @@ export interface SearchSort {
 
 /** A search as the service's own search route asks it. */
 export interface SearchRequest {
-  /** Full-text query on `text`: every word must occur. Absent or blank matches everything. */
+  /**
+   * Full-text query: every word must occur in the item's literals, or (in the same language)
+   * its stem in the literals tagged with a search language. Absent or blank matches
+   * everything.
+   */
   q?: string;
+  /** Matches `q` only against literals tagged with this search language, by stem. */
+  language?: string;
   filters?: SearchFilter[];
   anyOf?: SearchAnyFilter[];
   ranges?: SearchRange[];

@@ -344,6 +344,7 @@ for (const backend of testBackends("search-api")) {
         [`collection=${c}&range=datePublished:..`, "invalid-parameter"],
         [`collection=${c}&facetSize=-1`, "invalid-parameter"],
         [`collection=${c}&highlight=yes`, "invalid-boolean"],
+        [`collection=${c}&q=haus&language=xx`, "invalid-parameter"],
         ["q=x", "missing-parameter"],
         ["collection=not%20an%20iri", "invalid-iri"],
       ];

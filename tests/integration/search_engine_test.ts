@@ -308,6 +308,49 @@ export function defineSearchEngineSuite(
     assert.deepEqual(plain.hits[0].highlights, {});
   });
 
+  test("language-tagged literals are found by inflected forms in their language", async ({ engine, index }) => {
+    const ref = index();
+    const item = (n: number, turtle: string) => {
+      const uri = book(n).uri;
+      return buildSearchDocument({
+        uri,
+        collection: COLLECTION,
+        workspace: WORKSPACE,
+        hash: "0".repeat(64),
+        modified: "2025-01-01T00:00:00.000Z",
+        quads: new Parser().parse(`<${uri}> ${turtle} .`),
+      });
+    };
+    const german = item(1, `<urn:p:title> "Die Häuser der Stadt"@de`);
+    const english = item(2, `<urn:p:title> "Running with wolves"@en-GB`);
+    const plain = item(3, `<urn:p:title> "Haus am See"`);
+    assert.equal(german.text_de, "Die Häuser der Stadt");
+    assert.equal(english.text_en, "Running with wolves");
+    assert.equal(plain.text_de, undefined);
+    await engine.upsert(ref, [german, english, plain]);
+    await engine.refresh(ref);
+    const found = async (q: string, language?: string) =>
+      (await engine.search(ref, { q, language })).hits.map((hit) => hit.uri.slice(-3)).sort();
+
+    assert.deepEqual(await found("Haus"), ["001", "003"]);
+    assert.deepEqual(await found("häuser"), ["001"]);
+    assert.deepEqual(await found("Haus", "de"), ["001"]);
+    assert.deepEqual(await found("Haus", "en"), []);
+    assert.deepEqual(await found("runs"), ["002"]);
+    assert.deepEqual(await found("run wolves", "en"), ["002"]);
+    assert.deepEqual(await found("runs", "de"), []);
+
+    const highlighted = await engine.search(ref, { q: "Haus", language: "de", highlight: true });
+    assert.deepEqual(highlighted.hits[0].highlights, {
+      text_de: ["Die <em>Häuser</em> der Stadt"],
+    });
+    const both = await engine.search(ref, { q: "wolves", highlight: true });
+    assert.deepEqual(both.hits[0].highlights, {
+      text: ["Running with <em>wolves</em>"],
+      text_en: ["Running with <em>wolves</em>"],
+    });
+  });
+
   test(
     "facet sizes are clamped to maxResultsLimit, reported and warned about",
     async ({ engine, index, warnings }) => {

@@ -85,8 +85,10 @@ Deno.test("clashing and reserved local names get a namespace suffix", () => {
   const document = build(turtle(`
     <${ITEM}> dc:title "Plain title" ; dcterms:title "Terms title" ;
       dcterms:modified "2020-01-01" ; ex:text "Body" ; ex:uri "x" ; ex:_id "id" ;
-      <https://other.example.org/vocab#label> "Label" ; ex:a.b "dotted" .
+      <https://other.example.org/vocab#label> "Label" ; ex:a.b "dotted" ; ex:text_de "Wort" .
   `));
+  assert.equal(document.text_de, undefined, "a language field only holds tagged literals");
+  assert.equal(document.text_de_ns, "Wort");
   assert.equal(document.title_dc, "Plain title");
   assert.equal(document.title_dcterms, "Terms title");
   assert.equal(document.title, undefined);

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { booleanParam, integerParam, optionalText, textList } from "../../http/query_schema.ts";
 import { defineContract } from "../../http/route_contract.ts";
+import { SEARCH_LANGUAGES } from "../../search/languages.ts";
 import { BAD_PARAMETERS, BODY_TOO_LARGE, COLLECTION, COUNT, UNKNOWN_COLLECTION } from "./shared.ts";
 
 const TAGS = ["Search"];
@@ -50,7 +51,13 @@ export const searchItems = defineContract({
   access: "reader",
   query: z.object({
     collection: COLLECTION,
-    q: optionalText("Full-text query over the items' literals."),
+    q: optionalText(
+      "Full-text query: every word in the items' literals, or its stem in the literals tagged " +
+        "with a search language.",
+    ),
+    language: z.enum(SEARCH_LANGUAGES as [string, ...string[]]).optional().meta({
+      description: "Match `q` only against literals tagged with this language, by stem.",
+    }),
     filter: textList(
       "`field:value`, repeated; splits at the first colon, so values may hold colons. A field " +
         'whose name holds a colon is quoted: `"dct:creator":Alice`.',
