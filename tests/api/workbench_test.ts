@@ -3,7 +3,8 @@
  * HTML document under a strict Content-Security-Policy that loads only this service's files;
  * every file a page names is served from the embedded set, with an ETag that revalidates;
  * pages and files need no token, the data behind them does; the old query page redirects;
- * `GET /api/workspaces` lists what customer.yml configures with the store's item counts.
+ * `GET /api/workspaces` lists what customer.yml configures with the store's item counts (on
+ * each store backend).
  * The browser flows are in tests/e2e/workbench_test.ts.
  */
 import { strict as assert } from "node:assert";
@@ -12,6 +13,8 @@ import {
   DEMO_WORKSPACE,
   itemQuery,
   startTestService,
+  storeBackends,
+  storeTest,
   type TestService,
   uniqueItemUri,
 } from "../support/service.ts";
@@ -94,29 +97,36 @@ serviceTest("the old query page redirects to /ui/sparql", async (s) => {
   await response.body?.cancel();
 });
 
-serviceTest("GET /api/workspaces lists the configured collections with item counts", async (s) => {
-  const before = await (await s.fetch("/api/workspaces")).json();
-  const uri = uniqueItemUri("catalog");
-  const created = await s.fetch(`/api/item?${itemQuery(uri, DEMO_COLLECTION)}`, {
-    method: "PUT",
-    headers: { "Content-Type": "text/turtle" },
-    body: `<${uri}> <http://purl.org/dc/terms/title> "Counted" .`,
-  });
-  assert.equal(created.status, 201);
-  const response = await s.fetch("/api/workspaces");
-  assert.equal(response.status, 200);
-  const after = await response.json();
-  assert.deepEqual(after, [{
-    uri: DEMO_WORKSPACE,
-    name: "Demo",
-    collections: [{
-      uri: DEMO_COLLECTION,
-      name: "Documents",
-      index: "documents",
-      items: before[0].collections[0].items + 1,
-    }],
-  }]);
-});
+for (const backend of storeBackends()) {
+  storeTest(
+    "workbench",
+    backend,
+    "GET /api/workspaces lists the collections with item counts",
+    async (s) => {
+      const before = await (await s.fetch("/api/workspaces")).json();
+      const uri = uniqueItemUri("catalog");
+      const created = await s.fetch(`/api/item?${itemQuery(uri, DEMO_COLLECTION)}`, {
+        method: "PUT",
+        headers: { "Content-Type": "text/turtle" },
+        body: `<${uri}> <http://purl.org/dc/terms/title> "Counted" .`,
+      });
+      assert.equal(created.status, 201);
+      const response = await s.fetch("/api/workspaces");
+      assert.equal(response.status, 200);
+      const after = await response.json();
+      assert.deepEqual(after, [{
+        uri: DEMO_WORKSPACE,
+        name: "Demo",
+        collections: [{
+          uri: DEMO_COLLECTION,
+          name: "Documents",
+          index: "documents",
+          items: before[0].collections[0].items + 1,
+        }],
+      }]);
+    },
+  );
+}
 
 const TOKEN = "workbench-api-reader-token-0123456789";
 const WITH_TOKENS = Deno.readTextFileSync(new URL("../../customer.yml", import.meta.url)).replace(

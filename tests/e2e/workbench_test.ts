@@ -211,6 +211,33 @@ Deno.test({
         await screenshot(page, "workbench_search");
       });
 
+      await t.step("by keyboard alone: skip link, search, open a hit", async () => {
+        const activeId = () => page.evaluate<string>("document.activeElement.id");
+        const activeHref = () => page.evaluate<string>("document.activeElement.href ?? ''");
+        await page.goto(
+          `${service.url}/ui/search?${new URLSearchParams({ collection: DEMO_COLLECTION })}`,
+        );
+        await page.locator("#summary", { hasText: /hit/ }).waitFor();
+        await page.keyboard.press("Tab");
+        assert.equal(await page.evaluate<string>("document.activeElement.className"), "skip-link");
+        await page.keyboard.press("Enter");
+        assert.equal(await activeId(), "main");
+        for (let tabs = 0; tabs < 10 && await activeId() !== "q"; tabs++) {
+          await page.keyboard.press("Tab");
+        }
+        assert.equal(await activeId(), "q");
+        await page.keyboard.type(word);
+        await page.keyboard.press("Enter");
+        await page.locator("#summary", { hasText: /^3 hit\(s\)/ }).waitFor();
+        for (let tabs = 0; tabs < 20 && !(await activeHref()).includes("/ui/item?"); tabs++) {
+          await page.keyboard.press("Tab");
+        }
+        assert.ok((await activeHref()).includes("/ui/item?"), "a hit's link takes the focus");
+        await page.keyboard.press("Enter");
+        await page.waitForURL(/\/ui\/item\?/);
+        await page.locator("section.subject").first().waitFor();
+      });
+
       await t.step("YASGUI runs a query, shortens prefixes and downloads CSV", async () => {
         await page.goto(`${service.url}/ui/sparql`);
         await page.locator(".yasqe .CodeMirror").waitFor();

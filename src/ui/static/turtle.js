@@ -11,7 +11,7 @@ const TOKEN = new RegExp(
     String.raw`(?<string>"""[\s\S]*?"""|'''[\s\S]*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')`,
     String.raw`(?<keyword>@prefix\b|@base\b|\bPREFIX\b|\bBASE\b|\ba\b(?=\s)|\btrue\b|\bfalse\b)`,
     String.raw`(?<language>@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*)`,
-    String.raw`(?<name>(?:[A-Za-z][\w.-]*)?:[\w.:%-]*|_:[\w.-]+)`,
+    String.raw`(?<name>(?:[A-Za-z][\w.-]*)?:(?:[\w.:%-]|\\[^\s])*|_:[\w.-]+)`,
     String.raw`(?<number>[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)`,
   ].join("|"),
   "g",
