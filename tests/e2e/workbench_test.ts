@@ -396,6 +396,19 @@ Deno.test({
       await page.getByRole("navigation").getByRole("link", { name: "Search" }).click();
       await page.locator("#collection option").first().waitFor({ state: "attached" });
       assert.ok(await dialog.isHidden());
+      // YASGUI sends the token with its queries; a reader sees the store endpoint only.
+      await page.goto(`${service.url}/ui/sparql`);
+      await page.locator(".yasqe .CodeMirror").waitFor();
+      assert.match(await page.locator("#endpoints-info").innerText(), /\/sparql \(Store\)\.$/);
+      await page.evaluate(
+        `document.querySelector(".yasqe .CodeMirror").CodeMirror.setValue("SELECT (1 AS ?one) {}")`,
+      );
+      await page.locator(".yasqe_queryButton").click();
+      await page.locator(".yasr tbody tr").first().waitFor();
+      assert.ok(authorised.some((url) => url.endsWith("/sparql")), "the query carried the token");
+      // Swagger UI reads /openapi.json with it.
+      await page.goto(`${service.url}/ui/api`);
+      await page.locator(".swagger-ui .opblock").first().waitFor();
       assert.deepEqual(foreign, []);
       // The admin probe's 403 and the first 401 are the browser's own log lines.
       assert.deepEqual(problems.filter((p) => !/status of 40[13]/.test(p)), []);

@@ -21,15 +21,18 @@ SELECT ?item ?title WHERE {
 }
 LIMIT 25`;
 
-/** The endpoints: every configured one for an admin, the store for everyone. */
+/**
+ * The endpoints: every configured one for an admin, the store for everyone. Paths, not
+ * URLs: YASGUI keeps each tab's endpoint, and a path stays right if the service moves.
+ */
 async function endpoints() {
-  const store = [{ name: "Store", url: new URL("/sparql", location.origin).href }];
+  const store = [{ name: "Store", url: "/sparql" }];
   if (!await isAdmin()) return store;
   const response = await api("/api/admin/tools/sparqlui/sparql-endpoints");
   if (!response.ok) return store;
   return (await response.json()).map((endpoint) => ({
     name: endpoint.name,
-    url: new URL(endpoint.protocolUrl, location.origin).href,
+    url: new URL(endpoint.protocolUrl, location.origin).pathname,
   }));
 }
 
