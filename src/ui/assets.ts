@@ -9,6 +9,12 @@ import yasguiScript from "@zazuko/yasgui/build/yasgui.min.js" with { type: "byte
 import yasguiStyle from "@zazuko/yasgui/build/yasgui.min.css" with { type: "bytes" };
 import swaggerScript from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "bytes" };
 import swaggerStyle from "swagger-ui-dist/swagger-ui.css" with { type: "bytes" };
+import swaggerLicense from "swagger-ui-dist/LICENSE" with { type: "bytes" };
+import swaggerNotice from "swagger-ui-dist/NOTICE" with { type: "bytes" };
+import swaggerBundled from "swagger-ui-dist/swagger-ui-bundle.js.LICENSE.txt" with {
+  type: "bytes",
+};
+import licenses from "./static/licenses.txt" with { type: "bytes" };
 import workbenchStyle from "./static/workbench.css" with { type: "bytes" };
 import workbenchScript from "./static/workbench.js" with { type: "bytes" };
 import turtleScript from "./static/turtle.js" with { type: "bytes" };
@@ -32,6 +38,7 @@ export interface Asset {
 
 const JS = "text/javascript; charset=utf-8";
 const CSS = "text/css; charset=utf-8";
+const TEXT = "text/plain; charset=utf-8";
 
 /** Name → body and media type; the name is what `/ui/assets/{name}` takes. */
 const FILES: Record<string, [Uint8Array, string]> = {
@@ -39,6 +46,11 @@ const FILES: Record<string, [Uint8Array, string]> = {
   "yasgui.min.css": [yasguiStyle, CSS],
   "swagger-ui-bundle.js": [swaggerScript, JS],
   "swagger-ui.css": [swaggerStyle, CSS],
+  // Licences travel with the files: the bundle's first line points at its LICENSE.txt.
+  "swagger-ui-LICENSE.txt": [swaggerLicense, TEXT],
+  "swagger-ui-NOTICE.txt": [swaggerNotice, TEXT],
+  "swagger-ui-bundle.js.LICENSE.txt": [swaggerBundled, TEXT],
+  "licenses.txt": [licenses, TEXT],
   "workbench.css": [workbenchStyle, CSS],
   "workbench.js": [workbenchScript, JS],
   "turtle.js": [turtleScript, JS],

@@ -88,6 +88,7 @@ ${styles}
 <h1>${page.title}</h1>
 ${page.body}
 </main>
+<footer class="bottom"><a href="/ui/assets/licenses.txt">Licences of the embedded software</a></footer>
 ${scripts}
 <script type="module" src="/ui/assets/${page.module}"></script>
 </body>

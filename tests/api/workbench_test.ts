@@ -62,8 +62,10 @@ serviceTest("every page is HTML under a strict CSP, naming only embedded files",
     for (const name of assetsNamed(html)) named.add(name);
     assert.match(html, /<label for="token-input">/, `${path}: the token field has a label`);
   }
-  // Each page's scripts import workbench.js and turtle.js; every file is used by a page.
+  // Each page's scripts import workbench.js and turtle.js; the licence notes link the rest.
   named.add("workbench.js").add("turtle.js");
+  const notes = await (await s.fetch("/ui/assets/licenses.txt")).text();
+  for (const match of notes.matchAll(/\/ui\/assets\/(\S+)/g)) named.add(match[1]);
   assert.deepEqual([...named].sort(), [...ASSET_NAMES].sort());
 });
 
@@ -72,9 +74,14 @@ serviceTest("every embedded file is served with its type and a revalidating ETag
     const response = await s.fetch(`/ui/assets/${name}`);
     assert.equal(response.status, 200, name);
     const type = response.headers.get("content-type") ?? "";
-    assert.match(type, name.endsWith(".css") ? /^text\/css/ : /^text\/javascript/, name);
+    const expected = name.endsWith(".css")
+      ? /^text\/css/
+      : name.endsWith(".txt")
+      ? /^text\/plain/
+      : /^text\/javascript/;
+    assert.match(type, expected, name);
     const body = new Uint8Array(await response.arrayBuffer());
-    assert.ok(body.length > 100, `${name} is ${body.length} bytes`);
+    assert.ok(body.length > 40, `${name} is ${body.length} bytes`);
     const etag = response.headers.get("etag") ?? "";
     assert.match(etag, /^"[0-9a-f]{64}"$/);
     const again = await s.fetch(`/ui/assets/${name}`, { headers: { "If-None-Match": etag } });
