@@ -265,6 +265,18 @@ Deno.test({
         assert.equal(lines.length, 4);
         assert.ok(lines[1].startsWith(`${uris[0]},${DCT}title,`), lines[1]);
         assert.match(await page.locator("#history").innerText(), /SELECT \?doc/);
+        // By keyboard: Ctrl+Enter runs the query from the editor, Esc then Tab leaves it.
+        await page.locator(".yasqe .CodeMirror textarea").focus();
+        await page.keyboard.press("Control+Enter");
+        await page.locator(".yasr tbody tr").nth(2).waitFor();
+        await page.keyboard.press("Escape");
+        await page.keyboard.press("Tab");
+        assert.equal(
+          // The next stop is the editor's share button, outside the text.
+          await page.evaluate<string>("document.activeElement.tagName"),
+          "BUTTON",
+          "Tab after Esc leaves the editor",
+        );
         await screenshot(page, "workbench_sparql");
         await page.goto(`${service.url}/admin/sparqlui`);
         assert.equal(new URL(page.url()).pathname, "/ui/sparql");
