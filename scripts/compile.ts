@@ -30,6 +30,9 @@ const args = [
   "--allow-env",
   "--allow-sys",
   "--allow-ffi",
+  // The workbench's files are imported as text and bytes (src/ui/assets.ts): part of the
+  // module graph, so embedded like code. deno.json enables the same for every task.
+  "--unstable-raw-imports",
   // The SPARQL worker is loaded by URL at run time, so it must be embedded explicitly.
   "--include",
   "src/store/sparql_worker.ts",

@@ -2,7 +2,9 @@
  * Bearer tokens and roles (API.md, last section).
  *
  * Without tokens the service serves loopback only (enforced at start-up) and every caller
- * is an admin. With tokens, every path but /health needs `Authorization: Bearer <token>`:
+ * is an admin. With tokens, every path but /health and the workbench's pages and files
+ * (which hold no data: they call the API with the user's token) needs
+ * `Authorization: Bearer <token>`:
  * reader reads, searches and hashes; editor also writes items and initialises; admin also
  * indexes and uses the tools. The raw query DSL (`POST /api/search`) needs the role
  * `service.search.dsl.role` configures (editor by default). Tokens are compared in
@@ -35,6 +37,7 @@ export function requiredRole(
   dslRole: DslRole = "editor",
 ): Role | undefined {
   if (path === "/health") return undefined;
+  if (isWorkbenchPath(method, path)) return undefined;
   // Off, it still takes a valid token; the route then answers that the DSL is off.
   if (path === "/api/search" && method === "POST") return dslRole === "none" ? "reader" : dslRole;
   if (path.startsWith("/api/admin/") || path.startsWith("/admin/")) return "admin";
@@ -43,6 +46,12 @@ export function requiredRole(
   if (path === "/api/item/initialize") return "editor";
   if (path === "/api/item" && method !== "GET" && method !== "HEAD") return "editor";
   return "reader";
+}
+
+/** The workbench's pages and files, and the old query page's redirect (GET and HEAD only). */
+function isWorkbenchPath(method: string, path: string): boolean {
+  if (method !== "GET" && method !== "HEAD") return false;
+  return path === "/" || path === "/admin/sparqlui" || path.startsWith("/ui/");
 }
 
 const encoder = new TextEncoder();

@@ -1,12 +1,14 @@
 /**
  * `deno task compile` (issue "Ship it"): where a runtime is at hand (DENORT_BIN), the
- * executable is built and run (health, create, read); everywhere, the task fails with a
- * clear message when it cannot get the runtime, and refuses the Deno CLI as a runtime.
+ * executable is built and run (health, create, read, a workbench page and its files);
+ * everywhere, the task fails with a clear message when it cannot get the runtime, refuses
+ * the Deno CLI as a runtime, and the workbench's files are modules of the graph it embeds.
  */
 import { strict as assert } from "node:assert";
 import { freePort } from "../support/ports.ts";
 import { DEMO_COLLECTION, itemQuery } from "../support/service.ts";
 import { SERVICE_VERSION } from "../../src/version.ts";
+import { ASSET_NAMES } from "../../src/ui/assets.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const COMPILE = `${ROOT}scripts/compile.ts`;
@@ -83,6 +85,37 @@ Deno.test("the service answers --version with its name and SERVICE_VERSION", asy
   assert.equal(new TextDecoder().decode(result.stdout), `rdf-content-service ${SERVICE_VERSION}\n`);
 });
 
+Deno.test("the workbench's files are in the module graph deno compile embeds", async () => {
+  // deno compile embeds src/main.ts's module graph; the files are imported with attributes
+  // (src/ui/assets.ts), so they are in it as the npm packages and src/ui/static/ hold them.
+  const result = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", `${ROOT}src/main.ts`],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(result.code, 0, new TextDecoder().decode(result.stderr));
+  const graph = JSON.parse(new TextDecoder().decode(result.stdout));
+  const modules: string[] = graph.modules.map((module: { specifier: string }) => module.specifier);
+  // Every file src/ui/assets.ts imports with an attribute: ours by path, npm ones by
+  // package and path (the graph names them npm:/<package>@<version>/<path>).
+  const source = Deno.readTextFileSync(`${ROOT}src/ui/assets.ts`);
+  const imported = [...source.matchAll(/from\s+"([^"]+)"\s+with\s*\{\s*type:\s*"bytes",?\s*\}/g)]
+    .map((m) => m[1]);
+  assert.equal(imported.length, ASSET_NAMES.length, "one import per served file");
+  for (const specifier of imported) {
+    const found = specifier.startsWith("./")
+      ? modules.includes(new URL(specifier, `file://${ROOT}src/ui/`).href)
+      : modules.some((module) => {
+        const [, name, path] = /^npm:\/((?:@[^/]+\/)?[^/@]+)@[^/]+\/(.+)$/.exec(module) ?? [];
+        return `${name}/${path}` === specifier;
+      });
+    assert.ok(found, `${specifier} is not a module of src/main.ts's graph`);
+  }
+  // The compile command enables the imports that carry them.
+  assert.match(Deno.readTextFileSync(COMPILE), /"--unstable-raw-imports"/);
+});
+
 Deno.test({
   name: "the compiled executable serves /health, creates and reads an item",
   ignore: !denort,
@@ -135,6 +168,15 @@ Deno.test({
         });
         assert.equal(read.status, 200);
         assert.match(await read.text(), /"Built once"/);
+        // The workbench and its files come from inside the executable.
+        const home = await fetch(`${url}/`);
+        assert.equal(home.status, 200);
+        assert.match(await home.text(), /\/ui\/assets\/page-home\.js/);
+        for (const name of ["yasgui.min.js", "swagger-ui-bundle.js", "workbench.js"]) {
+          const asset = await fetch(`${url}/ui/assets/${name}`);
+          assert.equal(asset.status, 200, name);
+          assert.ok((await asset.arrayBuffer()).byteLength > 1000, name);
+        }
       } finally {
         if (!exited) child.kill("SIGTERM");
         await status;

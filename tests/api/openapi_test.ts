@@ -208,7 +208,10 @@ function wrongValues(parameter: Json): [string[] | undefined, string][] {
   const wrong: [string[] | undefined, string][] = [];
   if (parameter.required) wrong.push([undefined, "missing-parameter"]);
   if (schema.format === "iri") wrong.push([["not an iri"], "invalid-iri"]);
-  if (schema.enum) wrong.push([["yes"], "invalid-boolean"]);
+  if (schema.enum) {
+    const boolean = schema.enum.length === 2 && schema.enum.includes("true");
+    wrong.push([["yes"], boolean ? "invalid-boolean" : "invalid-parameter"]);
+  }
   if (schema.type === "integer") wrong.push([["-1"], "invalid-parameter"]);
   // A single-valued parameter given twice.
   if (!isList) wrong.push([[validValue(parameter), validValue(parameter)], "invalid-parameter"]);

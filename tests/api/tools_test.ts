@@ -2,7 +2,7 @@
  * The admin tools over real HTTP (API.md, Admin tools): the SPARQL endpoint list and query
  * tool on the service's own store, on a real Fuseki as an extra endpoint when one is
  * configured, and on loopback HTTP servers for the protocol's failure paths; the settings
- * dump; SHACL generation from uploads in every RDF format; the query page.
+ * dump; SHACL generation from uploads in every RDF format.
  *
  * Every test runs on each store backend (storeBackends()): on the SPARQL store, the store
  * endpoint is the remote one the service writes to, queried over the union of its named
@@ -841,25 +841,4 @@ serviceTest("SHACL upload errors: format, syntax, missing or ambiguous file, nam
     413,
     "body-too-large",
   );
-});
-
-serviceTest("the query page is one self-contained HTML document", {}, async (service) => {
-  const response = await service.fetch("/admin/sparqlui");
-  assert.equal(response.status, 200);
-  assert.match(response.headers.get("content-type") ?? "", /^text\/html; charset=utf-8/i);
-  const csp = response.headers.get("content-security-policy") ?? "";
-  assert.match(csp, /default-src 'none'/);
-  assert.match(csp, /connect-src 'self'/);
-  const html = await response.text();
-  const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
-  assert.ok(nonce && html.includes(`<script nonce="${nonce}">`), "the inline script may run");
-  assert.ok(!/\s(src|href)=["']?(https?:)?\/\//i.test(html), "no external resource");
-  assert.ok(!/<script[^>]+src=/i.test(html) && !/rel=["']?stylesheet/i.test(html));
-  assert.match(html, /<label for="endpoint">/);
-  assert.match(html, /<label for="query">/);
-  assert.match(html, /<textarea id="query"/);
-  // Another request gets another nonce.
-  const again = await service.fetch("/admin/sparqlui");
-  await again.body?.cancel();
-  assert.notEqual(again.headers.get("content-security-policy"), csp);
 });

@@ -12,9 +12,12 @@ import { OPERATION_CONTRACTS } from "./operations.ts";
 import { searchItems, searchItemsWithDsl } from "./search.ts";
 import { SPARQL_CONTRACTS } from "./sparql.ts";
 import { TOOL_CONTRACTS } from "./tools.ts";
+import { listWorkspaces } from "./catalog.ts";
+import { WORKBENCH_CONTRACTS } from "./workbench.ts";
 
 /** All contracts, in the order the OpenAPI document lists them. */
 export const ALL_CONTRACTS: readonly RouteContract[] = [
+  listWorkspaces,
   ...ITEM_CONTRACTS,
   ...Object.values(DOWNLOAD_CONTRACTS),
   initializeItem,
@@ -26,4 +29,5 @@ export const ALL_CONTRACTS: readonly RouteContract[] = [
   ...SPARQL_CONTRACTS,
   ...TOOL_CONTRACTS,
   ...OPERATION_CONTRACTS,
+  ...WORKBENCH_CONTRACTS,
 ];

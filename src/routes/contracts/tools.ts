@@ -87,20 +87,6 @@ export const querySparqlEndpoint = defineContract({
   },
 });
 
-/** `GET /admin/sparqlui`: the query page. */
-export const sparqlQueryPage = defineContract({
-  method: "GET",
-  path: "/admin/sparqlui",
-  operationId: "sparqlQueryPage",
-  summary: "The SPARQL query page",
-  description: "Pick an endpoint, write a query, see the results as a table.",
-  tags: TAGS,
-  access: "admin",
-  query: NO_PARAMETERS,
-  responses: { 200: { description: "The page.", content: ["text/html; charset=UTF-8"] } },
-  problems: {},
-});
-
 /** `POST /api/admin/tools/dump-settings`. */
 export const dumpSettings = defineContract({
   method: "POST",
@@ -148,7 +134,6 @@ export const generateShacl = defineContract({
 export const TOOL_CONTRACTS = [
   listSparqlEndpoints,
   querySparqlEndpoint,
-  sparqlQueryPage,
   dumpSettings,
   generateShacl,
 ];

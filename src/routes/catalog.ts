@@ -1,0 +1,39 @@
+/**
+ * `GET /api/workspaces`: the configured workspaces and collections with how many items the
+ * store holds in each: what a client (the workbench's landing page among them) needs to
+ * know which collections there are without reading customer.yml.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../http/app_env.ts";
+import type { AppDeps } from "../app_deps.ts";
+import { handle } from "../http/route_contract.ts";
+import { listWorkspaces } from "./contracts/catalog.ts";
+
+/** The catalogue route. */
+export function catalogRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  handle(app, listWorkspaces, async (c) => {
+    const workspaces = [];
+    for (const workspace of deps.catalog.workspaces()) {
+      const collections = [];
+      for (const collection of workspace.collections) {
+        collections.push({
+          uri: collection.uri,
+          name: collection.name,
+          index: collection.index,
+          items: await countItems(deps, collection.uri),
+        });
+      }
+      workspaces.push({ uri: workspace.uri, name: workspace.name, collections });
+    }
+    return c.json(workspaces);
+  });
+  return app;
+}
+
+/** The store lists a collection's item records in pages; counting them reads no graph. */
+async function countItems(deps: AppDeps, collection: string): Promise<number> {
+  let count = 0;
+  for await (const _record of deps.store.listItems(collection)) count++;
+  return count;
+}

@@ -1,0 +1,40 @@
+/** Contract of the catalogue route: the configured workspaces and collections. */
+import { z } from "zod";
+import { defineContract } from "../../http/route_contract.ts";
+import { NO_PARAMETERS } from "./shared.ts";
+
+/** One configured collection with the number of items the store holds in it. */
+const COLLECTION = z.object({
+  uri: z.string(),
+  name: z.string(),
+  index: z.string(),
+  items: z.number().int(),
+});
+
+/** `GET /api/workspaces`. */
+export const listWorkspaces = defineContract({
+  method: "GET",
+  path: "/api/workspaces",
+  operationId: "listWorkspaces",
+  summary: "The configured workspaces and their collections, with item counts",
+  description: "In customer.yml order. `items` is what the store holds; how many of them the " +
+    "search index holds is a `GET /api/search` with `size=0` away.",
+  tags: ["Items"],
+  access: "reader",
+  query: NO_PARAMETERS,
+  responses: {
+    200: {
+      description: "The workspaces.",
+      content: ["application/json"],
+      schema: z.array(z.object({
+        uri: z.string(),
+        name: z.string(),
+        collections: z.array(COLLECTION),
+      })),
+    },
+  },
+  problems: {
+    502: "The store failed (`store-error`).",
+    503: "The store cannot be reached (`store-unavailable`).",
+  },
+});

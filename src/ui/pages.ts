@@ -1,0 +1,188 @@
+/**
+ * The workbench's pages: each one's title, static skeleton and script. The skeletons hold
+ * the forms and empty regions the scripts (src/ui/static/page-*.js) fill from the JSON API.
+ */
+import type { PageDefinition } from "./layout.ts";
+import type { WORKBENCH_PAGES } from "../routes/contracts/workbench.ts";
+
+/** Page definitions by the names of their contracts. */
+export const PAGES: Record<keyof typeof WORKBENCH_PAGES, PageDefinition> = {
+  home: {
+    title: "Workbench",
+    module: "page-home.js",
+    body: `
+<section aria-labelledby="workspaces-title">
+<h2 id="workspaces-title">Workspaces and collections</h2>
+<div id="workspaces" aria-live="polite"><p>Loading…</p></div>
+</section>
+<section aria-labelledby="service-title">
+<h2 id="service-title">Service</h2>
+<dl id="readiness" class="pairs"></dl>
+<ul class="links">
+<li><a href="/health">Health (/health)</a></li>
+<li><a href="/ready">Readiness (/ready)</a></li>
+<li data-needs-admin><a href="/metrics">Metrics (/metrics)</a></li>
+<li><a href="/openapi.json">OpenAPI document (/openapi.json)</a></li>
+<li><a href="/ui/api">API reference</a></li>
+</ul>
+</section>
+<section aria-labelledby="recent-title" data-needs-admin>
+<h2 id="recent-title">Recent indexing jobs</h2>
+<div id="recent-jobs"></div>
+<p><a href="/ui/jobs">All jobs and start a job</a></p>
+</section>`,
+  },
+  collection: {
+    title: "Collection",
+    module: "page-collection.js",
+    body: `
+<p id="collection-info"></p>
+<form id="filter-form" class="inline-form">
+<div><label for="q">Filter (full text)</label><input id="q" name="q" type="search"></div>
+<div><label for="type">Type IRI</label><input id="type" name="type" type="text" inputmode="url"></div>
+<button type="submit">Apply</button>
+</form>
+<p id="summary" role="status"></p>
+<div id="items"></div>
+<nav id="pager" class="pager" aria-label="Pages"></nav>`,
+  },
+  item: {
+    title: "Item",
+    module: "page-item.js",
+    body: `
+<dl id="item-info" class="pairs"></dl>
+<section aria-labelledby="downloads-title">
+<h2 id="downloads-title">Downloads</h2>
+<div id="downloads" class="buttons"></div>
+<p id="download-status" role="status"></p>
+</section>
+<section aria-labelledby="graph-title">
+<h2 id="graph-title">Graph</h2>
+<div id="graph"><p>Loading…</p></div>
+</section>
+<section aria-labelledby="indexed-title">
+<h2 id="indexed-title">Indexed document</h2>
+<div id="indexed"></div>
+</section>`,
+  },
+  search: {
+    title: "Search",
+    module: "page-search.js",
+    body: `
+<form id="search-form" class="stacked-form">
+<div><label for="collection">Collection</label><select id="collection" name="collection" required></select></div>
+<div><label for="q">Query</label><input id="q" name="q" type="search"></div>
+<div><label for="filters">Filters, one <code>field:value</code> a line</label><textarea id="filters" name="filter" rows="2"></textarea></div>
+<div><label for="sort">Sort, one <code>field:asc</code> or <code>field:desc</code> a line</label><textarea id="sort" name="sort" rows="1"></textarea></div>
+<div><label for="size">Hits a page</label><input id="size" name="size" type="number" min="0" value="10"></div>
+<div><label for="from">First hit (offset)</label><input id="from" name="from" type="number" min="0" value="0"></div>
+<button type="submit">Search</button>
+</form>
+<p id="clamped" class="note" role="status" hidden></p>
+<p id="summary" role="status"></p>
+<ol id="hits" class="hits"></ol>
+<nav id="pager" class="pager" aria-label="Pages"></nav>`,
+  },
+  sparql: {
+    title: "SPARQL",
+    module: "page-sparql.js",
+    scripts: ["yasgui.min.js"],
+    styles: ["yasgui.min.css"],
+    body: `
+<p id="endpoints-info">Queries go to this service's SPARQL 1.1 Protocol endpoints (read-only).
+Ctrl+Enter runs the query, Ctrl+Space completes prefixes and variables, Esc leaves the
+editor (Tab indents inside it).</p>
+<div id="yasgui"></div>
+<section aria-labelledby="download-title">
+<h2 id="download-title">Download the results</h2>
+<div class="buttons">
+<button type="button" data-format="csv">CSV</button>
+<button type="button" data-format="tsv">TSV</button>
+<button type="button" data-format="json">JSON</button>
+</div>
+<p id="download-status" role="status"></p>
+</section>
+<section aria-labelledby="history-title">
+<h2 id="history-title">History</h2>
+<ol id="history" class="history"></ol>
+</section>`,
+  },
+  jobs: {
+    title: "Indexing",
+    module: "page-jobs.js",
+    body: `
+<section aria-labelledby="start-title" data-needs-admin>
+<h2 id="start-title">Start a job</h2>
+<form id="start-workspace" class="inline-form">
+<div><label for="workspace">Workspace</label><select id="workspace" name="workspace" required></select></div>
+<div class="check"><input id="workspace-clear" name="clear" type="checkbox"><label for="workspace-clear">Rebuild from nothing</label></div>
+<button type="submit">Index the workspace</button>
+</form>
+<form id="start-collection" class="inline-form">
+<div><label for="collection">Collection</label><select id="collection" name="collection" required></select></div>
+<div class="check"><input id="collection-clear" name="clear" type="checkbox"><label for="collection-clear">Rebuild from nothing</label></div>
+<button type="submit">Index the collection</button>
+</form>
+<form id="start-items" class="inline-form">
+<div><label for="items-collection">Collection of the items</label><select id="items-collection" name="collection" required></select></div>
+<div><label for="items">Item URIs, one a line</label><textarea id="items" name="item" rows="2" required></textarea></div>
+<button type="submit">Index the items</button>
+</form>
+<div id="start-status" role="status"></div>
+</section>
+<section aria-labelledby="jobs-title">
+<h2 id="jobs-title">Recent jobs</h2>
+<div id="jobs"><p>Loading…</p></div>
+</section>`,
+  },
+  job: {
+    title: "Indexing job",
+    module: "page-job.js",
+    body: `
+<dl id="job-info" class="pairs"></dl>
+<div class="progress-row">
+<label for="job-progress">Progress</label>
+<progress id="job-progress" max="100" value="0"></progress>
+<span id="job-percent" role="status" aria-live="polite"></span>
+</div>
+<dl id="job-counts" class="pairs"></dl>
+<section aria-labelledby="errors-title">
+<h2 id="errors-title">Errors</h2>
+<div id="job-errors"></div>
+</section>`,
+  },
+  tools: {
+    title: "Tools",
+    module: "page-tools.js",
+    body: `
+<section aria-labelledby="shacl-title">
+<h2 id="shacl-title">Generate SHACL shapes</h2>
+<form id="shacl-form" class="stacked-form">
+<div><label for="shacl-file">RDF data file (Turtle, N-Triples, RDF/XML, JSON-LD, …)</label><input id="shacl-file" name="file" type="file" required></div>
+<div><label for="shacl-namespace">Namespace of the shapes</label><input id="shacl-namespace" name="namespace" type="url" required value="https://data.example.org/shapes/"></div>
+<button type="submit">Generate</button>
+</form>
+<p id="shacl-status" role="status"></p>
+<div id="shacl-result" hidden>
+<button type="button" id="shacl-download">Download shapes.ttl</button>
+<pre id="shacl-preview" class="code" tabindex="0" aria-label="Generated shapes"></pre>
+</div>
+</section>
+<section aria-labelledby="settings-title">
+<h2 id="settings-title">Effective settings</h2>
+<p>The configuration in force, secrets shown as ******.</p>
+<button type="button" id="settings-button">Show the settings</button>
+<pre id="settings" class="code" tabindex="0" aria-label="Settings" hidden></pre>
+</section>`,
+  },
+  api: {
+    title: "API reference",
+    module: "page-api.js",
+    scripts: ["swagger-ui-bundle.js"],
+    styles: ["swagger-ui.css"],
+    body: `
+<p>Every route of this service, from <a href="/openapi.json">/openapi.json</a>. "Try it out"
+sends requests to this service with your token.</p>
+<div id="swagger"></div>`,
+  },
+};

@@ -1,0 +1,128 @@
+/**
+ * `/ui/collection?collection=…`: the collection's items, as the search index lists them,
+ * a page at a time, narrowed by a full-text filter and a type.
+ */
+import {
+  apiJson,
+  el,
+  errorBox,
+  findCollection,
+  itemLink,
+  pageParameters,
+  show,
+  timeElement,
+  withQuery,
+} from "./workbench.js";
+
+const PAGE_SIZE = 20;
+const parameters = pageParameters();
+const collection = parameters.get("collection") ?? "";
+const q = parameters.get("q") ?? "";
+const type = parameters.get("type") ?? "";
+const from = Math.max(0, Number.parseInt(parameters.get("from") ?? "0", 10) || 0);
+
+document.getElementById("q").value = q;
+document.getElementById("type").value = type;
+document.getElementById("filter-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  location.search = withQuery("", {
+    collection,
+    q: document.getElementById("q").value.trim(),
+    type: document.getElementById("type").value.trim(),
+  });
+});
+
+/** The first string value of a document field that reads like a title. */
+function titleOf(document) {
+  for (const field of ["title", "label", "name", "prefLabel", "dct:title", "rdfs:label"]) {
+    const value = document[field];
+    const first = Array.isArray(value) ? value[0] : value;
+    if (typeof first === "string") return first;
+    if (first && typeof first === "object" && typeof first["@value"] === "string") {
+      return first["@value"];
+    }
+  }
+  return "";
+}
+
+function pagerLink(label, offset) {
+  return el(
+    "a",
+    { href: withQuery("/ui/collection", { collection, q, type, from: offset }) },
+    label,
+  );
+}
+
+async function showItems() {
+  const info = document.getElementById("collection-info");
+  const container = document.getElementById("items");
+  const summary = document.getElementById("summary");
+  if (!collection) {
+    show(container, errorBox("Name a collection: /ui/collection?collection=<its URI>."));
+    return;
+  }
+  try {
+    const found = await findCollection(collection);
+    if (found) {
+      document.querySelector("h1").textContent = found.collection.name;
+      document.title = `${found.collection.name} · RDF content service`;
+      show(
+        info,
+        `${collection} in ${found.workspace.name}: ${found.collection.items} item(s) stored. `,
+        el("a", { href: withQuery("/ui/search", { collection }) }, "Search it"),
+      );
+    }
+    const answer = await apiJson(withQuery("/api/search", {
+      collection,
+      q,
+      filter: type ? `types:${type}` : undefined,
+      sort: q ? undefined : "uri:asc",
+      from,
+      size: PAGE_SIZE,
+    }));
+    const last = from + answer.hits.length;
+    summary.textContent = answer.total === 0
+      ? "No item matches."
+      : `Items ${from + 1}–${last} of ${answer.total}.`;
+    const rows = answer.hits.map((hit) =>
+      el(
+        "tr",
+        {},
+        el("td", { class: "uri" }, itemLink(collection, hit.uri)),
+        el("td", {}, titleOf(hit.document)),
+        el("td", { class: "uri" }, (hit.document.types ?? []).join(", ")),
+        el("td", {}, timeElement(hit.document.modified)),
+      )
+    );
+    show(
+      container,
+      el(
+        "div",
+        { class: "table-scroll" },
+        el(
+          "table",
+          {},
+          el("caption", {}, "Items"),
+          el(
+            "thead",
+            {},
+            el(
+              "tr",
+              {},
+              ["Item", "Title", "Types", "Modified"].map((t) => el("th", { scope: "col" }, t)),
+            ),
+          ),
+          el("tbody", {}, rows),
+        ),
+      ),
+    );
+    const links = [];
+    if (from > 0) links.push(pagerLink("Previous page", Math.max(0, from - PAGE_SIZE)));
+    if (last < answer.total) links.push(pagerLink("Next page", last));
+    show(document.getElementById("pager"), links);
+  } catch (error) {
+    show(container, errorBox(error));
+  }
+}
+
+await showItems();

@@ -1,0 +1,219 @@
+/**
+ * `/ui/item?collection=…&item=…`: the item's graph as a table per subject (IRIs as links,
+ * blank nodes nested where they are used once), its ETag, the five downloads and the
+ * document the search index holds for it.
+ */
+import {
+  api,
+  apiJson,
+  collectionLink,
+  download,
+  el,
+  ensureOk,
+  errorBox,
+  itemLink,
+  pageParameters,
+  show,
+  withQuery,
+} from "./workbench.js";
+
+const parameters = pageParameters();
+const collection = parameters.get("collection") ?? "";
+const item = parameters.get("item") ?? "";
+
+/** Prefixes shortened for reading; the full IRI stays in the title. */
+const PREFIXES = {
+  rdf: "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+  rdfs: "http://www.w3.org/2000/01/rdf-schema#",
+  xsd: "http://www.w3.org/2001/XMLSchema#",
+  owl: "http://www.w3.org/2002/07/owl#",
+  dct: "http://purl.org/dc/terms/",
+  dc: "http://purl.org/dc/elements/1.1/",
+  foaf: "http://xmlns.com/foaf/0.1/",
+  skos: "http://www.w3.org/2004/02/skos/core#",
+  schema: "https://schema.org/",
+  sh: "http://www.w3.org/ns/shacl#",
+  prov: "http://www.w3.org/ns/prov#",
+  dcat: "http://www.w3.org/ns/dcat#",
+};
+
+function shorten(iri) {
+  for (const [prefix, namespace] of Object.entries(PREFIXES)) {
+    if (iri.startsWith(namespace) && iri.length > namespace.length) {
+      return `${prefix}:${iri.slice(namespace.length)}`;
+    }
+  }
+  return iri;
+}
+
+/** The five download formats: extension and label. */
+const DOWNLOADS = [
+  ["ttl", "Turtle"],
+  ["rdf", "RDF/XML"],
+  ["nt", "N-Triples"],
+  ["n3", "N3"],
+  ["jsonld", "JSON-LD"],
+];
+
+/** RDF/JSON: subject → predicate → objects. Counts how often each blank node is an object. */
+function blankUses(graph) {
+  const uses = new Map();
+  for (const predicates of Object.values(graph)) {
+    for (const objects of Object.values(predicates)) {
+      for (const object of objects) {
+        if (object.type === "bnode") uses.set(object.value, (uses.get(object.value) ?? 0) + 1);
+      }
+    }
+  }
+  return uses;
+}
+
+function termCell(object, graph, uses, visiting) {
+  if (object.type === "uri") {
+    return el(
+      "span",
+      { class: "iri" },
+      itemLink(collection, object.value, shorten(object.value)),
+    );
+  }
+  if (object.type === "bnode") {
+    // Used once and described here: shown in place, as part of its subject.
+    if (uses.get(object.value) === 1 && graph[object.value] && !visiting.has(object.value)) {
+      return propertyTable(object.value, graph, uses, new Set([...visiting, object.value]));
+    }
+    return el("a", { class: "bnode", href: `#${blankId(object.value)}` }, object.value);
+  }
+  const extra = object.lang
+    ? el("span", { class: "lang" }, ` @${object.lang}`)
+    : object.datatype && object.datatype !== PREFIXES.xsd + "string"
+    ? el("span", { class: "datatype", title: object.datatype }, ` ^^${shorten(object.datatype)}`)
+    : undefined;
+  return el("span", { class: "literal" }, object.value, extra);
+}
+
+function blankId(label) {
+  return `bnode-${label.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+}
+
+function propertyTable(subject, graph, uses, visiting) {
+  const rows = Object.entries(graph[subject]).map(([predicate, objects]) =>
+    el(
+      "tr",
+      {},
+      el("th", { scope: "row", class: "predicate", title: predicate }, shorten(predicate)),
+      el(
+        "td",
+        {},
+        objects.length === 1 ? termCell(objects[0], graph, uses, visiting) : el(
+          "ul",
+          { class: "values" },
+          objects.map((o) => el("li", {}, termCell(o, graph, uses, visiting))),
+        ),
+      ),
+    )
+  );
+  return el("table", { class: "properties" }, el("tbody", {}, rows));
+}
+
+function renderGraph(graph) {
+  const uses = blankUses(graph);
+  const subjects = Object.keys(graph).filter((subject) =>
+    !subject.startsWith("_:") || uses.get(subject) !== 1
+  );
+  // The item first, then other IRIs, then blank nodes shown on their own.
+  subjects.sort((a, b) =>
+    (a === item ? -1 : b === item ? 1 : 0) ||
+    Number(a.startsWith("_:")) - Number(b.startsWith("_:")) || a.localeCompare(b)
+  );
+  return subjects.map((subject) =>
+    el(
+      "section",
+      { class: "subject", id: subject.startsWith("_:") ? blankId(subject) : undefined },
+      el(
+        "h3",
+        {},
+        subject.startsWith("_:") ? subject : el("span", { class: "iri", title: subject }, subject),
+      ),
+      el("div", { class: "table-scroll" }, propertyTable(subject, graph, uses, new Set([subject]))),
+    )
+  );
+}
+
+async function showItem() {
+  const info = document.getElementById("item-info");
+  const graphBox = document.getElementById("graph");
+  if (!collection || !item) {
+    show(graphBox, errorBox("Name the item: /ui/item?collection=<URI>&item=<URI>."));
+    return;
+  }
+  document.title = `${shorten(item)} · RDF content service`;
+  document.querySelector("h1").textContent = item;
+  try {
+    const response = await ensureOk(
+      await api(withQuery("/api/item", { collection, item }), {
+        headers: { Accept: "application/rdf+json" },
+      }),
+    );
+    const graph = await response.json();
+    const triples = Object.values(graph).flatMap((p) => Object.values(p)).flat().length;
+    show(
+      info,
+      el("dt", {}, "Collection"),
+      el("dd", {}, collectionLink(collection)),
+      el("dt", {}, "ETag"),
+      el("dd", { id: "etag", class: "uri" }, response.headers.get("etag") ?? "–"),
+      el("dt", {}, "Triples"),
+      el("dd", {}, triples),
+    );
+    show(graphBox, renderGraph(graph));
+  } catch (error) {
+    show(graphBox, errorBox(error));
+  }
+}
+
+function showDownloads() {
+  const status = document.getElementById("download-status");
+  show(
+    document.getElementById("downloads"),
+    DOWNLOADS.map(([extension, label]) =>
+      el("button", {
+        type: "button",
+        "data-format": extension,
+        onclick: async () => {
+          status.textContent = `Downloading ${label}…`;
+          try {
+            const name = await download(
+              withQuery(`/api/item.${extension}`, { collection, item }),
+              {},
+              `item.${extension}`,
+            );
+            status.textContent = `Saved ${name}.`;
+          } catch (error) {
+            status.textContent = error.message;
+          }
+        },
+      }, `${label} (.${extension})`)
+    ),
+  );
+}
+
+async function showIndexed() {
+  const box = document.getElementById("indexed");
+  try {
+    const answer = await apiJson(
+      withQuery("/api/search", { collection, filter: `uri:${item}`, size: 1 }),
+    );
+    const hit = answer.hits.find((candidate) => candidate.uri === item);
+    show(
+      box,
+      hit
+        ? el("pre", { class: "code", tabindex: 0 }, JSON.stringify(hit.document, null, 2))
+        : el("p", {}, "The search index holds no document for this item (yet)."),
+    );
+  } catch (error) {
+    show(box, errorBox(error));
+  }
+}
+
+if (collection && item) showDownloads();
+await Promise.all([showItem(), collection && item ? showIndexed() : undefined]);

@@ -1,0 +1,154 @@
+/**
+ * `/ui/jobs`: start a workspace, collection or items indexing job (admin) and list the
+ * recent jobs, refreshed while one runs. A started job opens its own page.
+ */
+import {
+  api,
+  apiJson,
+  applyRole,
+  el,
+  ensureOk,
+  errorBox,
+  fillCollectionSelect,
+  show,
+  timeElement,
+  withQuery,
+  workspaces,
+} from "./workbench.js";
+
+const REFRESH_MS = 2000;
+
+function scopeText(scope) {
+  if (scope.type === "items") return `${scope.items?.length ?? 0} item(s) of ${scope.uri}`;
+  return `${scope.type} ${scope.uri}`;
+}
+
+async function listJobs() {
+  const container = document.getElementById("jobs");
+  try {
+    const jobs = await apiJson(withQuery("/api/admin/index/jobs", { limit: 50 }));
+    if (jobs.length === 0) {
+      show(container, el("p", {}, "No indexing job has run yet."));
+      return false;
+    }
+    const rows = jobs.map((job) =>
+      el(
+        "tr",
+        {},
+        el("td", {}, el("a", { href: withQuery("/ui/job", { id: job.id }) }, job.id)),
+        el("td", {}, scopeText(job.scope), job.clear ? " (rebuild)" : ""),
+        el("td", { class: `state ${job.state}` }, job.state),
+        el("td", { class: "number" }, `${job.processed}/${job.total}`),
+        el("td", { class: "number" }, job.failed),
+        el("td", {}, timeElement(job.startedAt)),
+        el("td", {}, timeElement(job.finishedAt)),
+      )
+    );
+    show(
+      container,
+      el(
+        "div",
+        { class: "table-scroll" },
+        el(
+          "table",
+          {},
+          el("caption", {}, "Recent indexing jobs, newest first"),
+          el(
+            "thead",
+            {},
+            el(
+              "tr",
+              {},
+              ["Job", "Scope", "State", "Processed", "Failed", "Started", "Finished"]
+                .map((title) => el("th", { scope: "col" }, title)),
+            ),
+          ),
+          el("tbody", {}, rows),
+        ),
+      ),
+    );
+    return jobs.some((job) => job.state === "running" || job.state === "queued");
+  } catch (error) {
+    show(container, errorBox(error));
+    return false;
+  }
+}
+
+async function refreshWhileRunning() {
+  if (await listJobs()) setTimeout(refreshWhileRunning, REFRESH_MS);
+}
+
+/** Starts a job; on 202 opens its page, on a problem says why (and links a running job). */
+async function start(path, parameters) {
+  const status = document.getElementById("start-status");
+  show(status, "Starting…");
+  try {
+    const response = await api(withQuery(path, parameters), { method: "POST" });
+    if (response.status === 409) {
+      const problem = await response.json();
+      show(
+        status,
+        errorBox(problem.detail ?? problem.title),
+        problem.runningJob
+          ? el(
+            "a",
+            { href: withQuery("/ui/job", { id: problem.runningJob }) },
+            "See the running job",
+          )
+          : undefined,
+      );
+      return;
+    }
+    const job = await (await ensureOk(response)).json();
+    location.href = withQuery("/ui/job", { id: job.id });
+  } catch (error) {
+    show(status, errorBox(error));
+  }
+}
+
+async function wireForms() {
+  const select = document.getElementById("workspace");
+  show(
+    select,
+    (await workspaces()).map((workspace) =>
+      el("option", { value: workspace.uri }, `${workspace.name} (${workspace.uri})`)
+    ),
+  );
+  await fillCollectionSelect(document.getElementById("collection"));
+  await fillCollectionSelect(document.getElementById("items-collection"));
+  document.getElementById("start-workspace").addEventListener("submit", (event) => {
+    event.preventDefault();
+    start("/api/admin/index", {
+      workspace: select.value,
+      clear: document.getElementById("workspace-clear").checked ? "true" : undefined,
+    });
+  });
+  document.getElementById("start-collection").addEventListener("submit", (event) => {
+    event.preventDefault();
+    start("/api/admin/index/collection", {
+      collection: document.getElementById("collection").value,
+      clear: document.getElementById("collection-clear").checked ? "true" : undefined,
+    });
+  });
+  document.getElementById("start-items").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const items = document.getElementById("items").value.split("\n")
+      .map((line) => line.trim()).filter((line) => line !== "");
+    start("/api/admin/index/items", {
+      collection: document.getElementById("items-collection").value,
+      item: items,
+    });
+  });
+}
+
+if (await applyRole()) {
+  await wireForms().catch((error) =>
+    show(document.getElementById("start-status"), errorBox(error))
+  );
+  await refreshWhileRunning();
+} else {
+  show(
+    document.getElementById("jobs"),
+    errorBox("Indexing jobs need the admin role; this token has a weaker one."),
+  );
+}

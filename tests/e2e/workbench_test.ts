@@ -1,0 +1,433 @@
+/**
+ * The workbench in a real browser (Chromium through playwright-core), one browser and one
+ * service for every page's main flow: items created through the API are found on the
+ * landing page, browsed to, searched (with the clamp note), queried in YASGUI (CSV
+ * downloaded), indexed by a job watched to 100%, and used for SHACL generation; the API
+ * reference renders; every page fits 400 px and labels its form controls; with tokens, the
+ * pages load openly and ask for one. Every request the pages make is checked: anything but
+ * the loopback service fails the test. Runs when `CHROMIUM_PATH` names a Chromium binary
+ * (Debian: /usr/bin/chromium). Screenshots land in tests/e2e/screenshots/.
+ */
+import { strict as assert } from "node:assert";
+import { Buffer } from "node:buffer";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import {
+  DEMO_COLLECTION,
+  startTestService,
+  type TestService,
+  uniqueItemUri,
+} from "../support/service.ts";
+
+const CHROMIUM_PATH = Deno.env.get("CHROMIUM_PATH");
+const SCREENSHOTS = new URL("./screenshots/", import.meta.url);
+const DCT = "http://purl.org/dc/terms/";
+const PAGES = [
+  "/",
+  "/ui/collection",
+  "/ui/item",
+  "/ui/search",
+  "/ui/sparql",
+  "/ui/jobs",
+  "/ui/job",
+  "/ui/tools",
+  "/ui/api",
+];
+
+/** In the page: our form controls (not YASGUI's or Swagger UI's) that have no label. */
+const UNLABELLED_CONTROLS = `
+  [...document.querySelectorAll("main input, main select, main textarea, dialog input")]
+    .filter((control) => !control.closest(".yasgui, .swagger-ui"))
+    .filter((control) => control.labels.length === 0)
+    .map((control) => control.id || control.outerHTML.slice(0, 60))`;
+
+if (!CHROMIUM_PATH) {
+  console.log(
+    "[e2e] workbench test skipped: set CHROMIUM_PATH to a Chromium binary " +
+      "(apt-get install chromium; CHROMIUM_PATH=/usr/bin/chromium)",
+  );
+}
+
+/** A browser whose every request outside 127.0.0.1 is refused and recorded. */
+async function launch(userDataDir: string, foreign: string[]): Promise<BrowserContext> {
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM_PATH,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+    viewport: { width: 1280, height: 900 },
+    acceptDownloads: true,
+  });
+  await context.route("**/*", (route) => {
+    const url = new URL(route.request().url());
+    if (["data:", "blob:"].includes(url.protocol) || url.hostname === "127.0.0.1") {
+      return route.continue();
+    }
+    foreign.push(url.href);
+    return route.abort();
+  });
+  return context;
+}
+
+/** Script errors and blocked resources (CSP) a page logs. */
+function watchProblems(page: Page, problems: string[]): void {
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`${page.url()}: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => problems.push(`${page.url()}: ${error.message}`));
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  await Deno.mkdir(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: true });
+}
+
+async function createItem(service: TestService, uri: string, turtle: string): Promise<void> {
+  const response = await service.fetch(
+    `/api/item?collection=${encodeURIComponent(DEMO_COLLECTION)}&item=${encodeURIComponent(uri)}`,
+    { method: "PUT", headers: { "Content-Type": "text/turtle" }, body: turtle },
+  );
+  assert.equal(response.status, 201, await response.text());
+}
+
+/** The text of a download the click starts. */
+async function downloadText(page: Page, click: () => Promise<void>): Promise<[string, string]> {
+  const [download] = await Promise.all([page.waitForEvent("download"), click()]);
+  const path = await download.path();
+  return [download.suggestedFilename(), await Deno.readTextFile(path)];
+}
+
+Deno.test({
+  name: "[e2e] the workbench: browse, search, query, index, tools, API, 400 px, tokens",
+  ignore: !CHROMIUM_PATH,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async (t) => {
+    const service = await startTestService();
+    const userDataDir = await Deno.makeTempDir({ prefix: "rcs-chromium-" });
+    const foreign: string[] = [];
+    const problems: string[] = [];
+    const context = await launch(userDataDir, foreign);
+    const word = `zebra${crypto.randomUUID().slice(0, 8)}`;
+    const prefix = uniqueItemUri("workbench");
+    const uris = [1, 2, 3].map((n) => `${prefix}/doc-${n}`);
+    try {
+      for (const [index, uri] of uris.entries()) {
+        await createItem(
+          service,
+          uri,
+          `<${uri}> a <http://xmlns.com/foaf/0.1/Document> ; <${DCT}title> "Document ${
+            index + 1
+          } ${word}"@en ; <${DCT}creator> [ <http://xmlns.com/foaf/0.1/name> "Author ${
+            index + 1
+          }" ] .`,
+        );
+      }
+      const page = context.pages()[0] ?? await context.newPage();
+      watchProblems(page, problems);
+
+      await t.step("the landing page lists the collection with its counts", async () => {
+        await page.goto(`${service.url}/`);
+        const row = page.locator("table.collections tbody tr", { hasText: "Documents" });
+        await row.waitFor();
+        const cells = await row.locator("td").allInnerTexts();
+        assert.equal(cells[0], DEMO_COLLECTION);
+        assert.ok(Number(cells[1]) >= 3, `items: ${cells[1]}`);
+        await page.locator("#readiness dd.ok").first().waitFor();
+        assert.match(await page.locator("#readiness").innerText(), /Outbox backlog/);
+        assert.ok(await page.locator('a[href="/metrics"]').isVisible(), "admin links shown");
+        await screenshot(page, "workbench_home");
+      });
+
+      await t.step("the collection page lists and filters the items", async () => {
+        await page.getByRole("link", { name: "Documents", exact: true }).click();
+        await page.waitForURL(/\/ui\/collection\?/);
+        await page.getByLabel("Filter (full text)").fill(word);
+        await page.getByRole("button", { name: "Apply" }).click();
+        await page.waitForURL(new RegExp(`q=${word}`));
+        const links = page.locator("#items tbody tr td:first-child a");
+        await links.nth(2).waitFor();
+        assert.deepEqual((await links.allInnerTexts()).sort(), uris);
+        assert.match(await page.locator("#summary").innerText(), /Items 1–3 of 3/);
+        await screenshot(page, "workbench_collection");
+        await page.getByRole("link", { name: uris[0], exact: true }).click();
+        await page.waitForURL(/\/ui\/item\?/);
+      });
+
+      await t.step("the item page shows the graph, ETag, downloads and document", async () => {
+        const subject = page.locator("section.subject").first();
+        await subject.waitFor();
+        assert.equal(await subject.locator("h3").innerText(), uris[0]);
+        const graph = await page.locator("#graph").innerText();
+        assert.match(graph, new RegExp(`Document 1 ${word}`));
+        assert.match(graph, /dct:title/);
+        // The creator, a blank node used once, is nested in the item's table.
+        assert.equal(await subject.locator("table.properties table.properties").count(), 1);
+        assert.match(
+          await subject.locator("table.properties table.properties").innerText(),
+          /Author 1/,
+        );
+        const etag = (await service.fetch(
+          `/api/item?collection=${encodeURIComponent(DEMO_COLLECTION)}&item=${
+            encodeURIComponent(uris[0])
+          }`,
+        )).headers.get("etag");
+        assert.equal(await page.locator("#etag").innerText(), etag);
+        assert.equal(await page.locator("#downloads button").count(), 5);
+        const [name, turtle] = await downloadText(
+          page,
+          () => page.getByRole("button", { name: "Turtle (.ttl)" }).click(),
+        );
+        assert.match(name, /\.ttl$/);
+        assert.match(turtle, new RegExp(`Document 1 ${word}`));
+        await page.locator("#indexed pre").waitFor();
+        assert.match(await page.locator("#indexed pre").innerText(), new RegExp(uris[0]));
+        await screenshot(page, "workbench_item");
+      });
+
+      await t.step("search shows hits with the matched words, and the clamp note", async () => {
+        const query = new URLSearchParams({ collection: DEMO_COLLECTION });
+        await page.goto(`${service.url}/ui/search?${query}`);
+        await page.locator("#collection option").first().waitFor({ state: "attached" });
+        // By keyboard: the query box, then Enter submits.
+        await page.getByLabel("Query").focus();
+        await page.keyboard.type(word);
+        await page.keyboard.press("Enter");
+        await page.locator("#summary", { hasText: /^3 hit\(s\)/ }).waitFor();
+        assert.equal(await page.locator("#hits li").count(), 3);
+        assert.ok(await page.locator("#hits mark").count() >= 3, "the query word is marked");
+        assert.ok(await page.locator("#clamped").isHidden());
+        await page.getByLabel("Hits a page").fill("20000");
+        await page.getByRole("button", { name: "Search" }).click();
+        await page.locator("#clamped").waitFor({ state: "visible" });
+        assert.match(await page.locator("#clamped").innerText(), /clamped/);
+        assert.match(page.url(), /size=20000/);
+        await screenshot(page, "workbench_search");
+      });
+
+      await t.step("by keyboard alone: skip link, search, open a hit", async () => {
+        const activeId = () => page.evaluate<string>("document.activeElement.id");
+        const activeHref = () => page.evaluate<string>("document.activeElement.href ?? ''");
+        await page.goto(
+          `${service.url}/ui/search?${new URLSearchParams({ collection: DEMO_COLLECTION })}`,
+        );
+        await page.locator("#summary", { hasText: /hit/ }).waitFor();
+        await page.keyboard.press("Tab");
+        assert.equal(await page.evaluate<string>("document.activeElement.className"), "skip-link");
+        await page.keyboard.press("Enter");
+        assert.equal(await activeId(), "main");
+        for (let tabs = 0; tabs < 10 && await activeId() !== "q"; tabs++) {
+          await page.keyboard.press("Tab");
+        }
+        assert.equal(await activeId(), "q");
+        await page.keyboard.type(word);
+        await page.keyboard.press("Enter");
+        await page.locator("#summary", { hasText: /^3 hit\(s\)/ }).waitFor();
+        for (let tabs = 0; tabs < 20 && !(await activeHref()).includes("/ui/item?"); tabs++) {
+          await page.keyboard.press("Tab");
+        }
+        assert.ok((await activeHref()).includes("/ui/item?"), "a hit's link takes the focus");
+        await page.keyboard.press("Enter");
+        await page.waitForURL(/\/ui\/item\?/);
+        await page.locator("section.subject").first().waitFor();
+      });
+
+      await t.step("YASGUI runs a query, shortens prefixes and downloads CSV", async () => {
+        await page.goto(`${service.url}/ui/sparql`);
+        await page.locator(".yasqe .CodeMirror").waitFor();
+        const query = `PREFIX dct: <${DCT}>\nSELECT ?doc ?p ?title WHERE {\n` +
+          `  ?doc ?p ?title FILTER(?p = dct:title && STRSTARTS(STR(?doc), "${prefix}/"))\n` +
+          `} ORDER BY ?doc`;
+        // CodeMirror's own API: typing would trigger completion and bracket closing.
+        await page.evaluate(
+          `document.querySelector(".yasqe .CodeMirror").CodeMirror.setValue(${
+            JSON.stringify(query)
+          })`,
+        );
+        await page.locator(".yasqe_queryButton").click();
+        const rows = page.locator(".yasr tbody tr");
+        await rows.nth(2).waitFor();
+        assert.equal(await rows.count(), 3);
+        assert.match(await rows.first().innerText(), /dct:title/);
+        const [name, csv] = await downloadText(
+          page,
+          () => page.getByRole("button", { name: "CSV", exact: true }).click(),
+        );
+        assert.equal(name, "results.csv");
+        const lines = csv.trim().split(/\r?\n/);
+        assert.equal(lines[0], "doc,p,title");
+        assert.equal(lines.length, 4);
+        assert.ok(lines[1].startsWith(`${uris[0]},${DCT}title,`), lines[1]);
+        assert.match(await page.locator("#history").innerText(), /SELECT \?doc/);
+        // By keyboard: Ctrl+Enter runs the query from the editor, Esc then Tab leaves it.
+        await page.locator(".yasqe .CodeMirror textarea").focus();
+        await page.keyboard.press("Control+Enter");
+        await page.locator(".yasr tbody tr").nth(2).waitFor();
+        await page.keyboard.press("Escape");
+        await page.keyboard.press("Tab");
+        assert.equal(
+          // The next stop is the editor's share button, outside the text.
+          await page.evaluate<string>("document.activeElement.tagName"),
+          "BUTTON",
+          "Tab after Esc leaves the editor",
+        );
+        await screenshot(page, "workbench_sparql");
+        await page.goto(`${service.url}/admin/sparqlui`);
+        assert.equal(new URL(page.url()).pathname, "/ui/sparql");
+      });
+
+      await t.step("a collection job started from the page reaches 100%", async () => {
+        await page.goto(`${service.url}/ui/jobs`);
+        await page.locator("#collection option").first().waitFor({ state: "attached" });
+        await page.getByLabel("Collection", { exact: true }).selectOption(DEMO_COLLECTION);
+        await page.getByRole("button", { name: "Index the collection" }).click();
+        await page.waitForURL(/\/ui\/job\?id=/);
+        await page.locator("#job-state.succeeded").waitFor({ timeout: 30_000 });
+        assert.equal(await page.locator("#job-progress").getAttribute("value"), "100");
+        assert.match(await page.locator("#job-percent").innerText(), /^100% · (\d+) of \1/);
+        assert.match(await page.locator("#job-errors").innerText(), /None/);
+        await screenshot(page, "workbench_job");
+        await page.getByRole("link", { name: "Indexing" }).click();
+        await page.locator("#jobs tbody tr").first().waitFor();
+        assert.match(await page.locator("#jobs tbody tr").first().innerText(), /succeeded/);
+      });
+
+      await t.step("SHACL shapes are generated, previewed and downloaded", async () => {
+        await page.goto(`${service.url}/ui/tools`);
+        await page.getByLabel(/RDF data file/).setInputFiles({
+          name: "data.ttl",
+          mimeType: "text/turtle",
+          buffer: Buffer.from(
+            `<${uris[0]}> a <http://xmlns.com/foaf/0.1/Document> ; <${DCT}title> "T" .`,
+          ),
+        });
+        await page.getByRole("button", { name: "Generate" }).click();
+        const preview = page.locator("#shacl-preview");
+        await preview.waitFor();
+        assert.match(await preview.innerText(), /sh:NodeShape|NodeShape/);
+        assert.ok(
+          await preview.locator("span.tt-keyword, span.tt-name").count() > 0,
+          "highlighted",
+        );
+        const [name, shapes] = await downloadText(
+          page,
+          () => page.locator("#shacl-download").click(),
+        );
+        assert.equal(name, "shapes.ttl");
+        assert.match(shapes, /NodeShape/);
+        await page.getByRole("button", { name: "Show the settings" }).click();
+        await page.locator("#settings").waitFor();
+        assert.match(await page.locator("#settings").innerText(), /workspaces:/);
+        await screenshot(page, "workbench_tools");
+      });
+
+      await t.step("the API reference renders /openapi.json", async () => {
+        await page.goto(`${service.url}/ui/api`);
+        await page.locator(".swagger-ui .opblock").nth(10).waitFor();
+        assert.match(await page.locator(".swagger-ui").innerText(), /\/api\/item/);
+        await screenshot(page, "workbench_api");
+      });
+
+      await t.step("every page fits 400 px and labels its form controls", async () => {
+        await page.setViewportSize({ width: 400, height: 800 });
+        const query = new URLSearchParams({ collection: DEMO_COLLECTION, item: uris[1] });
+        for (const path of PAGES) {
+          await page.goto(`${service.url}${path}?${query}`);
+          await page.waitForLoadState("networkidle");
+          const width = await page.evaluate<number>("document.documentElement.scrollWidth");
+          assert.ok(width <= 400, `${path} is ${width} px wide at 400 px`);
+          const unlabelled = await page.evaluate<string[]>(UNLABELLED_CONTROLS);
+          assert.deepEqual(unlabelled, [], `${path}: controls without a label`);
+        }
+        await screenshot(page, "workbench_api_400px");
+        await page.goto(`${service.url}/ui/item?${query}`);
+        await page.locator("section.subject").first().waitFor();
+        await screenshot(page, "workbench_item_400px");
+      });
+
+      assert.deepEqual(foreign, [], "requests that left the machine");
+      assert.deepEqual(problems, [], "script errors or blocked resources");
+    } finally {
+      await context.close();
+      await service.close();
+      await Deno.remove(userDataDir, { recursive: true }).catch(() => {});
+    }
+  },
+});
+
+Deno.test({
+  name: "[e2e] with tokens, the pages load without one, ask for it and hide admin parts",
+  ignore: !CHROMIUM_PATH,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const shipped = Deno.readTextFileSync(new URL("../../customer.yml", import.meta.url));
+    const token = "workbench-reader-token-0123456789";
+    const service = await startTestService({
+      yaml: shipped.replace(
+        "    tokens: []",
+        `    tokens:\n      - { name: r, token: "${token}", role: reader }`,
+      ),
+    });
+    const userDataDir = await Deno.makeTempDir({ prefix: "rcs-chromium-" });
+    const foreign: string[] = [];
+    const problems: string[] = [];
+    const context = await launch(userDataDir, foreign);
+    try {
+      const page = context.pages()[0] ?? await context.newPage();
+      watchProblems(page, problems);
+      const authorised: string[] = [];
+      page.on("request", (request) => {
+        if (request.headers()["authorization"] === `Bearer ${token}`) {
+          authorised.push(request.url());
+        }
+      });
+      await page.goto(`${service.url}/`);
+      const dialog = page.getByRole("dialog", { name: "Access token" });
+      await dialog.waitFor();
+      await page.getByLabel("Bearer token").fill(token);
+      await page.keyboard.press("Enter");
+      await page.locator("table.collections tbody tr").first().waitFor();
+      assert.ok(authorised.some((url) => url.endsWith("/api/workspaces")));
+      // A reader: no indexing, tools or metrics links.
+      assert.ok(await page.getByRole("link", { name: "Indexing" }).isHidden());
+      assert.ok(await page.locator('a[href="/metrics"]').isHidden());
+      assert.equal(
+        await page.evaluate(() => sessionStorage.getItem("rdf-content-service.token")),
+        token,
+      );
+      assert.ok(!page.url().includes(token), "the token is never in a URL");
+      await screenshot(page, "workbench_home_reader");
+      // The token carries over to the next page of the tab: no second prompt.
+      await page.getByRole("navigation").getByRole("link", { name: "Search" }).click();
+      await page.locator("#collection option").first().waitFor({ state: "attached" });
+      assert.ok(await dialog.isHidden());
+      // YASGUI sends the token with its queries; a reader sees the store endpoint only.
+      await page.goto(`${service.url}/ui/sparql`);
+      await page.locator(".yasqe .CodeMirror").waitFor();
+      assert.match(await page.locator("#endpoints-info").innerText(), /\/sparql \(Store\)\.$/);
+      await page.evaluate(
+        `document.querySelector(".yasqe .CodeMirror").CodeMirror.setValue("SELECT (1 AS ?one) {}")`,
+      );
+      await page.locator(".yasqe_queryButton").click();
+      await page.locator(".yasr tbody tr").first().waitFor();
+      assert.ok(authorised.some((url) => url.endsWith("/sparql")), "the query carried the token");
+      // Swagger UI reads /openapi.json with it.
+      await page.goto(`${service.url}/ui/api`);
+      await page.locator(".swagger-ui .opblock").first().waitFor();
+      assert.deepEqual(foreign, []);
+      // The admin probe's 403 and the first 401 are the browser's own log lines.
+      assert.deepEqual(problems.filter((p) => !/status of 40[13]/.test(p)), []);
+    } finally {
+      await context.close();
+      await service.close();
+      await Deno.remove(userDataDir, { recursive: true }).catch(() => {});
+    }
+  },
+});
