@@ -80,6 +80,10 @@ export const PAGES: Record<keyof typeof WORKBENCH_PAGES, PageDefinition> = {
 </form>
 <p id="clamped" class="note" role="status" hidden></p>
 <p id="summary" role="status"></p>
+<section id="facets" aria-labelledby="facets-title" hidden>
+<h2 id="facets-title">Types among the hits</h2>
+<ul id="type-facet" class="facet"></ul>
+</section>
 <ol id="hits" class="hits"></ol>
 <nav id="pager" class="pager" aria-label="Pages"></nav>`,
   },

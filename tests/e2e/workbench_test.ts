@@ -202,7 +202,16 @@ Deno.test({
         await page.locator("#summary", { hasText: /^3 hit\(s\)/ }).waitFor();
         assert.equal(await page.locator("#hits li").count(), 3);
         assert.ok(await page.locator("#hits mark").count() >= 3, "the query word is marked");
+        // The marks are the service's highlights (`highlight=true`), per field.
+        assert.ok(await page.locator("#hits dt", { hasText: /^text$/ }).count() >= 3);
         assert.ok(await page.locator("#clamped").isHidden());
+        // The types of all hits are counted; a count narrows the search to that type.
+        const facet = page.locator("#type-facet li").first();
+        await facet.waitFor();
+        assert.match(await facet.innerText(), /\(3\)$/);
+        await facet.getByRole("link").click();
+        await page.locator("#summary", { hasText: /^3 hit\(s\)/ }).waitFor();
+        assert.match(decodeURIComponent(page.url()), /filter=types:/);
         await page.getByLabel("Hits a page").fill("20000");
         await page.getByRole("button", { name: "Search" }).click();
         await page.locator("#clamped").waitFor({ state: "visible" });

@@ -1,7 +1,9 @@
 /**
  * `/ui/search`: a collection's search with the query, filters, sort and window of
- * `GET /api/search`, the form kept in the page's URL. The search API returns no highlights,
- * so each hit shows the document fields that hold a query word, the word marked; when the
+ * `GET /api/search`, the form kept in the page's URL. Each hit shows the service's
+ * highlights (`highlight=true`: fragments where the query matched, stems included) or, when
+ * there are none, the document fields that hold a query word, the word marked. The types
+ * among all hits are counted (`facet=types`) and each count adds its filter. When the
  * service clamped the window it says so.
  */
 import {
@@ -80,8 +82,52 @@ function matchedFields(document, words) {
   return found.slice(0, MAX_MATCHED_FIELDS);
 }
 
+/**
+ * A highlight fragment as nodes. The service escapes the text and adds only `<em>` around
+ * matches, so the fragment is split on those tags and every other part stays text.
+ */
+function fragmentNodes(fragment) {
+  const decode = (html) =>
+    new DOMParser().parseFromString(html, "text/html").documentElement
+      .textContent;
+  return fragment.split(/(<em>.*?<\/em>)/).filter((part) => part !== "").map((part) =>
+    part.startsWith("<em>") ? el("mark", {}, decode(part.slice(4, -5))) : decode(part)
+  );
+}
+
+function highlightList(highlights) {
+  return el(
+    "dl",
+    { class: "matches" },
+    Object.entries(highlights).flatMap(([field, fragments]) => [
+      el("dt", {}, field),
+      ...fragments.map((fragment) => el("dd", {}, fragmentNodes(fragment))),
+    ]),
+  );
+}
+
 function hitElement(collection, hit, words) {
+  if (hit.highlights && Object.keys(hit.highlights).length > 0) {
+    return hitShell(collection, hit, highlightList(hit.highlights));
+  }
   const matches = matchedFields(hit.document, words);
+  return hitShell(
+    collection,
+    hit,
+    matches.length
+      ? el(
+        "dl",
+        { class: "matches" },
+        matches.flatMap(([path, value]) => [
+          el("dt", {}, path),
+          el("dd", {}, marked(snippet(value, words), words)),
+        ]),
+      )
+      : undefined,
+  );
+}
+
+function hitShell(collection, hit, details) {
   return el(
     "li",
     { class: "hit" },
@@ -96,16 +142,34 @@ function hitElement(collection, hit, words) {
         hit.score == null ? "" : `score ${Number(hit.score).toFixed(3)}`,
       ),
     ),
-    matches.length
-      ? el(
-        "dl",
-        { class: "matches" },
-        matches.flatMap(([path, value]) => [
-          el("dt", {}, path),
-          el("dd", {}, marked(snippet(value, words), words)),
-        ]),
+    details,
+  );
+}
+
+/** The type counts; each adds `types:<IRI>` to the filters and searches again. */
+function showTypeFacet(request, values) {
+  const section = document.getElementById("facets");
+  section.hidden = values.length === 0;
+  show(
+    document.getElementById("type-facet"),
+    values.map(({ value, count }) =>
+      el(
+        "li",
+        {},
+        el(
+          "a",
+          {
+            href: withQuery("/ui/search", {
+              ...request,
+              filter: [...request.filter, `types:${value}`],
+              from: 0,
+            }),
+          },
+          String(value),
+        ),
+        ` (${count})`,
       )
-      : undefined,
+    ),
   );
 }
 
@@ -132,7 +196,11 @@ async function run(request) {
   summary.textContent = "Searching…";
   clamped.hidden = true;
   try {
-    const answer = await apiJson(withQuery("/api/search", request));
+    const answer = await apiJson(withQuery("/api/search", {
+      ...request,
+      highlight: request.q ? "true" : undefined,
+      facet: "types",
+    }));
     if (runNumber !== latestRun) return;
     const words = queryWords(request.q ?? "");
     if (answer.clamped) {
@@ -147,6 +215,7 @@ async function run(request) {
       ? "No hit."
       : `${answer.total} hit(s); showing ${first + 1}–${first + answer.hits.length}.`;
     show(hits, answer.hits.map((hit) => hitElement(request.collection, hit, words)));
+    showTypeFacet(request, answer.facets?.types ?? []);
     hits.start = first + 1;
     const size = answer.size || answer.hits.length || 10;
     const links = [];
