@@ -70,7 +70,7 @@ async function parseBody(
       const doc = parseJson(body, "JSON");
       const detected = detectJsonFlavour(doc);
       return detected === "rdfjson"
-        ? { quads: parseRdfJson(doc), format: "rdfjson" }
+        ? { quads: checkRdfJsonLiterals(parseRdfJson(doc)), format: "rdfjson" }
         : { quads: checkJsonLdTerms(await parseJsonLd(doc, options)), format: "jsonld" };
     }
     case "jsonld":
@@ -79,7 +79,7 @@ async function parseBody(
         format,
       };
     case "rdfjson":
-      return { quads: parseRdfJson(parseJson(body, "RDF/JSON")), format };
+      return { quads: checkRdfJsonLiterals(parseRdfJson(parseJson(body, "RDF/JSON"))), format };
     case "rdfxml":
       return { quads: parseRdfXml(body, options.baseIri), format };
     default:
@@ -249,6 +249,27 @@ function checkJsonLdTerms(quads: Quad[]): Quad[] {
 }
 
 /**
+ * RDF strings are Unicode scalar values: an unpaired surrogate (a JSON `"\ud800"`) would be
+ * written as U+FFFD by every UTF-8 download, changing the literal silently.
+ */
+function checkWellFormed(value: string, label: string): void {
+  if (!value.isWellFormed()) {
+    throw rdfSyntaxProblem(
+      label,
+      `the literal ${JSON.stringify(value.slice(0, 80))} holds an unpaired surrogate`,
+    );
+  }
+}
+
+/** RDF/JSON checks its own terms (rdfjson.ts) but for unpaired surrogates in literals. */
+function checkRdfJsonLiterals(quads: Quad[]): Quad[] {
+  for (const { object } of quads) {
+    if (object.termType === "Literal") checkWellFormed(object.value, "RDF/JSON");
+  }
+  return quads;
+}
+
+/**
  * Refuses what N3.js accepts beyond RDF 1.1 graphs: N3 formulas and variables, RDF 1.2
  * triple terms, and IRIs left relative for want of a base (400 `relative-iri`). None of them can be stored
  * or written back in every output format. IRIs, datatypes and language tags must also be
@@ -276,6 +297,7 @@ function checkPlainRdf(quad: Quad, label: string): void {
       );
     }
     if (term.termType === "Literal") {
+      checkWellFormed(term.value, label);
       if (term.language && !LANGUAGE_TAG.test(term.language)) {
         throw rdfSyntaxProblem(label, `${JSON.stringify(term.language)} is not a language tag`);
       }

@@ -297,6 +297,17 @@ Deno.test("JSON-LD 1.1 errors jsonld.js misses are 400 invalid-jsonld naming the
   assert.equal((await parseRdf(body, "jsonld")).quads.length, 1);
 });
 
+Deno.test("a literal with an unpaired surrogate is refused, not written as U+FFFD", async () => {
+  for (const format of ["jsonld", "rdfjson"] as const) {
+    const body = format === "jsonld"
+      ? `{"@id": "http://x.org/s", "http://x.org/p": "a\\ud800b"}`
+      : `{"http://x.org/s": {"http://x.org/p": [{"type": "literal", "value": "a\\ud800b"}]}}`;
+    const problem = await problemOf(parseRdf(body, format));
+    assert.equal(problem.slug, "rdf-syntax", format);
+    assert.match(problem.message, /unpaired surrogate/);
+  }
+});
+
 Deno.test("JSON-LD that the algorithms would partly drop is refused, not stored short", async () => {
   const cases = [
     [{ "@id": "http://x.org/s", "name": "v", "http://x.org/p": "w" }, "invalid property"],
