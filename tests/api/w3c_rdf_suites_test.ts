@@ -118,9 +118,9 @@ function named(reason: string, names: string[]): Record<string, string> {
 /**
  * Defects of the service itself that this suite found and that are not fixed here (they are
  * in the store, which another change is reworking): tolerated, and printed when they occur.
- * The embedded store's SQLite columns cut a term at U+0000, so a literal holding NUL reads
- * back as another term (the item cache hides it while it holds the item, so it comes and
- * goes). Test name → reason.
+ * The embedded store writes a literal holding U+0000 whole, but node:sqlite reads a TEXT
+ * column only up to its first NUL, so it reads back as another term (`"x` of `"x\u0000y"`);
+ * the item cache hides it while it holds the item, so it comes and goes. Test name → reason.
  */
 const KNOWN_DEFECTS: Record<string, string> = Object.fromEntries(
   [
