@@ -78,3 +78,21 @@ export function rdfSyntaxProblem(
     [{ path: line === undefined ? "body" : `${line}:${column ?? 0}`, message }],
   );
 }
+
+/**
+ * 400 for a relative IRI in an RDF body that has no base to resolve it against: names the
+ * IRI and says how to give one (the `base` query parameter, or the syntax's own).
+ */
+export function relativeIriProblem(format: string, iri: string): ProblemError {
+  return new ProblemError(
+    400,
+    "relative-iri",
+    "Relative IRI without a base",
+    `The ${format} body holds the relative IRI <${iri}> and no base to resolve it against. ` +
+      "Pass the document's base as the `base` query parameter (an absolute IRI, e.g. " +
+      "`&base=https://example.org/doc`), declare one in the document (@base in Turtle and " +
+      "N3, xml:base in RDF/XML, @base in a JSON-LD @context), or write the IRI absolute.",
+    [{ path: "base", message: `relative IRI <${iri}> with no base` }],
+    { iri },
+  );
+}

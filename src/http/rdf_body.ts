@@ -19,6 +19,8 @@ export interface RdfBodyOptions {
   accept: BodyFormats;
   /** Extra formats beyond the JSON flavours (hash also takes N-Quads). */
   extra?: RdfFormat[];
+  /** The `base` query parameter: what relative IRIs in the body resolve against. */
+  baseIri?: string;
 }
 
 const JSON_FORMATS: ReadonlySet<string> = new Set(["json", "jsonld", "rdfjson"]);
@@ -39,7 +41,7 @@ export async function readRdfBody(c: Context<AppEnv>, options: RdfBodyOptions): 
       { path: "body", message: "empty" },
     ]);
   }
-  return await parseRdf(text, format, { contexts: options.contexts });
+  return await parseRdf(text, format, { contexts: options.contexts, baseIri: options.baseIri });
 }
 
 function bodyFormat(contentType: string | undefined, options: RdfBodyOptions): RdfFormat | "json" {

@@ -4,12 +4,17 @@
  *
  * Remote contexts are resolved only from the configured local copies
  * (`service.jsonld.contexts`); any other URL is refused with a 400 that names it.
+ *
+ * Nothing is dropped silently: where the JSON-LD algorithms would drop data with a warning
+ * (a relative IRI, a property that expands to no IRI, a free-floating value), the body is
+ * refused. jsonld.js 9 misses two errors the JSON-LD 1.1 API defines; they are checked
+ * here (see {@link checkTypeRedefinitions} and {@link checkTypedValues}).
  */
 // @ts-types="@types/n3"
 import { DataFactory, type Quad } from "n3";
 import jsonld from "jsonld";
 import ContextResolver from "jsonld/lib/ContextResolver.js";
-import { ProblemError } from "../http/problem.ts";
+import { ProblemError, relativeIriProblem } from "../http/problem.ts";
 
 const { namedNode, blankNode, literal, defaultGraph, quad: makeQuad } = DataFactory;
 
@@ -40,6 +45,138 @@ interface JsonLdQuad {
   predicate: JsonLdTerm;
   object: JsonLdTerm;
   graph: JsonLdTerm;
+}
+
+/** A warning as jsonld.js hands it to an event handler. */
+interface JsonLdEvent {
+  code: string;
+  level: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** Warnings about a reference that stayed relative: the IRI is in the named detail. */
+const RELATIVE_REFERENCE_DETAIL: Record<string, string> = {
+  "relative @id reference": "id",
+  "relative @type reference": "type",
+  "relative @vocab reference": "vocab",
+  "relative subject reference": "subject",
+  "relative predicate reference": "predicate",
+  "relative object reference": "object",
+  "relative graph reference": "graph",
+};
+
+/**
+ * Warnings after which jsonld.js drops data the client sent. (Others, such as an empty
+ * object or a node with only `@id`, drop nothing that would have been a triple.)
+ */
+const DATA_DROPPED: Record<string, string> = {
+  "invalid property": "the property does not expand to an absolute IRI (define the term in " +
+    "@context or set @vocab)",
+  "free-floating scalar": "a value outside any node object has no subject",
+  "blank node predicate": "a blank-node property is not RDF",
+  "reserved term": "terms that look like keywords (@…) are reserved",
+  "reserved @id value": "@id values that look like keywords (@…) are reserved",
+  "reserved @reverse value": "@reverse values that look like keywords (@…) are reserved",
+  "rdfDirection not set": "@direction has no place in an RDF 1.1 literal",
+};
+
+/** 400 `invalid-jsonld` with the JSON-LD error code, as the JSON-LD 1.1 API names it. */
+function invalidJsonLd(message: string, code?: string): ProblemError {
+  return new ProblemError(
+    400,
+    "invalid-jsonld",
+    "Invalid JSON-LD",
+    code ? `${message} (${code})` : message,
+    [{ path: "body", message }],
+    code ? { code } : {},
+  );
+}
+
+/** Turns the warnings that would lose data into errors, thrown out of jsonld.js. */
+function refuseLossyEvent({ event, next }: { event: JsonLdEvent; next: () => void }): void {
+  if (event.level !== "warning") return next();
+  const detail = RELATIVE_REFERENCE_DETAIL[event.code];
+  if (detail !== undefined) {
+    const value = event.details?.[detail] ?? event.details?.["value"];
+    const iri = typeof value === "string"
+      ? value
+      : (value as { value?: unknown } | undefined)?.value;
+    throw relativeIriProblem("JSON-LD", typeof iri === "string" ? iri : JSON.stringify(value));
+  }
+  const dropped = DATA_DROPPED[event.code];
+  if (dropped !== undefined) {
+    const details = event.details ?? {};
+    const what = Object.keys(details).length > 0 ? ` ${JSON.stringify(details).slice(0, 200)}` : "";
+    throw invalidJsonLd(
+      `${event.message}${what}: ${dropped}; nothing is dropped silently.`,
+      event.code,
+    );
+  }
+  next();
+}
+
+/**
+ * JSON-LD 1.1 (Create Term Definition, step 5): `@type` may only be given a term
+ * definition holding `@container: @set` and/or `@protected`. jsonld.js also takes `@id`
+ * and a definition without `@container`; this is the `keyword redefinition` it misses.
+ * Every context in the document is checked, embedded and scoped ones alike.
+ */
+function checkTypeRedefinitions(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const entry of node) checkTypeRedefinitions(entry);
+    return;
+  }
+  if (typeof node !== "object" || node === null) return;
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "@context") checkContext(value);
+    checkTypeRedefinitions(value);
+  }
+}
+
+function checkContext(context: unknown): void {
+  for (const entry of Array.isArray(context) ? context : [context]) {
+    if (typeof entry !== "object" || entry === null || !("@type" in entry)) continue;
+    const definition = (entry as Record<string, unknown>)["@type"];
+    if (typeof definition !== "object" || definition === null) continue;
+    const keys = Object.keys(definition);
+    const valid = keys.length > 0 &&
+      keys.every((key) => key === "@container" || key === "@protected") &&
+      (!("@container" in definition) ||
+        (definition as Record<string, unknown>)["@container"] === "@set");
+    if (!valid) {
+      throw invalidJsonLd(
+        "@type may only be redefined with @container: @set and @protected: " +
+          JSON.stringify(definition).slice(0, 200),
+        "keyword redefinition",
+      );
+    }
+  }
+}
+
+/**
+ * JSON-LD 1.1 (Expansion, step 15): the `@type` of a value object must be one IRI.
+ * jsonld.js also lets through an empty object (a framing wildcard) and an array; this is
+ * the `invalid typed value` it misses. Runs on the expanded document.
+ */
+function checkTypedValues(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const entry of node) checkTypedValues(entry);
+    return;
+  }
+  if (typeof node !== "object" || node === null) return;
+  const object = node as Record<string, unknown>;
+  if ("@value" in object) {
+    const type = object["@type"];
+    if (type !== undefined && typeof type !== "string") {
+      throw invalidJsonLd(
+        `the @type of a value must be one IRI, not ${JSON.stringify(type).slice(0, 200)}`,
+        "invalid typed value",
+      );
+    }
+    return;
+  }
+  for (const value of Object.values(object)) checkTypedValues(value);
 }
 
 /** A remote document as jsonld's document loader returns it. */
@@ -108,6 +245,7 @@ function localDocumentLoader(contexts: Record<string, unknown>, refusals: Proble
     if (typeof document === "object" && document !== null && !("@context" in document)) {
       document = { "@context": document };
     }
+    checkTypeRedefinitions(document);
     return { contextUrl: null, documentUrl: url, document };
   };
 }
@@ -168,8 +306,9 @@ function protectDoubleStrings(node: unknown): void {
  * Converts a parsed JSON-LD document to n3 quads, running `jsonld.toRDF` once.
  *
  * Errors: 400 `remote-context-refused` for a context URL without a local copy; 400
- * `invalid-jsonld` with jsonld's message for anything jsonld rejects. As the JSON-LD
- * spec requires, nodes and properties that expand to no absolute IRI are dropped.
+ * `relative-iri` for an IRI that stays relative (no `baseIri`, no @base); 400
+ * `invalid-jsonld` with the JSON-LD error code for anything the JSON-LD 1.1 API calls an
+ * error, and for data its algorithms would drop (a property that expands to no IRI).
  * Blank nodes are renamed per document (`j<n>_b<i>`).
  */
 export async function parseJsonLd(doc: unknown, options: JsonLdParseOptions = {}): Promise<Quad[]> {
@@ -187,19 +326,23 @@ export async function parseJsonLd(doc: unknown, options: JsonLdParseOptions = {}
   const refusals: ProblemError[] = [];
   let dataset: JsonLdQuad[];
   try {
+    checkTypeRedefinitions(doc);
     const jsonldOptions = {
       base: options.baseIri ?? null,
+      eventHandler: refuseLossyEvent,
       documentLoader: localDocumentLoader(contexts, refusals),
       contextResolver: new ContextResolver({ sharedCache: contextCache(contexts) }),
     };
     // Expansion is the first step of toRDF anyway: doing it here costs nothing extra.
     const expanded = await jsonld.expand(doc as object, jsonldOptions);
+    checkTypedValues(expanded);
     protectDoubleStrings(expanded);
     dataset = await jsonld.toRDF(expanded, {
       ...jsonldOptions,
       skipExpansion: true,
     }) as JsonLdQuad[];
   } catch (error) {
+    if (error instanceof ProblemError) throw error;
     const refused = problemCause(error) ?? refusals[0];
     if (refused) throw refused;
     if (error instanceof RangeError) {
@@ -214,14 +357,7 @@ export async function parseJsonLd(doc: unknown, options: JsonLdParseOptions = {}
       );
     }
     const message = error instanceof Error ? error.message : String(error);
-    const code = (error as { details?: { code?: string } }).details?.code;
-    throw new ProblemError(
-      400,
-      "invalid-jsonld",
-      "Invalid JSON-LD",
-      code ? `${message} (${code})` : message,
-      [{ path: "body", message }],
-    );
+    throw invalidJsonLd(message, (error as { details?: { code?: string } }).details?.code);
   }
   const prefix = `j${documentCounter++}_`;
   const relabel = (term: JsonLdTerm): JsonLdTerm =>

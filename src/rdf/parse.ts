@@ -8,18 +8,23 @@
 // @ts-types="@types/n3"
 import { Parser, type Quad, type Term } from "n3";
 import oxigraph from "oxigraph";
-import { ProblemError, rdfSyntaxProblem } from "../http/problem.ts";
+import { ProblemError, rdfSyntaxProblem, relativeIriProblem } from "../http/problem.ts";
 import { RDF_FORMATS, type RdfFormat } from "./formats.ts";
 import { isAbsoluteIri } from "./iri.ts";
 import { parseJsonLd } from "./jsonld_parse.ts";
 import { looksLikeRdfJson, parseRdfJson } from "./rdfjson.ts";
 import { fromOxigraphQuad } from "./oxigraph_terms.ts";
+import { canonicalXmlLiterals } from "./xml_literal.ts";
 
 /** Options of {@link parseRdf}. */
 export interface ParseOptions {
   /** JSON-LD context URL → local copy (`service.jsonld.contexts`); nothing else is fetched. */
   contexts?: Record<string, unknown>;
-  /** Base IRI against which relative IRIs are resolved. */
+  /**
+   * Base IRI against which relative IRIs are resolved (the `base` query parameter); the
+   * document's own @base, xml:base or JSON-LD @base applies over it as each syntax says.
+   * Without one, a relative IRI is a 400 `relative-iri`.
+   */
   baseIri?: string;
 }
 
@@ -40,8 +45,9 @@ const N3_MEDIA_TYPES: Partial<Record<RdfFormat, string>> = {
 /**
  * Parses an RDF document. `"json"` detects JSON-LD or RDF/JSON by shape and answers 415
  * (`unsupported-media-type`) when the JSON is neither. Errors: 400 `rdf-syntax` (with
- * line and column when known), 400 `invalid-jsonld`, 400 `remote-context-refused`.
- * Duplicate quads are kept: callers decide.
+ * line and column when known), 400 `relative-iri` (a relative IRI and no base), 400
+ * `invalid-jsonld`, 400 `remote-context-refused`. rdf:XMLLiteral values come back in
+ * exclusive canonical XML. Duplicate quads are kept: callers decide.
  */
 export async function parseRdf(
   text: string,
@@ -50,12 +56,21 @@ export async function parseRdf(
 ): Promise<ParseResult> {
   // A byte order mark is legal at the start of any of these documents but not in a token.
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const result = await parseBody(body, format, options);
+  return { quads: canonicalXmlLiterals(result.quads), format: result.format };
+}
+
+async function parseBody(
+  body: string,
+  format: RdfFormat | "json",
+  options: ParseOptions,
+): Promise<ParseResult> {
   switch (format) {
     case "json": {
       const doc = parseJson(body, "JSON");
       const detected = detectJsonFlavour(doc);
       return detected === "rdfjson"
-        ? { quads: parseRdfJson(doc), format: "rdfjson" }
+        ? { quads: checkRdfJsonLiterals(parseRdfJson(doc)), format: "rdfjson" }
         : { quads: checkJsonLdTerms(await parseJsonLd(doc, options)), format: "jsonld" };
     }
     case "jsonld":
@@ -64,7 +79,7 @@ export async function parseRdf(
         format,
       };
     case "rdfjson":
-      return { quads: parseRdfJson(parseJson(body, "RDF/JSON")), format };
+      return { quads: checkRdfJsonLiterals(parseRdfJson(parseJson(body, "RDF/JSON"))), format };
     case "rdfxml":
       return { quads: parseRdfXml(body, options.baseIri), format };
     default:
@@ -216,6 +231,9 @@ function parseWithN3(text: string, format: RdfFormat, baseIri?: string): Quad[] 
   return quads;
 }
 
+/** What an IRI starts with; a reference without one is relative (RFC 3986, 4.2). */
+const HAS_SCHEME = /^[A-Za-z][A-Za-z0-9+\-.]*:/;
+
 /** A language tag as the N-Triples LANGTAG production has it (RDF 1.2 direction apart). */
 const LANGUAGE_TAG = /^[a-zA-Z]+(?:-[a-zA-Z0-9]+)*$/;
 
@@ -231,8 +249,29 @@ function checkJsonLdTerms(quads: Quad[]): Quad[] {
 }
 
 /**
+ * RDF strings are Unicode scalar values: an unpaired surrogate (a JSON `"\ud800"`) would be
+ * written as U+FFFD by every UTF-8 download, changing the literal silently.
+ */
+function checkWellFormed(value: string, label: string): void {
+  if (!value.isWellFormed()) {
+    throw rdfSyntaxProblem(
+      label,
+      `the literal ${JSON.stringify(value.slice(0, 80))} holds an unpaired surrogate`,
+    );
+  }
+}
+
+/** RDF/JSON checks its own terms (rdfjson.ts) but for unpaired surrogates in literals. */
+function checkRdfJsonLiterals(quads: Quad[]): Quad[] {
+  for (const { object } of quads) {
+    if (object.termType === "Literal") checkWellFormed(object.value, "RDF/JSON");
+  }
+  return quads;
+}
+
+/**
  * Refuses what N3.js accepts beyond RDF 1.1 graphs: N3 formulas and variables, RDF 1.2
- * triple terms, and IRIs left relative for want of a base. None of them can be stored
+ * triple terms, and IRIs left relative for want of a base (400 `relative-iri`). None of them can be stored
  * or written back in every output format. IRIs, datatypes and language tags must also be
  * ones that every output format can write as they are.
  */
@@ -250,16 +289,20 @@ function checkPlainRdf(quad: Quad, label: string): void {
       );
     }
     if (term.termType === "NamedNode" && !isAbsoluteIri(term.value)) {
+      if (!HAS_SCHEME.test(term.value)) throw relativeIriProblem(label, term.value);
       throw rdfSyntaxProblem(
         label,
         `<${term.value}> is not an absolute IRI (RFC 3987: a scheme, no white space, ` +
-          'control characters or any of <>"{}|\\^`, well-formed %XX escapes; relative IRIs ' +
-          "have no base here)",
+          'control characters or any of <>"{}|\\^`, well-formed %XX escapes)',
       );
     }
     if (term.termType === "Literal") {
+      checkWellFormed(term.value, label);
       if (term.language && !LANGUAGE_TAG.test(term.language)) {
         throw rdfSyntaxProblem(label, `${JSON.stringify(term.language)} is not a language tag`);
+      }
+      if (!HAS_SCHEME.test(term.datatype.value)) {
+        throw relativeIriProblem(label, term.datatype.value);
       }
       if (!isAbsoluteIri(term.datatype.value)) {
         throw rdfSyntaxProblem(
@@ -350,6 +393,11 @@ function parseRdfXml(text: string, baseIri?: string): Quad[] {
     parsed = oxigraph.parse(text, options);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    // oxigraph refuses a relative reference it has no base for as an IRI without scheme.
+    const relative = /error while parsing IRI '([^']*)': No scheme found/.exec(message);
+    if (relative && !HAS_SCHEME.test(relative[1])) {
+      throw relativeIriProblem("RDF/XML", relative[1]);
+    }
     throw rdfSyntaxProblem("RDF/XML", message, errorLine(text, options));
   }
   const quads = parsed.map(fromOxigraphQuad);

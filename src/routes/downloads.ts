@@ -5,7 +5,7 @@ import type { AppDeps } from "../app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { formatEtag, noneMatchHits } from "../http/etag.ts";
-import { rdfResponse } from "./rdf_response.ts";
+import { itemRdfResponse } from "./rdf_response.ts";
 import { DOWNLOAD_FORMATS, mediaTypeOf } from "./media_types.ts";
 import { DOWNLOAD_CONTRACTS } from "./contracts/downloads.ts";
 
@@ -32,12 +32,11 @@ export function downloadRoutes(deps: AppDeps): Hono<AppEnv> {
       if (noneMatchHits(c.req.header("if-none-match"), known.hash)) {
         return c.body(null, 304, { ETag: formatEtag(known.hash) });
       }
-      const { record, quads } = await deps.items.read(known);
-      return await rdfResponse(quads, format, record.tripleCount, {
+      return await itemRdfResponse(() => deps.items.read(known), format, (record) => ({
         "Content-Type": mediaTypeOf(format),
         "Content-Disposition": `attachment; filename="${safeFileName(item)}.${extension}"`,
         ETag: formatEtag(record.hash),
-      });
+      }));
     });
   }
   return app;

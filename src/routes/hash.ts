@@ -16,13 +16,14 @@ import { HASH_QUERY, hashGet, hashPost } from "./contracts/hash.ts";
 export function hashRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const handler = async (c: Context<AppEnv>) => {
-    const { collection } = readQuery(c, { query: HASH_QUERY });
+    const { collection, base } = readQuery(c, { query: HASH_QUERY });
     deps.catalog.collection(collection);
     const body = await readRdfBody(c, {
       maxBodyBytes: deps.config.service.http.maxBodyBytes,
       contexts: deps.jsonldContexts,
       accept: "json",
       extra: ["nquads", "ntriples"],
+      baseIri: base,
     });
     return c.json(
       await canonicalHash(body.quads, { maxWorkFactor: deps.config.service.hash.maxWorkFactor }),

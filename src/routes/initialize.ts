@@ -13,12 +13,13 @@ import { initializeItem } from "./contracts/initialize.ts";
 export function initializeRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   handle(app, initializeItem, async (c) => {
-    const { collection, uri: uris } = readQuery(c, initializeItem);
+    const { collection, uri: uris, base } = readQuery(c, initializeItem);
     deps.catalog.collection(collection);
     const body = await readRdfBody(c, {
       maxBodyBytes: deps.config.service.http.maxBodyBytes,
       contexts: deps.jsonldContexts,
       accept: "json",
+      baseIri: base,
     });
     const quads = await deps.initializer.initialize(collection, uris, body.quads);
     // Answer in the flavour the request used.

@@ -10,7 +10,7 @@ import { ProblemError } from "../http/problem.ts";
 import { negotiateFormat, type RdfFormat } from "../rdf/formats.ts";
 import { mediaTypeOf } from "./media_types.ts";
 import { createItem, deleteItem, readItem, updateItem } from "./contracts/items.ts";
-import { rdfResponse } from "./rdf_response.ts";
+import { itemRdfResponse } from "./rdf_response.ts";
 
 const READ_FORMATS: RdfFormat[] = ["jsonld", "rdfjson", "turtle", "ntriples", "rdfxml", "n3"];
 
@@ -24,9 +24,9 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
   };
 
   handle(app, createItem, async (c) => {
-    const { collection, item } = readQuery(c, createItem);
+    const { collection, item, base } = readQuery(c, createItem);
     deps.catalog.collection(collection);
-    const body = await readRdfBody(c, bodyOptions);
+    const body = await readRdfBody(c, { ...bodyOptions, baseIri: base });
     const record = await deps.items.create(collection, item, body.quads);
     const location = `/api/item?collection=${encodeURIComponent(collection)}&item=${
       encodeURIComponent(record.uri)
@@ -54,18 +54,17 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
     if (noneMatchHits(c.req.header("if-none-match"), known.hash)) {
       return c.body(null, 304, { ETag: formatEtag(known.hash) });
     }
-    const { record, quads } = await deps.items.read(known);
-    return await rdfResponse(quads, format, record.tripleCount, {
+    return await itemRdfResponse(() => deps.items.read(known), format, (record) => ({
       "Content-Type": mediaTypeOf(format),
       ETag: formatEtag(record.hash),
       Vary: "Accept",
-    });
+    }));
   });
 
   handle(app, updateItem, async (c) => {
-    const { collection, item } = readQuery(c, updateItem);
+    const { collection, item, base } = readQuery(c, updateItem);
     deps.catalog.collection(collection);
-    const body = await readRdfBody(c, bodyOptions);
+    const body = await readRdfBody(c, { ...bodyOptions, baseIri: base });
     const ifMatch = parseEtagCondition(c.req.header("if-match"));
     const record = await deps.items.update(collection, item, body.quads, ifMatch);
     return c.body(null, 204, { ETag: formatEtag(record.hash) });

@@ -69,13 +69,68 @@ Deno.test("N3 formulas and variables, and RDF 1.2 triple terms, are refused", as
   assert.match(tripleTerm.message, /triple terms/);
 });
 
-Deno.test("relative IRIs need a base IRI", async () => {
-  const problem = await problemOf(parseRdf(`<relative> <http://example.org/p> "x" .`, "turtle"));
-  assert.match(problem.message, /<relative> is not an absolute IRI/);
-  const { quads } = await parseRdf(`<relative> <http://example.org/p> "x" .`, "turtle", {
-    baseIri: "http://example.org/base/",
-  });
-  assert.equal(quads[0].subject.value, "http://example.org/base/relative");
+Deno.test("relative IRIs need a base IRI, in every syntax: 400 relative-iri naming it", async () => {
+  const base = "http://example.org/base/doc";
+  const bodies = [
+    { format: "turtle", text: `<relative> <http://example.org/p> "x" .`, iri: "relative" },
+    { format: "n3", text: `<http://example.org/s> <http://example.org/p> <#o> .`, iri: "#o" },
+    {
+      format: "rdfxml",
+      iri: "#frag",
+      text: `<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+  xmlns:ex="http://example.org/"><rdf:Description rdf:ID="frag"><ex:p>x</ex:p>
+  </rdf:Description></rdf:RDF>`,
+    },
+    { format: "jsonld", text: `{"@id": "relative", "http://example.org/p": "x"}`, iri: "relative" },
+    {
+      format: "jsonld",
+      text: `{"@id": "http://example.org/s", "http://example.org/p": {"@id": "../o"}}`,
+      iri: "../o",
+    },
+  ] as const;
+  for (const { format, text, iri } of bodies) {
+    const problem = await problemOf(parseRdf(text, format));
+    assert.equal(problem.status, 400, format);
+    assert.equal(problem.slug, "relative-iri", format);
+    assert.ok(problem.message.includes(`<${iri}>`), problem.message);
+    assert.match(problem.message, /`base` query parameter/);
+    assert.deepEqual(problem.extensions, { iri });
+    const { quads } = await parseRdf(text, format, { baseIri: base });
+    assert.ok(quads.length > 0, format);
+    for (const quad of quads) {
+      for (const term of [quad.subject, quad.object]) {
+        if (term.termType === "NamedNode") assert.match(term.value, /^http:\/\/example.org\//);
+      }
+    }
+  }
+  // The document's own base applies over the parameter.
+  const { quads } = await parseRdf(
+    `@base <http://other.example/dir/> . <s> <http://example.org/p> <../o> .`,
+    "turtle",
+    { baseIri: base },
+  );
+  assert.equal(quads[0].subject.value, "http://other.example/dir/s");
+  assert.equal(quads[0].object.value, "http://other.example/o");
+});
+
+Deno.test("rdf:XMLLiteral values are stored in exclusive canonical XML", async () => {
+  const rdfxml = `<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+  xmlns:eg="http://example.org/"><rdf:Description rdf:about="http://example.org/a">
+  <eg:prop rdf:parseType="Literal"><br /><eg:b z="2" a='1'>x &amp; y</eg:b></eg:prop>
+  </rdf:Description></rdf:RDF>`;
+  const { quads } = await parseRdf(rdfxml, "rdfxml");
+  assert.equal(
+    quads[0].object.value,
+    '<br></br><eg:b xmlns:eg="http://example.org/" a="1" z="2">x &amp; y</eg:b>',
+  );
+  const xmlLiteral = "http://www.w3.org/1999/02/22-rdf-syntax-ns#XMLLiteral";
+  const turtle = await parseRdf(
+    `<http://example.org/a> <http://example.org/p> "<a  b='1'/>"^^<${xmlLiteral}> .
+<http://example.org/a> <http://example.org/q> "<a>"^^<${xmlLiteral}> .`,
+    "turtle",
+  );
+  assert.equal(turtle.quads[0].object.value, '<a b="1"></a>');
+  assert.equal(turtle.quads[1].object.value, "<a>", "not well-formed: kept as sent");
 });
 
 Deno.test("N-Quads and TriG keep named graphs; duplicates are kept for the caller", async () => {
@@ -215,6 +270,57 @@ Deno.test("invalid JSON-LD is a 400 invalid-jsonld carrying jsonld's message", a
   assert.equal(problem.status, 400);
   assert.equal(problem.slug, "invalid-jsonld");
   assert.match(problem.message, /version/i);
+});
+
+Deno.test("JSON-LD 1.1 errors jsonld.js misses are 400 invalid-jsonld naming the code", async () => {
+  const cases = [
+    // jsonld.js takes @id in a redefinition of @type, and one without @container.
+    [{ "@context": { "@type": { "@id": "http://x.org/t" } } }, "keyword redefinition"],
+    [{ "@context": [{ "p": { "@context": { "@type": {} } } }] }, "keyword redefinition"],
+    // jsonld.js takes an array of types on a value object.
+    [
+      { "http://x.org/p": { "@value": "v", "@type": ["http://a.org/", "http://b.org/"] } },
+      "invalid typed value",
+    ],
+    [{ "http://x.org/p": { "@value": "v", "@type": "_:b" } }, "invalid typed value"],
+  ] as const;
+  for (const [doc, code] of cases) {
+    const body = JSON.stringify({ "@id": "http://x.org/s", "http://x.org/q": "w", ...doc });
+    const problem = await problemOf(parseRdf(body, "jsonld"));
+    assert.equal(problem.slug, "invalid-jsonld", body);
+    assert.equal(problem.extensions.code, code, body);
+    assert.ok(problem.message.includes(`(${code})`), problem.message);
+  }
+  // What JSON-LD 1.1 allows still passes.
+  const allowed = { "@context": { "@type": { "@container": "@set", "@protected": true } } };
+  const body = JSON.stringify({ ...allowed, "@id": "http://x.org/s", "http://x.org/p": "v" });
+  assert.equal((await parseRdf(body, "jsonld")).quads.length, 1);
+});
+
+Deno.test("a literal with an unpaired surrogate is refused, not written as U+FFFD", async () => {
+  for (const format of ["jsonld", "rdfjson"] as const) {
+    const body = format === "jsonld"
+      ? `{"@id": "http://x.org/s", "http://x.org/p": "a\\ud800b"}`
+      : `{"http://x.org/s": {"http://x.org/p": [{"type": "literal", "value": "a\\ud800b"}]}}`;
+    const problem = await problemOf(parseRdf(body, format));
+    assert.equal(problem.slug, "rdf-syntax", format);
+    assert.match(problem.message, /unpaired surrogate/);
+  }
+});
+
+Deno.test("JSON-LD that the algorithms would partly drop is refused, not stored short", async () => {
+  const cases = [
+    [{ "@id": "http://x.org/s", "name": "v", "http://x.org/p": "w" }, "invalid property"],
+    [
+      { "@id": "http://x.org/s", "http://x.org/p": { "@value": "v", "@direction": "rtl" } },
+      "rdfDirection not set",
+    ],
+  ] as const;
+  for (const [doc, code] of cases) {
+    const problem = await problemOf(parseRdf(JSON.stringify(doc), "jsonld"));
+    assert.equal(problem.slug, "invalid-jsonld");
+    assert.equal(problem.extensions.code, code);
+  }
 });
 
 Deno.test("xsd:double strings keep their lexical form through JSON-LD", async () => {

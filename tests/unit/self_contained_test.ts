@@ -50,3 +50,16 @@ Deno.test("the W3C RDFC-1.0 fixtures are in the repository, with their licence",
     assert.ok(info.isFile, `tests/fixtures/rdf-canon/${file}`);
   }
 });
+
+Deno.test("the W3C RDF 1.1 Turtle, N-Triples and RDF/XML suites are here, with their licence", async () => {
+  const suites = new URL("tests/fixtures/rdf-tests/", ROOT);
+  const files = ["LICENSE", "SOURCE", "README.md"].concat(
+    ["rdf-turtle", "rdf-n-triples", "rdf-xml"].map((suite) => `${suite}/manifest.ttl`),
+  );
+  for (const file of files) {
+    const info = await Deno.stat(new URL(file, suites));
+    assert.ok(info.isFile, `tests/fixtures/rdf-tests/${file}`);
+  }
+  const listed = await Deno.readTextFile(new URL("tests/fixtures/README.md", ROOT));
+  assert.match(listed, /`rdf-tests\/`/);
+});

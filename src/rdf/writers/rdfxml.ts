@@ -7,11 +7,14 @@
  * predicate whose namespace shows up later is written with a namespace declaration on its
  * own element, so the writer never needs the whole graph. A predicate IRI that cannot be
  * split into namespace + NCName (one ending in `/`, `#`, a digit run after a `/`, …) has
- * no RDF/XML form: writing it throws.
+ * no RDF/XML form, nor has a literal with a character XML 1.0 cannot hold (most C0
+ * controls): writing either throws an {@link InexpressibleError}, and
+ * {@link checkRdfXmlQuad} finds them without writing, for the routes' check up front.
  */
 import type { Quad, Term } from "n3";
 import { isAbsoluteIri } from "../iri.ts";
 import { portableBlankLabel } from "./blank_labels.ts";
+import { describeTerm, InexpressibleError } from "./inexpressible.ts";
 import {
   assertDefaultGraph,
   type QuadWriter,
@@ -69,21 +72,25 @@ const ENTITIES: Record<string, string> = {
   "\r": "&#13;",
 };
 
-function checkXmlChars(value: string, what: string): void {
-  if (NOT_XML_CHAR.test(value)) {
-    throw new TypeError(
-      `${what} holds a character XML 1.0 cannot represent: ${value.slice(0, 80)}`,
+function checkXmlChars(value: string, kind: "iri" | "literal"): void {
+  const found = NOT_XML_CHAR.exec(value);
+  if (found) {
+    const code = found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+    throw new InexpressibleError(
+      "RDF/XML",
+      describeTerm(kind, value),
+      `it holds U+${code}, a character XML 1.0 cannot carry, not even as a reference`,
     );
   }
 }
 
 function escapeText(value: string): string {
-  checkXmlChars(value, "A literal");
+  checkXmlChars(value, "literal");
   return value.replace(TEXT_SPECIAL, (c) => ENTITIES[c]);
 }
 
 function escapeAttribute(value: string): string {
-  checkXmlChars(value, "An IRI");
+  checkXmlChars(value, "iri");
   return value.replace(ATTRIBUTE_SPECIAL, (c) => ENTITIES[c]);
 }
 
@@ -97,8 +104,13 @@ interface QualifiedName {
 function splitPredicateIri(iri: string): QualifiedName {
   const match = TRAILING_NCNAME.exec(iri);
   const cannot = (why: string) =>
-    new TypeError(`The predicate <${iri}> cannot be written as RDF/XML: ${why}`);
-  if (!match || match.index === 0) throw cannot("it does not end in an XML name");
+    new InexpressibleError("RDF/XML", describeTerm("iri", iri), `as a predicate, ${why}`);
+  if (!match || match.index === 0) {
+    throw cannot(
+      "it cannot be split into a namespace and an XML name (it must end in a name such as " +
+        "`title`, not in `/`, `#`, `:`, `@`, a digit or `%xx`)",
+    );
+  }
   const namespace = iri.slice(0, match.index);
   const local = match[0];
   if (namespace === RDF_NS && RESERVED_RDF_NAMES.has(local)) {
@@ -108,6 +120,21 @@ function splitPredicateIri(iri: string): QualifiedName {
     throw cannot("its namespace is reserved by XML");
   }
   return { namespace, local };
+}
+
+/**
+ * Throws the {@link InexpressibleError} that writing `quad` as RDF/XML would, without
+ * writing it: the check a route makes over a large item before it sends a byte.
+ */
+export function checkRdfXmlQuad(quad: Quad): void {
+  splitPredicateIri(quad.predicate.value);
+  for (const term of [quad.subject, quad.object]) {
+    if (term.termType === "NamedNode") checkXmlChars(term.value, "iri");
+    if (term.termType === "Literal") {
+      checkXmlChars(term.value, "literal");
+      checkXmlChars(term.datatype.value, "iri");
+    }
+  }
 }
 
 /** Whether a prefix can be declared with `xmlns:` and bound to `namespace`. */

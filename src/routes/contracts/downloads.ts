@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { defineContract } from "../../http/route_contract.ts";
 import { DOWNLOAD_FORMATS, mediaTypeOf } from "../media_types.ts";
-import { BAD_PARAMETERS, COLLECTION, ETAG_HEADER, ITEM } from "./shared.ts";
+import { BAD_PARAMETERS, COLLECTION, ETAG_HEADER, ITEM, NOT_EXPRESSIBLE } from "./shared.ts";
 
 /** The download of an item as a `.{extension}` file. */
 function downloadContract(extension: string) {
@@ -26,7 +26,11 @@ function downloadContract(extension: string) {
       },
       304: { description: "Not modified: `If-None-Match` holds the current ETag." },
     },
-    problems: { 400: BAD_PARAMETERS, 404: "No such collection or item." },
+    problems: {
+      400: BAD_PARAMETERS,
+      404: "No such collection or item.",
+      406: NOT_EXPRESSIBLE,
+    },
   });
 }
 

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { defineContract, type HttpMethod } from "../../http/route_contract.ts";
 import {
   BAD_RDF_BODY,
+  BASE,
   BODY_TOO_LARGE,
   COLLECTION,
   COUNT,
@@ -19,7 +20,7 @@ const HASH_RESULT = z.object({
 });
 
 /** The hash query: which collection's settings apply. */
-export const HASH_QUERY = z.object({ collection: COLLECTION });
+export const HASH_QUERY = z.object({ collection: COLLECTION, base: BASE });
 
 function hashContract(method: HttpMethod, operationId: string, note: string) {
   return defineContract({

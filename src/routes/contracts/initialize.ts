@@ -4,6 +4,7 @@ import { iriList } from "../../http/query_schema.ts";
 import { defineContract } from "../../http/route_contract.ts";
 import {
   BAD_RDF_BODY,
+  BASE,
   BODY_TOO_LARGE,
   COLLECTION,
   rdfJsonBody,
@@ -24,6 +25,7 @@ export const initializeItem = defineContract({
   query: z.object({
     collection: COLLECTION,
     uri: iriList("The resources to initialise, repeated: `uri=A&uri=B`.", { min: 1 }),
+    base: BASE,
   }),
   body: rdfJsonBody("The RDF to initialise."),
   responses: {

@@ -5,10 +5,12 @@ import { defineContract } from "../../http/route_contract.ts";
 import {
   BAD_PARAMETERS,
   BAD_RDF_BODY,
+  BASE,
   BODY_TOO_LARGE,
   COLLECTION,
   ETAG_HEADER,
   ITEM,
+  NOT_EXPRESSIBLE,
   RDF_READ_TYPES,
   rdfAnyBody,
   UNKNOWN_COLLECTION,
@@ -33,6 +35,7 @@ export const createItem = defineContract({
   query: z.object({
     collection: COLLECTION,
     item: optionalIri("The new item's URI; by default the body's single root subject."),
+    base: BASE,
   }),
   body: rdfAnyBody("The item's graph."),
   responses: {
@@ -75,7 +78,7 @@ export const readItem = defineContract({
   problems: {
     400: BAD_PARAMETERS,
     404: "No such collection or item (`collection-not-found`, `item-not-found`).",
-    406: "No RDF format the `Accept` header allows (`not-acceptable`).",
+    406: `No RDF format the \`Accept\` header allows (\`not-acceptable\`). ${NOT_EXPRESSIBLE}`,
   },
 });
 
@@ -88,7 +91,7 @@ export const updateItem = defineContract({
   description: "The body must describe `item`. `If-Match` makes the update conditional.",
   tags: TAGS,
   access: "editor",
-  query: COLLECTION_AND_ITEM,
+  query: z.object({ collection: COLLECTION, item: ITEM, base: BASE }),
   body: rdfAnyBody("The item's new graph."),
   responses: { 204: { description: "Updated.", headers: { ETag: ETAG_HEADER } } },
   problems: {

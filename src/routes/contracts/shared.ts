@@ -3,7 +3,7 @@
  * the problem descriptions most operations give.
  */
 import { z } from "zod";
-import { requiredIri } from "../../http/query_schema.ts";
+import { optionalIri, requiredIri } from "../../http/query_schema.ts";
 import type { BodyContract } from "../../http/route_contract.ts";
 
 /** `collection`: which configured collection an operation works on. */
@@ -13,6 +13,13 @@ export const COLLECTION = requiredIri(
 
 /** `item`: the item's URI. */
 export const ITEM = requiredIri("The item's URI (an absolute IRI).");
+
+/** `base`: the base IRI of an RDF body's relative IRIs (API.md, Conventions). */
+export const BASE = optionalIri(
+  "The base IRI relative IRIs in the body resolve against (an absolute IRI, as the URL the " +
+    "document was fetched from); the document's own @base, xml:base or JSON-LD @base " +
+    "applies over it. Without it, a relative IRI is 400 `relative-iri`.",
+);
 
 /** The RDF-in-JSON flavours every RDF body accepts (API.md, Conventions). */
 const RDF_IN_JSON = {
@@ -58,8 +65,15 @@ export const BAD_PARAMETERS =
 
 /** The 400 of an operation with an RDF body, beyond its parameters. */
 export const BAD_RDF_BODY = `${BAD_PARAMETERS} Also an empty body (\`empty-body\`), ` +
-  "malformed RDF (`rdf-syntax`, with line and column) or a remote JSON-LD context that is " +
-  "not configured (`remote-context-refused`).";
+  "malformed RDF (`rdf-syntax`, with line and column), a relative IRI and no `base` " +
+  "(`relative-iri`), JSON-LD the JSON-LD 1.1 API calls an error or that would lose data " +
+  "(`invalid-jsonld`, with the error code) or a remote JSON-LD context that is not " +
+  "configured (`remote-context-refused`).";
+
+/** 406 for a graph the asked-for format cannot write (src/routes/rdf_response.ts). */
+export const NOT_EXPRESSIBLE = "The graph cannot be written in this format " +
+  "(`not-expressible`: RDF/XML cannot carry a C0 control character or a predicate with no " +
+  "XML name); the problem names the term and the formats that can carry it.";
 
 /** 404 for a collection that is not configured. */
 export const UNKNOWN_COLLECTION = "The collection is not configured (`collection-not-found`).";
