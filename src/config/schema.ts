@@ -5,6 +5,10 @@
  * coerced here; an empty string means "not set" for optional values.
  */
 import { z } from "zod";
+import { FIELD_TYPES } from "../search/mapped_fields.ts";
+import { parseFieldPath, prefixesOf } from "../search/field_paths.ts";
+import { SEARCH_LANGUAGES } from "../search/languages.ts";
+import { SERVICE_SEARCH_FIELDS } from "../search/documents.ts";
 import { maskUrlCredentials } from "../tools/settings_dump.ts";
 
 const emptyAsUndefined = (value: unknown) => value === "" || value === null ? undefined : value;
@@ -110,11 +114,33 @@ export const initializeRuleSchema = z.object({
   from: z.enum(["body", "store"]).default("body"),
 });
 
+const indexName = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lowercase letters, digits, - and _");
+
+/** A search field of a collection: a property path into a typed field (mapped_fields.ts). */
+const indexFieldSchema = z.object({
+  name: z.string()
+    .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, "letters, digits, _ and -, starting with a letter")
+    .refine((name) => !SERVICE_SEARCH_FIELDS.includes(name), "a field the service sets itself"),
+  path: z.string().min(1),
+  type: z.enum(FIELD_TYPES).default("text"),
+  language: z.enum(SEARCH_LANGUAGES as [string, ...string[]]).optional(),
+  multiple: flag.default(true),
+});
+
+/**
+ * `index: name`, or `index: {name, fields}` with the collection's own search fields. A
+ * plain name is read as `{name}` first, so that errors point into the object's keys.
+ */
+const indexSchema = z.preprocess(
+  (value) => typeof value === "string" ? { name: value } : value,
+  z.object({ name: indexName, fields: z.array(indexFieldSchema).default([]) }),
+);
+
 /** A collection of items, with its search index and optional per-collection behaviour. */
 export const collectionSchema = z.object({
   uri: absoluteIri,
   name: z.string().min(1),
-  index: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lowercase letters, digits, - and _"),
+  index: indexSchema,
   itemUriTemplate: z.string().min(1).optional(),
   /** JSON-LD context used to compact search documents. */
   context: z.record(z.string(), z.unknown()).optional(),
@@ -123,7 +149,30 @@ export const collectionSchema = z.object({
   /** OpenSearch mappings that replace the defaults for this collection's index. */
   mappings: z.record(z.string(), z.unknown()).optional(),
   initialize: z.array(initializeRuleSchema).default([]),
-});
+}).superRefine((collection, ctx) => {
+  const prefixes = prefixesOf(collection.context);
+  const seen = new Set<string>();
+  collection.index.fields.forEach((field, position) => {
+    const at = (key: string) => ["index", "fields", position, key];
+    try {
+      parseFieldPath(field.path, prefixes);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", path: at("path"), message: (error as Error).message });
+    }
+    if (seen.has(field.name)) {
+      ctx.addIssue({ code: "custom", path: at("name"), message: "another field has this name" });
+    }
+    seen.add(field.name);
+    if (field.language !== undefined && field.type !== "text") {
+      ctx.addIssue({ code: "custom", path: at("language"), message: "only text fields" });
+    }
+  });
+}).transform(({ index, ...collection }) => ({
+  ...collection,
+  index: index.name,
+  /** The collection's own search fields (`index.fields`); none by default. */
+  fields: index.fields,
+}));
 
 /** A workspace: a group of collections with shared initialise rules. */
 export const workspaceSchema = z.object({

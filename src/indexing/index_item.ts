@@ -11,6 +11,8 @@ import { collectionIndexRef } from "../search/build_engine.ts";
 import { buildSearchDocument } from "../search/documents.ts";
 import type { CollectionIndexRef, SearchDocument } from "../search/search_engine.ts";
 import type { ItemGraph, TripleStore } from "../store/triple_store.ts";
+import { compileIndexFields, type IndexField } from "../search/mapped_fields.ts";
+import { LinkedGraphLoader, type MappedFields, mappedFieldsOf } from "./linked_graphs.ts";
 
 /** A collection as indexing sees it: where its documents go and how they are shaped. */
 export interface IndexedCollection {
@@ -18,6 +20,10 @@ export interface IndexedCollection {
   workspace: string;
   ref: CollectionIndexRef;
   context?: Record<string, unknown>;
+  /** The collection's own search fields (`index.fields`), paths parsed. */
+  fields: IndexField[];
+  /** Every configured collection: where the resources its fields link to may be stored. */
+  linkableCollections: readonly string[];
 }
 
 /** Looks a configured collection up by URI; throws 404 `collection-not-found` otherwise. */
@@ -35,6 +41,8 @@ export function collectionResolver(config: ServiceConfig, catalog: Catalog): Col
         workspace: workspace.uri,
         ref: collectionIndexRef(config, collection),
         context: collection.context,
+        fields: compileIndexFields(collection.fields, collection.context),
+        linkableCollections: catalog.collections().map((entry) => entry.collection.uri),
       };
       cache.set(uri, indexed);
     }
@@ -71,15 +79,22 @@ export async function readItemDocuments(
     )).flat();
   }
   const byUri = new Map(graphs.map((graph) => [graph.record.uri, graph]));
-  return uris.map((uri): ItemDocument => {
+  // One loader for the batch: the linked resources of every item are read together.
+  const loader = collection.fields.length > 0
+    ? new LinkedGraphLoader(store, collection.linkableCollections)
+    : undefined;
+  return await Promise.all(uris.map(async (uri): Promise<ItemDocument> => {
     const graph = byUri.get(uri);
     if (!graph) return { uri, outcome: "gone" };
     try {
-      return { uri, outcome: "document", document: documentOf(collection, graph) };
+      const mapped = loader
+        ? await mappedFieldsOf(collection.fields, uri, graph.quads, loader)
+        : undefined;
+      return { uri, outcome: "document", document: documentOf(collection, graph, mapped) };
     } catch (error) {
       return failedOrThrow(uri, error);
     }
-  });
+  }));
 }
 
 /** Reads one item and builds its document; see {@link readItemDocuments}. */
@@ -91,7 +106,11 @@ export async function readItemDocument(
   return (await readItemDocuments(store, collection, [uri]))[0];
 }
 
-function documentOf(collection: IndexedCollection, { record, quads }: ItemGraph): SearchDocument {
+function documentOf(
+  collection: IndexedCollection,
+  { record, quads }: ItemGraph,
+  mapped?: MappedFields,
+): SearchDocument {
   return buildSearchDocument({
     uri: record.uri,
     collection: collection.uri,
@@ -99,7 +118,7 @@ function documentOf(collection: IndexedCollection, { record, quads }: ItemGraph)
     hash: record.hash,
     modified: record.modified,
     quads,
-  }, { context: collection.context });
+  }, { context: collection.context, mapped });
 }
 
 function isStoreFailure(error: unknown): boolean {

@@ -17,7 +17,8 @@
  * little of the lease is left.
  */
 import type { TripleStore } from "../store/triple_store.ts";
-import type { CollectionIndexRef, SearchEngine } from "../search/search_engine.ts";
+import type { CollectionIndexRef, SearchDocument, SearchEngine } from "../search/search_engine.ts";
+import { changedContent, linkedDependents } from "./linked_updates.ts";
 import { log } from "../log/logger.ts";
 import {
   type CollectionResolver,
@@ -242,6 +243,9 @@ export class IndexOutboxWorker {
         });
       }
     }
+    // Before the write: afterwards the index could no longer tell what changed, and a retry
+    // of this batch would not cascade. The dependents read the store, not the index.
+    await this.#requeueLinkedDependents(indexed, documents, gone);
     if (Date.now() >= deadline) {
       throw new LeaseRanShort("the claim's lease ran short before the documents were written");
     }
@@ -269,6 +273,27 @@ export class IndexOutboxWorker {
       }
     }
     return retry;
+  }
+
+  /**
+   * Queues the items whose search fields read one of these items, when that item's content
+   * changed or it is gone (`linked_updates.ts`). Nothing to do unless some collection has
+   * search fields.
+   */
+  async #requeueLinkedDependents(
+    indexed: IndexedCollection,
+    documents: SearchDocument[],
+    gone: string[],
+  ): Promise<void> {
+    const linking = indexed.linkableCollections
+      .map((uri) => this.#resolve(uri))
+      .filter((collection) => collection.fields.length > 0);
+    if (linking.length === 0) return;
+    const changed = [...await changedContent(this.#engine, indexed.ref, documents), ...gone];
+    if (changed.length === 0) return;
+    for (const [collection, uris] of await linkedDependents(this.#engine, linking, changed)) {
+      await this.#store.outbox.enqueue(collection, uris);
+    }
   }
 
   /** Waits `ms`, or less if stopped (or woken, when `idle`). */

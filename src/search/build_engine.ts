@@ -9,6 +9,7 @@ import type { ClampWarning } from "./clamp.ts";
 import { EmbeddedSearchEngine } from "./embedded.ts";
 import { OpenSearchEngine } from "./opensearch.ts";
 import type { CollectionIndexRef, SearchEngine } from "./search_engine.ts";
+import { fieldMappings } from "./mapped_fields.ts";
 
 /** Clamp warnings go to the service log as one `warn` line each. */
 export const logClampWarning: ClampWarning = (entry) => {
@@ -49,9 +50,17 @@ export function collectionIndexRef(
   config: ServiceConfig,
   collection: CollectionConfig,
 ): CollectionIndexRef {
+  const fields = fieldMappings(collection.fields);
   return {
     collection: collection.uri,
     indexName: `${config.service.search.opensearch.indexPrefix}${collection.index}`,
-    mappings: collection.mappings,
+    // The collection's explicit mappings override what its fields imply.
+    mappings: Object.keys(fields).length === 0 ? collection.mappings : {
+      ...collection.mappings,
+      properties: {
+        ...fields,
+        ...(collection.mappings?.properties as Record<string, unknown> | undefined),
+      },
+    },
   };
 }

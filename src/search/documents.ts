@@ -30,6 +30,16 @@ export interface SearchItem {
 export interface SearchDocumentOptions {
   /** The collection's JSON-LD context: an object, an array of them, or `{"@context": …}`. */
   context?: Record<string, unknown> | Record<string, unknown>[];
+  /**
+   * The collection's own search fields for this item (`index.fields`): they replace a
+   * generated field of the same name; their text values are searched by `q` like the item's
+   * literals (and in their language); `linkedItems` lists the resources they read.
+   */
+  mapped?: {
+    fields: Record<string, SearchFieldValue>;
+    texts: { text: string; language?: string }[];
+    linkedItems: string[];
+  };
 }
 
 /** Field names the service sets on every document; a predicate never takes them. */
@@ -45,6 +55,19 @@ export const RESERVED_SEARCH_FIELDS: readonly string[] = [
 
 /** Field names the service sets when an item has literals in a search language. */
 export const LANGUAGE_TEXT_FIELDS: readonly string[] = SEARCH_LANGUAGES.map(languageTextField);
+
+/**
+ * The field listing the linked resources an item's search fields read (their graphs were
+ * read to build the document): the items to re-index when one of them changes.
+ */
+export const LINKED_ITEMS_FIELD = "linkedItems";
+
+/** Every field name the service may set; neither predicates nor configured fields take them. */
+export const SERVICE_SEARCH_FIELDS: readonly string[] = [
+  ...RESERVED_SEARCH_FIELDS,
+  ...LANGUAGE_TEXT_FIELDS,
+  LINKED_ITEMS_FIELD,
+];
 
 const RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
 const XSD = "http://www.w3.org/2001/XMLSchema#";
@@ -108,6 +131,14 @@ export function buildSearchDocument(
       }
     }
   }
+  for (const { text, language } of options.mapped?.texts ?? []) {
+    literals.add(text);
+    if (language) {
+      const tagged = byLanguage.get(language);
+      if (tagged) tagged.add(text);
+      else byLanguage.set(language, new Set([text]));
+    }
+  }
   const names = cachedFieldNames([...predicates], options.context);
   const describe = (subject: string, visiting: Set<string>) =>
     describeNode(bySubject.get(subject) ?? [], names, bySubject, visiting);
@@ -123,6 +154,10 @@ export function buildSearchDocument(
     hash: item.hash,
     modified: item.modified,
     ...properties,
+    ...options.mapped?.fields,
+    ...(options.mapped?.linkedItems.length
+      ? { [LINKED_ITEMS_FIELD]: options.mapped.linkedItems }
+      : {}),
     text: [...literals].sort(compareStrings).join("\n"),
     // Literals tagged with a search language, analysed in that language as well.
     ...Object.fromEntries(
@@ -172,7 +207,7 @@ export function searchFieldNames(
     else preferred.set(name, [predicate]);
   }
   const names = new Map<string, string>();
-  const taken = new Set<string>([...RESERVED_SEARCH_FIELDS, ...LANGUAGE_TEXT_FIELDS]);
+  const taken = new Set<string>(SERVICE_SEARCH_FIELDS);
   for (const [name, group] of preferred) {
     if (group.length === 1 && !taken.has(name)) {
       names.set(group[0], name);

@@ -202,10 +202,18 @@ export function fieldResolver(fieldMappings: Record<string, unknown>): FieldReso
   return {
     filter,
     anyOf({ field, values }) {
-      const clauses = values.map((value) => filter({ field, value }));
-      return clauses.length === 1
-        ? clauses[0]
-        : { bool: { should: clauses, minimum_should_match: 1 } };
+      const mapping = mappingOf(field);
+      const type = mapping?.type ?? "keyword";
+      const target = type === "text" ? keywordOf(field, mapping!) : field;
+      if (target === undefined) {
+        const clauses = values.map((value) => filter({ field, value }));
+        return { bool: { should: clauses, minimum_should_match: 1 } };
+      }
+      // One `terms` clause: no limit on clauses, and the values the type cannot hold left out.
+      const fitting = type === "keyword" || type === "text"
+        ? values
+        : values.filter((value) => value.trim() !== "" && fitsType(value, type));
+      return fitting.length === 0 ? { match_none: {} } : { terms: { [target]: fitting } };
     },
     range({ field, gte, lte }) {
       const mapping = mappingOf(field);

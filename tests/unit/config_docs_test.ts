@@ -16,12 +16,14 @@ interface SchemaDef {
   shape?: Record<string, { _zod: { def: SchemaDef } }>;
   element?: { _zod: { def: SchemaDef } };
   innerType?: { _zod: { def: SchemaDef } };
+  in?: { _zod: { def: SchemaDef } };
   out?: { _zod: { def: SchemaDef } };
 }
 
 /**
  * Dotted paths of the schema's leaves (`service.http.port`, `workspaces[].uri`); wrappers
- * (default, optional, preprocess pipes) are looked through, records count as leaves.
+ * (default, optional, preprocess pipes, and the input side of transforms) are looked
+ * through, records count as leaves.
  */
 function leafKeys(def: SchemaDef, path = ""): string[] {
   switch (def.type) {
@@ -36,8 +38,11 @@ function leafKeys(def: SchemaDef, path = ""): string[] {
     case "optional":
     case "nullable":
       return leafKeys(def.innerType!._zod.def, path);
-    case "pipe":
-      return leafKeys(def.out!._zod.def, path);
+    case "pipe": {
+      // A transform's keys are those it reads: the pipe's input side.
+      const out = def.out!._zod.def;
+      return leafKeys(out.type === "transform" ? def.in!._zod.def : out, path);
+    }
     default:
       return [path];
   }

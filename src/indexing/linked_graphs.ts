@@ -1,0 +1,211 @@
+/**
+ * The graphs a collection's search fields read beyond the item's own: a path like
+ * `dct:subject/skos:prefLabel` steps from the item to a concept and reads the concept's
+ * label from the concept's own item graph, in whichever collection it is stored.
+ *
+ * {@link LinkedGraphLoader} reads linked graphs for a whole batch of items at once: every
+ * look-up asked for while the batch's paths are evaluated is collected and read in one store
+ * call per collection (the store finds items by collection), then shared by the batch.
+ * {@link ItemPathGraph} is one item's view for path evaluation: its own graph plus the
+ * graph of each IRI a path steps on, and the list of those IRIs, which the item's document
+ * keeps (`linkedItems`) so that a change to one of them re-indexes the item.
+ */
+import { DataFactory, type Quad, type Term } from "n3";
+import type { TripleStore } from "../store/triple_store.ts";
+import { evaluatePath, type PathGraph, termKey } from "../search/field_paths.ts";
+import {
+  fieldContribution,
+  type FieldText,
+  type IndexField,
+  MappedFieldError,
+} from "../search/mapped_fields.ts";
+import type { SearchFieldValue } from "../search/search_engine.ts";
+
+/** Most linked resources one item's fields may read. */
+export const MAX_LINKED_RESOURCES = 256;
+
+/** A graph's triples by subject and by object. */
+class GraphIndex {
+  readonly #bySubject = new Map<string, Quad[]>();
+  readonly #byObject = new Map<string, Quad[]>();
+  /** What this graph's blank node labels start with. */
+  readonly prefix: string;
+
+  /** Indexes `quads`, renaming blank nodes with `prefix` so graphs never share one. */
+  constructor(quads: Quad[], prefix: string) {
+    this.prefix = prefix;
+    const rename = (term: Term): Term =>
+      term.termType === "BlankNode" ? DataFactory.blankNode(`${prefix}${term.value}`) : term;
+    for (const quad of quads) {
+      const renamed = DataFactory.quad(
+        rename(quad.subject) as Quad["subject"],
+        quad.predicate,
+        rename(quad.object) as Quad["object"],
+      );
+      push(this.#bySubject, termKey(renamed.subject), renamed);
+      push(this.#byObject, termKey(renamed.object), renamed);
+    }
+  }
+
+  objects(node: Term, predicate: string): Term[] {
+    return (this.#bySubject.get(termKey(node)) ?? [])
+      .filter((quad) => quad.predicate.value === predicate)
+      .map((quad) => quad.object);
+  }
+
+  subjects(node: Term, predicate: string): Term[] {
+    return (this.#byObject.get(termKey(node)) ?? [])
+      .filter((quad) => quad.predicate.value === predicate)
+      .map((quad) => quad.subject);
+  }
+}
+
+function push(map: Map<string, Quad[]>, key: string, quad: Quad): void {
+  const list = map.get(key);
+  if (list) list.push(quad);
+  else map.set(key, [quad]);
+}
+
+/** Reads linked resources' graphs for a batch, coalescing look-ups into batched reads. */
+export class LinkedGraphLoader {
+  readonly #store: TripleStore;
+  readonly #collections: readonly string[];
+  readonly #graphs = new Map<string, Promise<GraphIndex | undefined>>();
+  #pending = new Map<string, (graph: Quad[] | undefined) => void>();
+  #failures = new Map<string, (error: unknown) => void>();
+  #scheduled = false;
+  #loaded = 0;
+
+  /** `collections`: every collection an item may be stored in. */
+  constructor(store: TripleStore, collections: readonly string[]) {
+    this.#store = store;
+    this.#collections = collections;
+  }
+
+  /** The graph of the item `uri` (renamed blank nodes), or undefined when no item has it. */
+  graph(uri: string): Promise<GraphIndex | undefined> {
+    let graph = this.#graphs.get(uri);
+    if (!graph) {
+      const prefix = `l${++this.#loaded}_`;
+      graph = new Promise<Quad[] | undefined>((resolve, reject) => {
+        this.#pending.set(uri, resolve);
+        this.#failures.set(uri, reject);
+        this.#schedule();
+      }).then((quads) => quads === undefined ? undefined : new GraphIndex(quads, prefix));
+      this.#graphs.set(uri, graph);
+    }
+    return graph;
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    // A timer rather than a microtask: every item of the batch asks before the read starts.
+    setTimeout(() => this.#flush(), 0);
+  }
+
+  async #flush(): Promise<void> {
+    this.#scheduled = false;
+    const pending = this.#pending;
+    const failures = this.#failures;
+    this.#pending = new Map();
+    this.#failures = new Map();
+    try {
+      const found = new Map<string, Quad[]>();
+      let remaining = [...pending.keys()];
+      for (const collection of this.#collections) {
+        if (remaining.length === 0) break;
+        for (const { record, quads } of await this.#store.readItemGraphs(collection, remaining)) {
+          found.set(record.uri, quads);
+        }
+        remaining = remaining.filter((uri) => !found.has(uri));
+      }
+      for (const [uri, resolve] of pending) resolve(found.get(uri));
+    } catch (error) {
+      for (const reject of failures.values()) reject(error);
+    }
+  }
+}
+
+/** What an item's search fields contribute to its document. */
+export interface MappedFields {
+  fields: Record<string, SearchFieldValue>;
+  texts: FieldText[];
+  /** The IRIs whose graphs the paths read: the item is re-indexed when one changes. */
+  linkedItems: string[];
+}
+
+/** Evaluates every field of a collection for one item; throws {@link MappedFieldError}. */
+export async function mappedFieldsOf(
+  fields: readonly IndexField[],
+  item: string,
+  quads: Quad[],
+  loader: LinkedGraphLoader,
+): Promise<MappedFields> {
+  const graph = new ItemPathGraph(item, quads, loader);
+  const start = DataFactory.namedNode(item);
+  const result: MappedFields = { fields: {}, texts: [], linkedItems: [] };
+  for (const field of fields) {
+    const contribution = fieldContribution(field, await evaluatePath(field.compiled, start, graph));
+    if (contribution.value !== undefined) result.fields[field.name] = contribution.value;
+    result.texts.push(...contribution.texts);
+  }
+  result.linkedItems = graph.linkedResources();
+  return result;
+}
+
+/**
+ * One item's graph for path evaluation: its own triples, and for each IRI a path stands on
+ * (other than the item), that resource's item graph. Blank nodes stay in their graph.
+ */
+export class ItemPathGraph implements PathGraph {
+  readonly #item: string;
+  readonly #own: GraphIndex;
+  readonly #loader: LinkedGraphLoader;
+  readonly #linked = new Map<string, Promise<GraphIndex | undefined>>();
+  /** Graphs by the blank-node prefix they were given. */
+  readonly #byPrefix = new Map<string, GraphIndex>();
+
+  constructor(item: string, quads: Quad[], loader: LinkedGraphLoader) {
+    this.#item = item;
+    this.#own = new GraphIndex(quads, "i_");
+    this.#byPrefix.set("i_", this.#own);
+    this.#loader = loader;
+  }
+
+  /** The IRIs whose graphs were read (found or not), sorted. */
+  linkedResources(): string[] {
+    return [...this.#linked.keys()].sort();
+  }
+
+  async objects(node: Term, predicate: string): Promise<Term[]> {
+    return (await this.#graphsOf(node)).flatMap((graph) => graph.objects(node, predicate));
+  }
+
+  async subjects(node: Term, predicate: string): Promise<Term[]> {
+    return (await this.#graphsOf(node)).flatMap((graph) => graph.subjects(node, predicate));
+  }
+
+  /** Where triples about `node` are: the item's graph, and the node's own if it has one. */
+  async #graphsOf(node: Term): Promise<GraphIndex[]> {
+    if (node.termType === "BlankNode") {
+      const prefix = node.value.slice(0, node.value.indexOf("_") + 1);
+      const graph = this.#byPrefix.get(prefix);
+      return graph ? [graph] : [];
+    }
+    if (node.termType !== "NamedNode" || node.value === this.#item) return [this.#own];
+    let linked = this.#linked.get(node.value);
+    if (!linked) {
+      if (this.#linked.size >= MAX_LINKED_RESOURCES) {
+        throw new MappedFieldError(
+          `the search fields read more than ${MAX_LINKED_RESOURCES} linked resources`,
+        );
+      }
+      linked = this.#loader.graph(node.value);
+      this.#linked.set(node.value, linked);
+    }
+    const graph = await linked;
+    if (graph) this.#byPrefix.set(graph.prefix, graph);
+    return graph ? [this.#own, graph] : [this.#own];
+  }
+}
