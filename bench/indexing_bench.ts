@@ -5,10 +5,15 @@
  * an indexing job of the collection into OpenSearch (items/s) beside a raw `_bulk` of the
  * same documents, precomputed, with the same client library and batch size (items/s): the
  * ratio is what the job's reading, document building and bookkeeping cost (goal ≥ 0.7).
- * The same job into the embedded engine, and search latency (p50/p99) on both engines.
- * OpenSearch parts run only when `SERVICE_OPENSEARCH_URL` is set.
+ * The same job into the embedded engine, and search latency (p50/p99) on both engines,
+ * with and without facets. OpenSearch parts run only when `SERVICE_OPENSEARCH_URL` is set.
  *
- *   SERVICE_OPENSEARCH_URL=http://127.0.0.1:9200 deno run -A bench/indexing_bench.ts [items]
+ * With `--linked`, every item also points to one of 50 concepts and one of 500 people
+ * (items of two other collections), and the collection declares two search fields whose
+ * paths leave the item (`schema:about/skos:prefLabel`, `schema:author/foaf:name`): the
+ * job then reads the linked graphs too, and the raw `_bulk` indexes the same documents.
+ *
+ *   SERVICE_OPENSEARCH_URL=http://127.0.0.1:9200 deno run -A bench/indexing_bench.ts [items] [--linked]
  */
 import { join } from "node:path";
 import process from "node:process";
@@ -31,6 +36,12 @@ import { IndexJobRunner } from "../src/indexing/job_runner.ts";
 const { namedNode, literal, blankNode, quad } = DataFactory;
 
 const COLLECTION = "https://data.example.org/collection/bench";
+const CONCEPTS = "https://data.example.org/collection/bench-concepts";
+const PEOPLE = "https://data.example.org/collection/bench-people";
+const LINKED_CONCEPTS = 50;
+const LINKED_PEOPLE = 500;
+const SKOS = "http://www.w3.org/2004/02/skos/core#";
+const FOAF = "http://xmlns.com/foaf/0.1/";
 const DCT = "http://purl.org/dc/terms/";
 const SCHEMA = "https://schema.org/";
 const XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer";
@@ -47,6 +58,8 @@ export interface IndexingBenchOptions {
   searches: number;
   /** OpenSearch base URL; the OpenSearch rows are skipped without it. */
   openSearchUrl?: string;
+  /** Items link to concepts and people read by two search fields (see the module comment). */
+  linked?: boolean;
 }
 
 /** One measured row. */
@@ -63,13 +76,14 @@ export interface IndexingBenchRow {
 export async function benchIndexing(options: IndexingBenchOptions): Promise<IndexingBenchRow[]> {
   const dir = await Deno.makeTempDir({ prefix: "rcs-indexing-bench-" });
   const prefix = `rcs-bench-${Date.now().toString(36)}-`;
-  const config = benchConfig(dir, prefix);
+  const linked = options.linked ?? false;
+  const config = benchConfig(dir, prefix, linked);
   const db = openLocalDatabase(dir);
   const rows: IndexingBenchRow[] = [];
   try {
     const store = new EmbeddedTripleStore(db, join(dir, LOCAL_DB_FILE));
     const started = performance.now();
-    await createItems(db, store, options.items);
+    await createItems(db, store, options.items, linked);
     rows.push({
       name: `setup: ${options.items} items through the store API`,
       seconds: (performance.now() - started) / 1000,
@@ -89,6 +103,15 @@ export async function benchIndexing(options: IndexingBenchOptions): Promise<Inde
       rows.push({ name: "opensearch", note: "skipped: set SERVICE_OPENSEARCH_URL" });
     }
     rows.push(await searchLatency("embedded engine: search", embedded, config, options.searches));
+    rows.push(
+      await searchLatency(
+        "embedded engine: search with 2 facets",
+        embedded,
+        config,
+        options.searches,
+        true,
+      ),
+    );
   } finally {
     db.close();
     await Deno.remove(dir, { recursive: true });
@@ -111,7 +134,8 @@ async function benchOpenSearch(
   const engines: OpenSearchEngine[] = [];
   const rows: IndexingBenchRow[] = [];
   try {
-    const documents = await precomputeDocuments(benchConfig(dir, prefix), store);
+    const linked = options.linked ?? false;
+    const documents = await precomputeDocuments(benchConfig(dir, prefix, linked), store);
     await timeRawBulk(client, `${prefix}warmup`, documents.slice(0, 5000));
     const job: number[] = [];
     const raw: number[] = [];
@@ -119,7 +143,7 @@ async function benchOpenSearch(
     const jobCpu: number[] = [];
     const rawCpu: number[] = [];
     for (let round = 0; round < OPENSEARCH_ROUNDS; round++) {
-      const config = benchConfig(dir, `${prefix}${round}-`);
+      const config = benchConfig(dir, `${prefix}${round}-`, linked);
       const engine = new OpenSearchEngine({ node, limits: config.service.search.query });
       engines.push(engine);
       let cpu = process.cpuUsage();
@@ -144,8 +168,17 @@ async function benchOpenSearch(
       note: `job/raw ${(best(job) / best(raw)).toFixed(2)}; per round ${ratios.join(", ")}; ` +
         `client CPU ${Math.min(...rawCpu).toFixed(3)} ms/item`,
     });
-    const config = benchConfig(dir, `${prefix}0-`);
+    const config = benchConfig(dir, `${prefix}0-`, linked);
     rows.push(await searchLatency("opensearch: search", engines[0], config, options.searches));
+    rows.push(
+      await searchLatency(
+        "opensearch: search with 2 facets",
+        engines[0],
+        config,
+        options.searches,
+        true,
+      ),
+    );
   } finally {
     await deleteIndices(client, prefix);
     await client.close();
@@ -154,7 +187,12 @@ async function benchOpenSearch(
   return rows;
 }
 
-function benchConfig(dir: string, prefix: string): ServiceConfig {
+function benchConfig(dir: string, prefix: string, linked = false): ServiceConfig {
+  const index = linked
+    ? `{ name: bench, fields: [
+          { name: about, path: "<${SCHEMA}about>/skos:prefLabel" },
+          { name: authorName, path: "<${SCHEMA}author>/foaf:name" } ] }`
+    : "bench";
   return parseConfigText(
     `service:
   data: { dir: ${JSON.stringify(dir)} }
@@ -164,7 +202,9 @@ workspaces:
   - uri: https://data.example.org/workspace/bench
     name: Bench
     collections:
-      - { uri: ${COLLECTION}, name: Bench, index: bench }
+      - { uri: ${COLLECTION}, name: Bench, index: ${index} }
+      - { uri: ${CONCEPTS}, name: Concepts, index: bench-concepts }
+      - { uri: ${PEOPLE}, name: People, index: bench-people }
 `,
     "bench",
     () => undefined,
@@ -219,12 +259,25 @@ function itemQuads(n: number, next: () => number): Quad[] {
   return quads;
 }
 
-async function createItems(db: DatabaseSync, store: EmbeddedTripleStore, count: number) {
+async function createItems(
+  db: DatabaseSync,
+  store: EmbeddedTripleStore,
+  count: number,
+  linked: boolean,
+) {
   // Durability per write is the store's business, not this benchmark's.
   db.exec("PRAGMA synchronous = OFF");
   const next = random(42);
+  if (linked) await createLinkedResources(store);
   for (let n = 0; n < count; n++) {
     const quads = itemQuads(n, next);
+    if (linked) {
+      const uri = quads[0].subject;
+      quads.push(
+        quad(uri, namedNode(`${SCHEMA}about`), namedNode(conceptUri(n % LINKED_CONCEPTS))),
+      );
+      quads.push(quad(uri, namedNode(`${SCHEMA}author`), namedNode(personUri(n % LINKED_PEOPLE))));
+    }
     await store.createItem({
       collection: COLLECTION,
       uri: quads[0].subject.value,
@@ -234,6 +287,38 @@ async function createItems(db: DatabaseSync, store: EmbeddedTripleStore, count: 
   }
   db.exec("DELETE FROM index_outbox");
   db.exec("PRAGMA synchronous = FULL");
+}
+
+function conceptUri(n: number): string {
+  return `https://data.example.org/id/concept/${n}`;
+}
+
+function personUri(n: number): string {
+  return `https://data.example.org/id/person/${n}`;
+}
+
+/** The concepts and people the items of a `--linked` run point to. */
+async function createLinkedResources(store: EmbeddedTripleStore): Promise<void> {
+  for (let n = 0; n < LINKED_CONCEPTS; n++) {
+    const uri = namedNode(conceptUri(n));
+    await store.createItem({
+      collection: CONCEPTS,
+      uri: uri.value,
+      quads: [
+        quad(uri, namedNode(`${SKOS}prefLabel`), literal(`${WORDS[n % WORDS.length]} ${n}`, "en")),
+      ],
+      hash: `c${n}`.padStart(64, "0"),
+    });
+  }
+  for (let n = 0; n < LINKED_PEOPLE; n++) {
+    const uri = namedNode(personUri(n));
+    await store.createItem({
+      collection: PEOPLE,
+      uri: uri.value,
+      quads: [quad(uri, namedNode(`${FOAF}name`), literal(`Person ${n}`))],
+      hash: `p${n}`.padStart(64, "0"),
+    });
+  }
 }
 
 function countTriples(db: DatabaseSync): number {
@@ -304,6 +389,7 @@ async function searchLatency(
   engine: SearchEngine,
   config: ServiceConfig,
   count: number,
+  faceted = false,
 ): Promise<IndexingBenchRow> {
   const ref = collectionResolver(config, new Catalog(config.workspaces))(COLLECTION).ref;
   const next = random(7);
@@ -323,6 +409,9 @@ async function searchLatency(
         return { q: word, filters: [{ field: "datePublished", value: String(1900 + n % 120) }] };
     }
   });
+  if (faceted) {
+    for (const request of requests) request.facets = ["genre", "datePublished"];
+  }
   for (const request of requests.slice(0, 20)) await engine.search(ref, request);
   const times: number[] = [];
   for (const request of requests) {
@@ -366,11 +455,13 @@ export function formatIndexingBench(rows: IndexingBenchRow[]): string {
 }
 
 if (import.meta.main) {
-  const items = Number(Deno.args[0] ?? 20_000);
+  const numbers = Deno.args.filter((arg) => !arg.startsWith("--"));
+  const items = Number(numbers[0] ?? 20_000);
   const rows = await benchIndexing({
     items,
     searches: 500,
     openSearchUrl: Deno.env.get("SERVICE_OPENSEARCH_URL") || undefined,
+    linked: Deno.args.includes("--linked"),
   });
   console.log(formatIndexingBench(rows));
 }

@@ -8,6 +8,7 @@ import { ProblemError } from "../../src/http/problem.ts";
 import { openLocalDatabase } from "../../src/store/local_db.ts";
 import type { SearchLimits } from "../../src/search/clamp.ts";
 import { buildSearchDocument } from "../../src/search/documents.ts";
+import { fieldMappings } from "../../src/search/mapped_fields.ts";
 import { EmbeddedSearchEngine } from "../../src/search/embedded.ts";
 import { OpenSearchEngine } from "../../src/search/opensearch.ts";
 import type {
@@ -348,6 +349,62 @@ export function defineSearchEngineSuite(
     assert.deepEqual(both.hits[0].highlights, {
       text: ["Running with <em>wolves</em>"],
       text_en: ["Running with <em>wolves</em>"],
+    });
+  });
+
+  test("collection search fields: their mappings, filters, ranges and facets", async ({ engine, index }) => {
+    const ref = index({
+      properties: fieldMappings([
+        { name: "subject", path: "x:s", type: "text", language: "de", multiple: true },
+        { name: "year", path: "x:y", type: "integer", multiple: false },
+        { name: "issued", path: "x:d", type: "date", multiple: false },
+        { name: "about", path: "x:a", type: "iri", multiple: true },
+        { name: "open", path: "x:o", type: "boolean", multiple: false },
+      ]),
+    });
+    await engine.ensureIndex(ref);
+    const result = await engine.upsert(ref, [
+      book(1, {
+        subject: ["Häuser"],
+        year: 1999,
+        issued: "1999-05-01",
+        about: ["urn:c:1"],
+        open: true,
+      }),
+      book(2, {
+        subject: ["Gärten", "Häuser"],
+        year: 2005,
+        issued: "2005-11-30T10:00:00Z",
+        about: ["urn:c:1", "urn:c:2"],
+        open: false,
+      }),
+      book(3, { year: 2012, issued: "2012-01-15", about: ["urn:c:2"], open: true }),
+    ]);
+    assert.deepEqual(result, { succeeded: 3, failed: [] });
+    await engine.refresh(ref);
+    const uris = async (request: Parameters<SearchEngine["search"]>[1]) =>
+      (await engine.search(ref, request)).hits.map((hit) => hit.uri.slice(-3)).sort();
+    assert.deepEqual(await uris({ filters: [{ field: "subject", value: "Häuser" }] }), [
+      "001",
+      "002",
+    ]);
+    assert.deepEqual(await uris({ ranges: [{ field: "year", gte: "2000" }] }), ["002", "003"]);
+    assert.deepEqual(
+      await uris({ ranges: [{ field: "issued", gte: "2000-01-01", lte: "2010-12-31" }] }),
+      ["002"],
+    );
+    assert.deepEqual(await uris({ anyOf: [{ field: "about", values: ["urn:c:2"] }] }), [
+      "002",
+      "003",
+    ]);
+    assert.deepEqual(await uris({ filters: [{ field: "open", value: "true" }] }), ["001", "003"]);
+    const facets = (await engine.search(ref, { facets: ["about", "subject", "year", "open"] }))
+      .facets;
+    assert.deepEqual(facets, {
+      about: [{ value: "urn:c:1", count: 2 }, { value: "urn:c:2", count: 2 }],
+      subject: [{ value: "Häuser", count: 2 }, { value: "Gärten", count: 1 }],
+      year: [{ value: 1999, count: 1 }, { value: 2005, count: 1 }, { value: 2012, count: 1 }],
+      open: [{ value: true, count: 2 }, { value: false, count: 1 }],
     });
   });
 
