@@ -24,6 +24,8 @@ export interface IndexedCollection {
   fields: IndexField[];
   /** Every configured collection: where the resources its fields link to may be stored. */
   linkableCollections: readonly string[];
+  /** Where linked resources were found so far, by collection: asked first next time. */
+  linkHits: Map<string, number>;
 }
 
 /** Looks a configured collection up by URI; throws 404 `collection-not-found` otherwise. */
@@ -43,6 +45,7 @@ export function collectionResolver(config: ServiceConfig, catalog: Catalog): Col
         context: collection.context,
         fields: compileIndexFields(collection.fields, collection.context),
         linkableCollections: catalog.collections().map((entry) => entry.collection.uri),
+        linkHits: new Map(),
       };
       cache.set(uri, indexed);
     }
@@ -81,7 +84,7 @@ export async function readItemDocuments(
   const byUri = new Map(graphs.map((graph) => [graph.record.uri, graph]));
   // One loader for the batch: the linked resources of every item are read together.
   const loader = collection.fields.length > 0
-    ? new LinkedGraphLoader(store, collection.linkableCollections)
+    ? new LinkedGraphLoader(store, collection.linkableCollections, collection.linkHits)
     : undefined;
   return await Promise.all(uris.map(async (uri): Promise<ItemDocument> => {
     const graph = byUri.get(uri);

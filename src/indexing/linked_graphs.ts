@@ -75,11 +75,21 @@ export class LinkedGraphLoader {
   #failures = new Map<string, (error: unknown) => void>();
   #scheduled = false;
   #loaded = 0;
+  /** Linked graphs found per collection, kept by the caller from batch to batch. */
+  readonly #hits: Map<string, number>;
 
-  /** `collections`: every collection an item may be stored in. */
-  constructor(store: TripleStore, collections: readonly string[]) {
+  /**
+   * `collections`: every collection an item may be stored in; `hits` counts where linked
+   * items were found, so that later reads ask those collections first.
+   */
+  constructor(
+    store: TripleStore,
+    collections: readonly string[],
+    hits: Map<string, number> = new Map(),
+  ) {
     this.#store = store;
     this.#collections = collections;
+    this.#hits = hits;
   }
 
   /** The graph of the item `uri` (renamed blank nodes), or undefined when no item has it. */
@@ -113,11 +123,15 @@ export class LinkedGraphLoader {
     try {
       const found = new Map<string, Quad[]>();
       let remaining = [...pending.keys()];
-      for (const collection of this.#collections) {
+      // The collections that held links so far first: links of a batch tend to share them.
+      const ordered = [...this.#collections].sort((a, b) =>
+        (this.#hits.get(b) ?? 0) - (this.#hits.get(a) ?? 0)
+      );
+      for (const collection of ordered) {
         if (remaining.length === 0) break;
-        for (const { record, quads } of await this.#store.readItemGraphs(collection, remaining)) {
-          found.set(record.uri, quads);
-        }
+        const graphs = await this.#store.readItemGraphs(collection, remaining);
+        for (const { record, quads } of graphs) found.set(record.uri, quads);
+        this.#hits.set(collection, (this.#hits.get(collection) ?? 0) + graphs.length);
         remaining = remaining.filter((uri) => !found.has(uri));
       }
       for (const [uri, resolve] of pending) resolve(found.get(uri));
