@@ -7,7 +7,7 @@ import { startServiceProcess } from "../support/process.ts";
 import { DEMO_COLLECTION, itemQuery } from "../support/service.ts";
 
 const TRIPLES_PER_ITEM = 50;
-const WRITERS = 4;
+const WRITERS = 32;
 
 function itemBody(uri: string, version: number): string {
   const lines = [];
