@@ -17,7 +17,7 @@ import { open } from "node:fs/promises";
 import { DataFactory, Writer } from "n3";
 import type { Quad } from "n3";
 import { invalidTerm, itemExists, itemNotFound, preconditionFailed } from "./store_problems.ts";
-import { inTransaction } from "./local_db.ts";
+import { inUnsyncedTransaction } from "./local_db.ts";
 import { SqliteIndexOutbox } from "./sqlite_index_outbox.ts";
 import { decodeObject, decodePredicate, decodeSubject, encodeTerm } from "./term_ids.ts";
 import { EmbeddedSparqlEngine } from "./embedded_sparql.ts";
@@ -45,6 +45,8 @@ const SINGLE_READ_LIMIT = 20_000;
 const PAGE_SIZE = 2_000;
 /** Batch reads fetch at most about this many triples per statement. */
 const BATCH_TRIPLES = 20_000;
+/** Triples per insert statement (4 variables each: far below SQLite's variable limit). */
+const INSERT_ROWS = 64;
 /** Item URIs per look-up statement of a batch read (far below SQLite's variable limit). */
 const BATCH_LOOKUP = 500;
 
@@ -114,6 +116,8 @@ export class EmbeddedTripleStore implements TripleStore {
   readonly #path?: string;
   readonly #sparql: EmbeddedSparqlEngine;
   readonly #statements: Record<string, StatementSync>;
+  /** Multi-row triple inserts by row count (at most {@link INSERT_ROWS} of them). */
+  readonly #multiInserts = new Map<number, StatementSync>();
   /** Item writes, committed in groups (see `group_commit.ts`). */
   readonly #writes: GroupCommitter<PendingWrite, ItemRow>;
 
@@ -135,7 +139,6 @@ export class EmbeddedTripleStore implements TripleStore {
       ),
       deleteItem: db.prepare("DELETE FROM items WHERE id = ?"),
       deleteTriples: db.prepare("DELETE FROM triples WHERE item_id = ?"),
-      insertTriple: db.prepare("INSERT INTO triples (item_id, s, p, o) VALUES (?, ?, ?, ?)"),
       allTriples: db.prepare(
         "SELECT rowid, s, p, o FROM triples WHERE item_id = ? ORDER BY s, rowid",
       ),
@@ -336,7 +339,8 @@ export class EmbeddedTripleStore implements TripleStore {
    */
   async #commitGroup(writes: PendingWrite[]): Promise<WriteOutcome<ItemRow>[]> {
     let firstEntry: number | undefined;
-    const outcomes = this.#inFileTransaction(() =>
+    // No fsync at COMMIT (checkpoints still sync): #syncWal follows.
+    const outcomes = inUnsyncedTransaction(this.#db, () =>
       writes.map((pending) => {
         this.#db.exec("SAVEPOINT item_write");
         const outcome = outcomeOf(() => this.#apply(pending));
@@ -344,8 +348,7 @@ export class EmbeddedTripleStore implements TripleStore {
         this.#db.exec("RELEASE item_write");
         if (outcome.ok) firstEntry ??= outcome.value.entry;
         return outcome;
-      })
-    );
+      }));
     if (firstEntry !== undefined) this.outbox.holdBack(firstEntry);
     try {
       await this.#syncWal();
@@ -365,21 +368,6 @@ export class EmbeddedTripleStore implements TripleStore {
     else {
       const { quads } = pending.write;
       this.#sparql.graphChanged(row.uri, () => this.#mirrorNQuads(row.id, row.uri, quads));
-    }
-  }
-
-  /**
-   * Runs `work` in one transaction. A file database commits it with `synchronous=NORMAL`
-   * (no fsync at COMMIT; checkpoints still sync), because {@link #syncWal} follows; the
-   * other writers of the connection keep FULL.
-   */
-  #inFileTransaction<T>(work: () => T): T {
-    if (!this.#path) return inTransaction(this.#db, work);
-    this.#db.exec("PRAGMA synchronous = NORMAL");
-    try {
-      return inTransaction(this.#db, work);
-    } finally {
-      this.#db.exec("PRAGMA synchronous = FULL");
     }
   }
 
@@ -471,11 +459,35 @@ export class EmbeddedTripleStore implements TripleStore {
     return Promise.resolve();
   }
 
+  /** Inserts rows {@link INSERT_ROWS} at a time: one call into SQLite instead of one per triple. */
   #insertTriples(itemId: number, quads: Quad[]): void {
-    const insert = this.#statements.insertTriple;
-    for (const quad of quads) {
-      insert.run(itemId, storable(quad.subject), storable(quad.predicate), storable(quad.object));
+    for (let start = 0; start < quads.length; start += INSERT_ROWS) {
+      const chunk = quads.slice(start, start + INSERT_ROWS);
+      const values: (number | string)[] = [];
+      for (const quad of chunk) {
+        values.push(
+          itemId,
+          storable(quad.subject),
+          storable(quad.predicate),
+          storable(quad.object),
+        );
+      }
+      this.#insertRows(chunk.length).run(...values);
     }
+  }
+
+  /** The prepared multi-row insert for `rows` triples. */
+  #insertRows(rows: number): StatementSync {
+    let statement = this.#multiInserts.get(rows);
+    if (!statement) {
+      statement = this.#db.prepare(
+        `INSERT INTO triples (item_id, s, p, o) VALUES ${
+          new Array(rows).fill("(?, ?, ?, ?)").join(", ")
+        }`,
+      );
+      this.#multiInserts.set(rows, statement);
+    }
+    return statement;
   }
 
   /** An item's triples as N-Quads in its named graph, blank nodes made unique per item. */

@@ -6,7 +6,7 @@
  * of an entry (shown by tests and useful when inspecting the file).
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { inTransaction } from "./local_db.ts";
+import { inTransaction, inUnsyncedTransaction } from "./local_db.ts";
 import type { IndexOutbox, OutboxClaim, OutboxEntry } from "./index_outbox.ts";
 
 interface OutboxRow {
@@ -84,9 +84,13 @@ export class SqliteIndexOutbox implements IndexOutbox {
     return Promise.resolve({ entries, leaseUntil });
   }
 
+  /**
+   * Unsynced: a completion lost to a power cut only means its entries are applied again,
+   * which converges on the same documents; the worker never waits for the disk.
+   */
   complete(ids: string[]): Promise<void> {
     if (ids.length > 0) {
-      inTransaction(this.#db, () => {
+      inUnsyncedTransaction(this.#db, () => {
         for (const id of ids) this.#statements.remove.run(Number(id));
       });
     }
@@ -96,7 +100,7 @@ export class SqliteIndexOutbox implements IndexOutbox {
 
   release(ids: string[]): Promise<void> {
     if (ids.length > 0) {
-      inTransaction(this.#db, () => {
+      inUnsyncedTransaction(this.#db, () => {
         for (const id of ids) this.#statements.attempted.run(Number(id));
       });
     }
