@@ -454,9 +454,9 @@ export class EmbeddedTripleStore implements TripleStore {
     }
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.#writes.idle();
     this.#sparql.close();
-    return Promise.resolve();
   }
 
   /** Inserts rows {@link INSERT_ROWS} at a time: one call into SQLite instead of one per triple. */

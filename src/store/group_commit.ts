@@ -55,12 +55,21 @@ export class GroupCommitter<W, R> {
   readonly #queue: Queued<W, R>[] = [];
   #inFlight = 0;
   #timer?: ReturnType<typeof setTimeout>;
+  /** Callers of {@link idle}, told whenever a commit ends. */
+  #idleWaiters: (() => void)[] = [];
   /** Group sizes committed so far (for tests and metrics). */
   readonly stats = { groups: 0, writes: 0, largest: 0 };
 
   constructor(commit: CommitGroup<W, R>, options: GroupCommitOptions = DEFAULT_GROUP_COMMIT) {
     this.#commit = commit;
     this.#options = options;
+  }
+
+  /** Resolves once nothing is queued or in flight (for closing the store after its writes). */
+  async idle(): Promise<void> {
+    while (this.#queue.length > 0 || this.#inFlight > 0) {
+      await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+    }
   }
 
   /** Resolves with the write's result once the commit holding it is durable. */
@@ -123,6 +132,7 @@ export class GroupCommitter<W, R> {
         this.#timer = undefined;
       }
       this.#pump();
+      for (const wake of this.#idleWaiters.splice(0)) wake();
     }
   }
 }

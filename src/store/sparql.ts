@@ -364,6 +364,7 @@ export class SparqlTripleStore implements TripleStore {
   }
 
   async close(): Promise<void> {
+    await this.#writes.idle();
     const receipts = this.#settledReceipts.splice(0);
     try {
       if (receipts.length > 0) {

@@ -114,3 +114,18 @@ Deno.test("a stalled commit holds the queue at most maxWaitMs; then the next gro
   assert.equal(await stalled, "stored slow");
   assert.equal(await waiting, "stored b");
 });
+
+Deno.test("idle() waits for queued and in-flight commits", async () => {
+  const { commit, finishNext } = controlledCommit();
+  const committer = new GroupCommitter(commit, OPTIONS);
+  const writes = [committer.submit("a", 1), committer.submit("b", 1)];
+  let idle = false;
+  const waiting = committer.idle().then(() => idle = true);
+  finishNext();
+  await writes[0];
+  await tick();
+  assert.equal(idle, false, "b is still in flight");
+  finishNext();
+  await waiting;
+  assert.deepEqual(await Promise.all(writes), ["stored a", "stored b"]);
+});
