@@ -1,6 +1,8 @@
 /**
  * SIGKILL during a stream of acknowledged writes: after a restart every acknowledged write
- * is there, whole, and no item is half-written.
+ * is there, whole, and no item is half-written. 32 concurrent writers keep group commit
+ * busy (src/store/group_commit.ts): at the kill, groups are queued, committed and waiting
+ * for their fsync, or being fsynced.
  */
 import { strict as assert } from "node:assert";
 import { startServiceProcess } from "../support/process.ts";
@@ -65,6 +67,8 @@ Deno.test({
       await first.kill();
       stop = true;
       await Promise.all(writers);
+      // Every writer had a write in flight: the kill fell on a busy group commit.
+      assert.ok(attempted.size - acknowledged.size >= WRITERS / 2, "writes in flight at the kill");
 
       const second = await startServiceProcess({ SERVICE_DATA_DIR: dataDir });
       try {
