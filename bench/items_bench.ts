@@ -28,7 +28,8 @@ export function fiftyTripleItem(uri: string): string {
   return lines.join("\n") + "\n";
 }
 
-async function startBaseline(turtle: string, jsonld: string) {
+/** The bare HTTP stack (`baseline_server.ts`) serving these bodies, as its own process. */
+export async function startBaseline(turtle: string, jsonld: string) {
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(`${dir}/item.ttl`, turtle);
   await Deno.writeTextFile(`${dir}/item.jsonld`, jsonld);

@@ -19,7 +19,7 @@
  */
 import { type LoadResult, type RequestFactory, runLoad } from "./lib/load.ts";
 import { CpuMeter, findProcess } from "./lib/process_cpu.ts";
-import { fiftyTripleItem } from "./items_bench.ts";
+import { fiftyTripleItem, startBaseline } from "./items_bench.ts";
 import { startServiceProcess } from "../tests/support/process.ts";
 import { DEMO_COLLECTION, itemQuery } from "../tests/support/service.ts";
 import { sparqlEndpointsFromEnv } from "../tests/support/fuseki.ts";
@@ -36,6 +36,8 @@ export interface SparqlBenchOptions {
   rounds: number;
   /** Unmeasured load per scenario before the first round. */
   warmupMs: number;
+  /** Rounds of the write scenarios with one client, for latency (0: none). */
+  singleClientRounds?: number;
 }
 
 /** The scenarios, in the order they run and are reported. */
@@ -43,12 +45,24 @@ const SCENARIOS = [
   "gspGet",
   "embeddedGet",
   "sparqlGet",
+  "bodyPut",
   "gspPut",
   "updateRequest",
+  "embeddedCreate",
   "embeddedUpdate",
   "sparqlUpdate",
 ] as const;
 type ScenarioKey = typeof SCENARIOS[number];
+
+/** The writes also measured with one client (latency without company: group commit's cost). */
+const SINGLE_CLIENT = [
+  "bodyPut",
+  "gspPut",
+  "embeddedCreate",
+  "embeddedUpdate",
+  "sparqlUpdate",
+] as const;
+type SingleClientKey = typeof SINGLE_CLIENT[number];
 
 /** One scenario's median round. */
 export interface ScenarioResult {
@@ -61,8 +75,10 @@ export interface ScenarioResult {
   fusekiCpuMs?: number;
 }
 
-/** What one run measured, by scenario. */
-export type SparqlBenchResult = Record<ScenarioKey, ScenarioResult>;
+/** What one run measured, by scenario; `single`: the writes with one client. */
+export type SparqlBenchResult = Record<ScenarioKey, ScenarioResult> & {
+  single?: Record<SingleClientKey, ScenarioResult>;
+};
 
 /** Two versions of the item, so that successive writes really change the graph. */
 function itemVersion(uri: string, n: number): string {
@@ -74,6 +90,7 @@ const DEFAULT_OPTIONS: SparqlBenchOptions = {
   concurrency: 16,
   rounds: 3,
   warmupMs: 2000,
+  singleClientRounds: 3,
 };
 
 /** Runs every scenario; undefined when no Fuseki is configured. */
@@ -107,6 +124,7 @@ export async function benchSparql(
     SERVICE_SPARQL_PASSWORD: endpoints.password ?? "",
   });
   const fusekiPid = localFusekiPid(endpoints.queryUrl);
+  let baseline: Awaited<ReturnType<typeof startBaseline>> | undefined;
   try {
     for (const service of [embedded, sparql]) {
       const created = await fetch(`${service.url}/api/item?collection=${C}`, {
@@ -125,6 +143,9 @@ export async function benchSparql(
     if (!put.ok) throw new Error(`Graph Store PUT failed: ${await put.text()}`);
     await put.body?.cancel();
 
+    baseline = await startBaseline("", "");
+    let created = 0;
+    const bodyPutUrl = `${baseline.url}/put`;
     const turtle = { Accept: "text/turtle" };
     const getItem = (url: string): RequestFactory => () => ({
       url: `${url}/api/item?${itemQuery(uri)}`,
@@ -142,6 +163,12 @@ export async function benchSparql(
       gspGet: { make: () => ({ url: graph, init: { headers: { ...turtle, ...auth } } }) },
       embeddedGet: { make: getItem(embedded.url), servicePid: embedded.pid },
       sparqlGet: { make: getItem(sparql.url), servicePid: sparql.pid },
+      bodyPut: {
+        make: (_worker, n) => ({
+          url: bodyPutUrl,
+          init: { method: "PUT", body: itemVersion(uri, n) },
+        }),
+      },
       gspPut: {
         make: (_worker, n) => ({
           url: graph,
@@ -164,6 +191,20 @@ export async function benchSparql(
           },
         }),
       },
+      embeddedCreate: {
+        // A fresh item every time, across warm-up and rounds alike.
+        make: (worker) => ({
+          url: `${embedded.url}/api/item?collection=${C}`,
+          init: {
+            method: "PUT",
+            headers: { "Content-Type": "application/n-triples" },
+            body: fiftyTripleItem(
+              `https://data.example.org/id/document/new-${run}-${worker}-${created++}`,
+            ),
+          },
+        }),
+        servicePid: embedded.pid,
+      },
       embeddedUpdate: { make: updateItem(embedded.url), servicePid: embedded.pid },
       sparqlUpdate: { make: updateItem(sparql.url), servicePid: sparql.pid },
     };
@@ -175,24 +216,37 @@ export async function benchSparql(
         warmupMs: 0,
       });
     }
-    const rounds = new Map<ScenarioKey, RoundResult[]>(SCENARIOS.map((key) => [key, []]));
-    for (let round = 0; round < options.rounds; round++) {
-      for (const key of SCENARIOS) {
-        const { make, servicePid } = scenarios[key];
-        const meter = new CpuMeter([servicePid, fusekiPid]);
-        let cpu: (number | undefined)[] = [];
-        const load = await runLoad(make, {
-          concurrency: options.concurrency,
-          durationMs: options.durationMs,
-          onMeasure: { start: () => meter.start(), stop: () => void (cpu = meter.stop()) },
-        });
-        rounds.get(key)!.push({ load, serviceCpu: cpu[0], fusekiCpu: cpu[1] });
+    const measure = async <K extends ScenarioKey>(
+      keys: readonly K[],
+      count: number,
+      concurrency: number,
+    ) => {
+      const rounds = new Map<K, RoundResult[]>(keys.map((key) => [key, []]));
+      for (let round = 0; round < count; round++) {
+        for (const key of keys) {
+          const { make, servicePid } = scenarios[key];
+          const meter = new CpuMeter([servicePid, fusekiPid]);
+          let cpu: (number | undefined)[] = [];
+          const load = await runLoad(make, {
+            concurrency,
+            durationMs: options.durationMs,
+            onMeasure: { start: () => meter.start(), stop: () => void (cpu = meter.stop()) },
+          });
+          rounds.get(key)!.push({ load, serviceCpu: cpu[0], fusekiCpu: cpu[1] });
+        }
       }
+      return Object.fromEntries(keys.map((key) => [key, medianRound(rounds.get(key)!)])) as Record<
+        K,
+        ScenarioResult
+      >;
+    };
+    const result: SparqlBenchResult = await measure(SCENARIOS, options.rounds, options.concurrency);
+    if (options.singleClientRounds) {
+      result.single = await measure(SINGLE_CLIENT, options.singleClientRounds, 1);
     }
-    return Object.fromEntries(
-      SCENARIOS.map((key) => [key, medianRound(rounds.get(key)!)]),
-    ) as SparqlBenchResult;
+    return result;
   } finally {
+    await baseline?.stop();
     const removed = await fetch(`${sparql.url}/api/item?${itemQuery(uri)}`, { method: "DELETE" })
       .catch(() => undefined);
     await removed?.body?.cancel();
@@ -239,8 +293,10 @@ export function formatSparqlBench(result: SparqlBenchResult): string[] {
     gspGet: ["Fuseki Graph Store GET (Turtle)", undefined],
     embeddedGet: ["GET /api/item (Turtle), embedded store", "gspGet"],
     sparqlGet: ["GET /api/item (Turtle), SPARQL store", "gspGet"],
+    bodyPut: ["Baseline: PUT that only reads the body (same HTTP stack)", undefined],
     gspPut: ["Fuseki Graph Store PUT (Turtle)", undefined],
     updateRequest: ["Fuseki SPARQL Update (DROP + INSERT DATA)", "gspPut"],
+    embeddedCreate: ["PUT /api/item (new items), embedded store", "gspPut"],
     embeddedUpdate: ["POST /api/item (update), embedded store", "gspPut"],
     sparqlUpdate: ["POST /api/item (update), SPARQL store", "gspPut"],
   };
@@ -263,6 +319,34 @@ export function formatSparqlBench(result: SparqlBenchResult): string[] {
         ratio.toFixed(2)
       }${bad} |`,
     );
+  }
+  const create = result.embeddedCreate.load.perSecond;
+  lines.push(
+    "",
+    `Embedded PUT (new items) / PUT that reads the body: ${
+      (create / result.bodyPut.load.perSecond).toFixed(2)
+    } (goal ≥ 0.25); / Fuseki Graph Store PUT: ${
+      (create / result.gspPut.load.perSecond).toFixed(2)
+    } (goal ≥ 1.5). SPARQL-store update / Fuseki Graph Store PUT: ${
+      (result.sparqlUpdate.load.perSecond / result.gspPut.load.perSecond).toFixed(2)
+    } (goal ≥ 0.7).`,
+  );
+  if (result.single) {
+    lines.push(
+      "",
+      "One client (median round):",
+      "",
+      "| scenario | req/s | p50 ms | p99 ms | CPU ms/req service | CPU ms/req Fuseki |",
+      "|---|---|---|---|---|---|",
+    );
+    for (const key of SINGLE_CLIENT) {
+      const { load, serviceCpuMs, fusekiCpuMs } = result.single[key];
+      lines.push(
+        `| ${names[key][0]} | ${load.perSecond.toFixed(0)} | ${load.p50Ms.toFixed(2)} | ${
+          load.p99Ms.toFixed(2)
+        } | ${ms(serviceCpuMs)} | ${ms(fusekiCpuMs)} |`,
+      );
+    }
   }
   const overhead = (service: ScenarioKey, raw: ScenarioKey) =>
     `${((result[raw].load.perSecond / result[service].load.perSecond - 1) * 100).toFixed(0)}%`;

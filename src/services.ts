@@ -131,10 +131,11 @@ export function buildServices(config: ServiceConfig): Services {
 
 /** The configured triple store: the SQLite file, or a SPARQL 1.1 endpoint. */
 function openTripleStore(config: ServiceConfig, db: DatabaseSync, dbPath?: string): TripleStore {
-  const { backend, sparql } = config.service.store;
-  if (backend === "embedded") return new EmbeddedTripleStore(db, dbPath);
+  const { backend, sparql, groupCommit } = config.service.store;
+  if (backend === "embedded") return new EmbeddedTripleStore(db, dbPath, groupCommit);
   return new SparqlTripleStore({
     ...sparqlEndpoint(config),
+    groupCommit,
     graphTemplate: sparql.graphTemplate,
     metadataGraph: sparql.metadataGraph,
     queryDefaultGraph: sparql.queryDefaultGraph,

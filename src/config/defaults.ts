@@ -21,6 +21,10 @@ export const BUILT_IN_CUSTOMER_YML = `service:
       username: \${SERVICE_SPARQL_USER:}
       password: \${SERVICE_SPARQL_PASSWORD:}
       caFile: \${SERVICE_SPARQL_CA_FILE:}           # PEM CA certificates trusted for https:// endpoints
+    groupCommit:        # writes arriving while a commit is in flight are committed together in the next one
+      maxWrites: \${SERVICE_STORE_GROUP_MAX_WRITES:64}         # most writes per group (1: every write alone)
+      maxBytes: \${SERVICE_STORE_GROUP_MAX_BYTES:8388608}      # most bytes of triples per group
+      maxWaitMs: \${SERVICE_STORE_GROUP_MAX_WAIT_MS:1000}      # longest wait for the commit ahead before going beside it
   search:
     backend: \${SERVICE_SEARCH_BACKEND:embedded}     # embedded | opensearch
     opensearch:

@@ -243,6 +243,18 @@ export const configSchema = z.object({
          */
         maxBytes: integer(0).default(64 * 1024 * 1024),
       }).prefault({}),
+      /**
+       * Group commit (src/store/group_commit.ts): writes that arrive while a commit is in
+       * flight go together into the next one, up to these bounds.
+       */
+      groupCommit: z.object({
+        /** Most writes per group; 1 commits every write alone. */
+        maxWrites: integer(1, 10_000).default(64),
+        /** Most bytes of triples per group (a larger single write still goes alone). */
+        maxBytes: integer(1).default(8 * 1024 * 1024),
+        /** Longest a write waits for the commit ahead of it before going beside it. */
+        maxWaitMs: integer(1, 60_000).default(1000),
+      }).prefault({}),
     }).prefault({}),
     search: z.object({
       backend: z.enum(["embedded", "opensearch"]).default("embedded"),

@@ -10,7 +10,7 @@ import { ProblemError } from "../http/problem.ts";
 import { collectionIndexRef } from "../search/build_engine.ts";
 import { buildSearchDocument } from "../search/documents.ts";
 import type { CollectionIndexRef, SearchDocument } from "../search/search_engine.ts";
-import type { ItemGraph, TripleStore } from "../store/triple_store.ts";
+import type { ItemGraph, ItemRecord, TripleStore } from "../store/triple_store.ts";
 import { compileIndexFields, type IndexField } from "../search/mapped_fields.ts";
 import { LinkedGraphLoader, type MappedFields, mappedFieldsOf } from "./linked_graphs.ts";
 
@@ -61,7 +61,8 @@ export type ItemDocument =
 
 /**
  * Reads items' current state in one batch read of the store and builds their documents;
- * results keep the input order.
+ * results keep the input order. `current`: records known current (see
+ * {@link TripleStore.readItemGraphs}).
  *
  * Throws only when the store itself fails (a 5xx problem): callers retry those later
  * rather than blaming an item. Anything else wrong with one item is `failed` for that item.
@@ -70,10 +71,11 @@ export async function readItemDocuments(
   store: TripleStore,
   collection: IndexedCollection,
   uris: string[],
+  current?: ReadonlyMap<string, ItemRecord>,
 ): Promise<ItemDocument[]> {
   let graphs: ItemGraph[];
   try {
-    graphs = await store.readItemGraphs(collection.uri, uris);
+    graphs = await store.readItemGraphs(collection.uri, uris, current);
   } catch (error) {
     if (isStoreFailure(error) || uris.length === 1) return [failedOrThrow(uris[0], error)];
     // Find the item that spoils the batch, so that only it fails.

@@ -15,8 +15,13 @@
  * would then overwrite it. So the worker passes the lease's end (less a margin) to the
  * engine as the write's deadline, and gives the entries back instead of writing when too
  * little of the lease is left.
+ *
+ * Where the claim tells an item's current record (the SPARQL outbox does) and this
+ * instance's item cache holds that very version (it wrote it a moment ago), the document
+ * is built from that graph instead of a read-back: the hash names the content exactly, and
+ * the lease keeps any later write's entry for after this one.
  */
-import type { TripleStore } from "../store/triple_store.ts";
+import type { ItemRecord, TripleStore } from "../store/triple_store.ts";
 import type { CollectionIndexRef, SearchDocument, SearchEngine } from "../search/search_engine.ts";
 import { changedContent, linkedDependents } from "./linked_updates.ts";
 import { log } from "../log/logger.ts";
@@ -187,10 +192,12 @@ export class IndexOutboxWorker {
     if (claim.entries.length === 0) return 0;
     const deadline = claim.leaseUntil - leaseMargin(this.#leaseMs);
     const byCollection = new Map<string, Map<string, string[]>>();
+    const current = new Map<string, ItemRecord>();
     for (const entry of claim.entries) {
       const items = byCollection.get(entry.collection) ?? new Map<string, string[]>();
       byCollection.set(entry.collection, items);
       items.set(entry.uri, [...(items.get(entry.uri) ?? []), entry.id]);
+      if (entry.current) current.set(entry.uri, entry.current);
     }
     let failure: unknown;
     const done: string[] = [];
@@ -208,7 +215,7 @@ export class IndexOutboxWorker {
         continue;
       }
       try {
-        const retry = await this.#apply(indexed, [...items.keys()], deadline);
+        const retry = await this.#apply(indexed, [...items.keys()], deadline, current);
         for (const [uri, ids] of items) (retry.has(uri) ? again : done).push(...ids);
         if (retry.size < items.size) this.#written.set(indexed.ref.indexName, indexed.ref);
         if (retry.size > 0) {
@@ -229,10 +236,15 @@ export class IndexOutboxWorker {
   }
 
   /** Brings the items' documents in step; returns the URIs to try again later. */
-  async #apply(indexed: IndexedCollection, uris: string[], deadline: number) {
+  async #apply(
+    indexed: IndexedCollection,
+    uris: string[],
+    deadline: number,
+    current: ReadonlyMap<string, ItemRecord>,
+  ) {
     const documents = [];
     const gone = [];
-    for (const result of await readItemDocuments(this.#store, indexed, uris)) {
+    for (const result of await readItemDocuments(this.#store, indexed, uris, current)) {
       if (result.outcome === "document") documents.push(result.document);
       else if (result.outcome === "gone") gone.push(result.uri);
       else {

@@ -6,7 +6,7 @@
  * physical index readers see, and a rebuild swaps that row in one transaction.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { inTransaction } from "../store/local_db.ts";
+import { inTransaction, inUnsyncedTransaction } from "../store/local_db.ts";
 import { ProblemError } from "../http/problem.ts";
 import type { BackendHealth } from "../store/triple_store.ts";
 import { type ClampWarning, clampWindow, type SearchLimits } from "./clamp.ts";
@@ -138,7 +138,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
         for (const physical of physicals) {
           for (const document of batch) this.#upsertOne(physical, document, numericFields);
         }
-      });
+      }, false);
     }
     return { succeeded: valid.length, failed };
   }
@@ -151,7 +151,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
         for (const physical of physicals) {
           for (const uri of batch) this.#removeOne(physical, uri);
         }
-      });
+      }, false);
     }
     return { succeeded: uris.length, failed: [] };
   }
@@ -453,9 +453,14 @@ export class EmbeddedSearchEngine implements SearchEngine {
     return statement;
   }
 
-  #write<T>(work: () => T): T {
+  /**
+   * `synced: false` for document writes: documents are derived from the store, and one lost
+   * to a power cut is written again from its outbox entry (whose completion comes after it
+   * in the same WAL) or by the job that wrote it; so the loop does not wait for an fsync.
+   */
+  #write<T>(work: () => T, synced = true): T {
     try {
-      return inTransaction(this.#db, work);
+      return (synced ? inTransaction : inUnsyncedTransaction)(this.#db, work);
     } catch (error) {
       if (error instanceof ProblemError) throw error;
       throw searchError(error);

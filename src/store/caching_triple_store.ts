@@ -19,8 +19,11 @@
  *
  * Every write drops the item's entry first and puts the new graph only once the store
  * confirms the write, so a write that fails or whose outcome is unknown leaves nothing of
- * itself behind. Batch reads (`readItemGraphs`, collection scans) pass through untouched:
- * a re-index of a whole collection would otherwise flush the items readers actually use.
+ * itself behind. Batch reads (`readItemGraphs`, collection scans) never fill the cache: a
+ * re-index of a whole collection would otherwise flush the items readers actually use. The
+ * index outbox's batch reads name the records its claim found current; those versions are
+ * answered from the cache when it holds them (a write just made), so the worker indexes
+ * what was written instead of reading it back.
  */
 import type { Quad } from "n3";
 import type {
@@ -71,8 +74,27 @@ export class CachingTripleStore implements TripleStore {
     return { record: read.record, quads: this.#keeping(uri, read) };
   }
 
-  readItemGraphs(collection: string, uris: string[]): Promise<ItemGraph[]> {
-    return this.#inner.readItemGraphs(collection, uris);
+  /**
+   * Items whose current record the caller knows are answered from the cache when it holds
+   * that version (looked up, never filled: a re-index would flush what readers use); the
+   * others are read from the store.
+   */
+  async readItemGraphs(
+    collection: string,
+    uris: string[],
+    current?: ReadonlyMap<string, ItemRecord>,
+  ): Promise<ItemGraph[]> {
+    if (!current) return this.#inner.readItemGraphs(collection, uris);
+    const known = new Map<string, ItemGraph>();
+    for (const uri of uris) {
+      const record = current.get(uri);
+      const cached = record && this.#cache.peek(uri, record.hash);
+      if (cached) known.set(uri, { record, quads: [...cached] });
+    }
+    const missing = uris.filter((uri) => !known.has(uri));
+    const read = missing.length > 0 ? await this.#inner.readItemGraphs(collection, missing) : [];
+    for (const graph of read) known.set(graph.record.uri, graph);
+    return uris.flatMap((uri) => known.get(uri) ?? []);
   }
 
   async createItem(write: ItemWrite): Promise<ItemRecord> {

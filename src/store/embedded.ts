@@ -2,20 +2,32 @@
  * The embedded triple store: item graphs in the service's SQLite file, the system of record,
  * with an in-process SPARQL engine over a mirror of them.
  *
- * Every write is one SQLite transaction that also records the item's index outbox entry, so
- * an acknowledged write is durable (WAL, synchronous=FULL) and never half-applied. A read
+ * Every write is applied in a SQLite transaction together with the item's index outbox
+ * entry, so it is never half-applied, and is acknowledged only once the WAL holding it has
+ * been fsynced (durable across SIGKILL and power loss). Writes are committed in groups
+ * (`group_commit.ts`): those that arrive while a group's fsync is in flight share the next
+ * transaction and fsync, each checked on its own inside a savepoint. A committed group is
+ * visible to readers a moment before its fsync ends (readers see committed data). A read
  * takes an item's row and its triples from one version: no write of this process can run
  * between the statements of a small item, and a large one is paged from a snapshot.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { DatabaseSync as Database } from "node:sqlite";
+import { open } from "node:fs/promises";
 import { DataFactory, Writer } from "n3";
 import type { Quad } from "n3";
-import { itemExists, itemNotFound, preconditionFailed } from "./store_problems.ts";
-import { inTransaction } from "./local_db.ts";
+import { invalidTerm, itemExists, itemNotFound, preconditionFailed } from "./store_problems.ts";
+import { inUnsyncedTransaction } from "./local_db.ts";
 import { SqliteIndexOutbox } from "./sqlite_index_outbox.ts";
 import { decodeObject, decodePredicate, decodeSubject, encodeTerm } from "./term_ids.ts";
 import { EmbeddedSparqlEngine } from "./embedded_sparql.ts";
+import {
+  DEFAULT_GROUP_COMMIT,
+  type GroupCommitOptions,
+  GroupCommitter,
+  outcomeOf,
+  type WriteOutcome,
+} from "./group_commit.ts";
 import type {
   BackendHealth,
   ItemGraph,
@@ -33,6 +45,8 @@ const SINGLE_READ_LIMIT = 20_000;
 const PAGE_SIZE = 2_000;
 /** Batch reads fetch at most about this many triples per statement. */
 const BATCH_TRIPLES = 20_000;
+/** Triples per insert statement (4 variables each: far below SQLite's variable limit). */
+const INSERT_ROWS = 64;
 /** Item URIs per look-up statement of a batch read (far below SQLite's variable limit). */
 const BATCH_LOOKUP = 500;
 
@@ -51,6 +65,30 @@ interface TripleRow {
   s: string;
   p: string;
   o: string;
+}
+
+/** A write waiting for its group's commit. */
+type PendingWrite =
+  | { kind: "create"; write: ItemWrite }
+  | { kind: "replace"; write: ItemWrite; condition: WriteCondition }
+  | { kind: "delete"; collection: string; uri: string; condition: WriteCondition };
+
+/** About what a write costs to commit: its triples' text (for the group's byte bound). */
+function writeBytes(write: ItemWrite): number {
+  let bytes = write.uri.length;
+  for (const quad of write.quads) {
+    bytes += quad.subject.value.length + quad.predicate.value.length + quad.object.value.length;
+  }
+  return bytes;
+}
+
+/** A term's storage form; variables and quoted triples are refused, as by the SPARQL store. */
+function storable(term: Quad["subject"] | Quad["predicate"] | Quad["object"]): string {
+  const { termType } = term;
+  if (termType !== "NamedNode" && termType !== "BlankNode" && termType !== "Literal") {
+    throw invalidTerm(termType);
+  }
+  return encodeTerm(term);
 }
 
 function placeholders(count: number): string {
@@ -78,10 +116,15 @@ export class EmbeddedTripleStore implements TripleStore {
   readonly #path?: string;
   readonly #sparql: EmbeddedSparqlEngine;
   readonly #statements: Record<string, StatementSync>;
+  /** Multi-row triple inserts by row count (at most {@link INSERT_ROWS} of them). */
+  readonly #multiInserts = new Map<number, StatementSync>();
+  /** Item writes, committed in groups (see `group_commit.ts`). */
+  readonly #writes: GroupCommitter<PendingWrite, ItemRow>;
 
-  constructor(db: DatabaseSync, path?: string) {
+  constructor(db: DatabaseSync, path?: string, groupCommit = DEFAULT_GROUP_COMMIT) {
     this.#db = db;
     this.#path = path;
+    this.#writes = new GroupCommitter((writes) => this.#commitGroup(writes), groupCommit);
     this.outbox = new SqliteIndexOutbox(db);
     this.#sparql = new EmbeddedSparqlEngine(() => this.#mirrorChunks());
     this.#statements = {
@@ -96,7 +139,6 @@ export class EmbeddedTripleStore implements TripleStore {
       ),
       deleteItem: db.prepare("DELETE FROM items WHERE id = ?"),
       deleteTriples: db.prepare("DELETE FROM triples WHERE item_id = ?"),
-      insertTriple: db.prepare("INSERT INTO triples (item_id, s, p, o) VALUES (?, ?, ?, ?)"),
       allTriples: db.prepare(
         "SELECT rowid, s, p, o FROM triples WHERE item_id = ? ORDER BY s, rowid",
       ),
@@ -107,8 +149,17 @@ export class EmbeddedTripleStore implements TripleStore {
   }
 
   /** Opens the store on an already opened local database file. */
-  static open(db: DatabaseSync, path?: string): EmbeddedTripleStore {
-    return new EmbeddedTripleStore(db, path);
+  static open(
+    db: DatabaseSync,
+    path?: string,
+    groupCommit?: GroupCommitOptions,
+  ): EmbeddedTripleStore {
+    return new EmbeddedTripleStore(db, path, groupCommit);
+  }
+
+  /** How the writes were grouped so far. */
+  get groupCommitStats(): GroupCommitter<PendingWrite, ItemRow>["stats"] {
+    return this.#writes.stats;
   }
 
   getItem(collection: string, uri: string): Promise<ItemRecord | undefined> {
@@ -267,10 +318,77 @@ export class EmbeddedTripleStore implements TripleStore {
   }
 
   createItem(write: ItemWrite): Promise<ItemRecord> {
-    const now = new Date().toISOString();
-    const record = inTransaction(this.#db, () => {
+    return this.#writes.submit({ kind: "create", write }, writeBytes(write)).then(toRecord);
+  }
+
+  replaceItem(write: ItemWrite, condition: WriteCondition = {}): Promise<ItemRecord> {
+    return this.#writes.submit({ kind: "replace", write, condition }, writeBytes(write))
+      .then(toRecord);
+  }
+
+  async deleteItem(collection: string, uri: string, condition: WriteCondition = {}): Promise<void> {
+    await this.#writes.submit({ kind: "delete", collection, uri, condition }, uri.length);
+  }
+
+  /**
+   * One group: one transaction in which each write is checked and applied inside a
+   * savepoint of its own (a refused write is rolled back alone), committed without waiting
+   * for the disk; then one fsync of the WAL makes the whole group durable before any write
+   * of it is acknowledged. Until then its outbox entries are held back from the worker, so
+   * nothing is indexed that a power cut could still take back.
+   */
+  async #commitGroup(writes: PendingWrite[]): Promise<WriteOutcome<ItemRow>[]> {
+    let firstEntry: number | undefined;
+    // No fsync at COMMIT (checkpoints still sync): #syncWal follows.
+    const outcomes = inUnsyncedTransaction(this.#db, () =>
+      writes.map((pending) => {
+        this.#db.exec("SAVEPOINT item_write");
+        const outcome = outcomeOf(() => this.#apply(pending));
+        if (!outcome.ok) this.#db.exec("ROLLBACK TO item_write");
+        this.#db.exec("RELEASE item_write");
+        if (outcome.ok) firstEntry ??= outcome.value.entry;
+        return outcome;
+      }));
+    if (firstEntry !== undefined) this.outbox.holdBack(firstEntry);
+    try {
+      await this.#syncWal();
+    } finally {
+      if (firstEntry !== undefined) this.outbox.endHold(firstEntry);
+      // The file holds the group even if the fsync failed: the mirror follows the file.
+      outcomes.forEach((outcome, index) => {
+        if (outcome.ok) this.#mirror(writes[index], outcome.value.row);
+      });
+    }
+    return outcomes.map((outcome) => outcome.ok ? { ok: true, value: outcome.value.row } : outcome);
+  }
+
+  /** Brings the SPARQL mirror in step with one applied write. */
+  #mirror(pending: PendingWrite, row: ItemRow): void {
+    if (pending.kind === "delete") this.#sparql.graphChanged(pending.uri, undefined);
+    else {
+      const { quads } = pending.write;
+      this.#sparql.graphChanged(row.uri, () => this.#mirrorNQuads(row.id, row.uri, quads));
+    }
+  }
+
+  /** Makes every transaction committed so far durable: one fdatasync of the WAL, off-thread. */
+  async #syncWal(): Promise<void> {
+    if (!this.#path) return;
+    const wal = await open(`${this.#path}-wal`, "r+");
+    try {
+      await wal.datasync();
+    } finally {
+      await wal.close();
+    }
+  }
+
+  /** Checks and applies one write; throws its 409/404/412. Returns the row and outbox entry. */
+  #apply(pending: PendingWrite): { row: ItemRow; entry: number } {
+    if (pending.kind === "create") {
+      const { write } = pending;
       const existing = this.#statements.getAnyItem.get(write.uri) as ItemRow | undefined;
       if (existing) throw itemExists(write.uri, existing.collection);
+      const now = new Date().toISOString();
       const row = this.#statements.insertItem.get(
         write.collection,
         write.uri,
@@ -280,50 +398,31 @@ export class EmbeddedTripleStore implements TripleStore {
         now,
       ) as unknown as ItemRow;
       this.#insertTriples(row.id, write.quads);
-      this.outbox.record(write.collection, write.uri);
-      return row;
-    });
-    this.#sparql.graphChanged(write.uri, this.#mirrorNQuads(record.id, write.uri, write.quads));
-    return Promise.resolve(toRecord(record));
-  }
-
-  replaceItem(write: ItemWrite, condition: WriteCondition = {}): Promise<ItemRecord> {
-    const record = inTransaction(this.#db, () => {
-      const current = this.#statements.getItem.get(write.uri, write.collection) as
-        | ItemRow
-        | undefined;
-      if (!current) throw itemNotFound(write.collection, write.uri);
-      if (condition.ifMatch !== undefined && condition.ifMatch !== current.hash) {
-        throw preconditionFailed(write.uri, current.hash);
-      }
-      this.#statements.deleteTriples.run(current.id);
-      this.#insertTriples(current.id, write.quads);
-      const row = this.#statements.updateItem.get(
-        write.hash,
-        write.quads.length,
-        new Date().toISOString(),
-        current.id,
-      ) as unknown as ItemRow;
-      this.outbox.record(write.collection, write.uri);
-      return row;
-    });
-    this.#sparql.graphChanged(write.uri, this.#mirrorNQuads(record.id, write.uri, write.quads));
-    return Promise.resolve(toRecord(record));
-  }
-
-  deleteItem(collection: string, uri: string, condition: WriteCondition = {}): Promise<void> {
-    inTransaction(this.#db, () => {
-      const current = this.#statements.getItem.get(uri, collection) as ItemRow | undefined;
-      if (!current) throw itemNotFound(collection, uri);
-      if (condition.ifMatch !== undefined && condition.ifMatch !== current.hash) {
-        throw preconditionFailed(uri, current.hash);
-      }
-      this.#statements.deleteTriples.run(current.id);
+      return { row, entry: this.outbox.record(write.collection, write.uri) };
+    }
+    const [collection, uri] = pending.kind === "delete"
+      ? [pending.collection, pending.uri]
+      : [pending.write.collection, pending.write.uri];
+    const current = this.#statements.getItem.get(uri, collection) as ItemRow | undefined;
+    if (!current) throw itemNotFound(collection, uri);
+    const { ifMatch } = pending.condition;
+    if (ifMatch !== undefined && ifMatch !== current.hash) {
+      throw preconditionFailed(uri, current.hash);
+    }
+    this.#statements.deleteTriples.run(current.id);
+    if (pending.kind === "delete") {
       this.#statements.deleteItem.run(current.id);
-      this.outbox.record(collection, uri);
-    });
-    this.#sparql.graphChanged(uri, undefined);
-    return Promise.resolve();
+      return { row: current, entry: this.outbox.record(collection, uri) };
+    }
+    const { write } = pending;
+    this.#insertTriples(current.id, write.quads);
+    const row = this.#statements.updateItem.get(
+      write.hash,
+      write.quads.length,
+      new Date().toISOString(),
+      current.id,
+    ) as unknown as ItemRow;
+    return { row, entry: this.outbox.record(collection, uri) };
   }
 
   async *listItems(collection: string): AsyncIterable<ItemRecord> {
@@ -355,21 +454,40 @@ export class EmbeddedTripleStore implements TripleStore {
     }
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.#writes.idle();
     this.#sparql.close();
-    return Promise.resolve();
   }
 
+  /** Inserts rows {@link INSERT_ROWS} at a time: one call into SQLite instead of one per triple. */
   #insertTriples(itemId: number, quads: Quad[]): void {
-    const insert = this.#statements.insertTriple;
-    for (const quad of quads) {
-      insert.run(
-        itemId,
-        encodeTerm(quad.subject),
-        encodeTerm(quad.predicate),
-        encodeTerm(quad.object),
-      );
+    for (let start = 0; start < quads.length; start += INSERT_ROWS) {
+      const chunk = quads.slice(start, start + INSERT_ROWS);
+      const values: (number | string)[] = [];
+      for (const quad of chunk) {
+        values.push(
+          itemId,
+          storable(quad.subject),
+          storable(quad.predicate),
+          storable(quad.object),
+        );
+      }
+      this.#insertRows(chunk.length).run(...values);
     }
+  }
+
+  /** The prepared multi-row insert for `rows` triples. */
+  #insertRows(rows: number): StatementSync {
+    let statement = this.#multiInserts.get(rows);
+    if (!statement) {
+      statement = this.#db.prepare(
+        `INSERT INTO triples (item_id, s, p, o) VALUES ${
+          new Array(rows).fill("(?, ?, ?, ?)").join(", ")
+        }`,
+      );
+      this.#multiInserts.set(rows, statement);
+    }
+    return statement;
   }
 
   /** An item's triples as N-Quads in its named graph, blank nodes made unique per item. */

@@ -91,9 +91,11 @@ export class EmbeddedSparqlEngine {
   }
 
   /** Mirrors a committed write: the graph's new content, or undefined when deleted. */
-  graphChanged(graph: string, nquads: string | undefined): void {
+  graphChanged(graph: string, nquads: (() => string) | undefined): void {
+    // Neither built nor building: nothing to tell, and the N-Quads are not even written.
+    if (!this.#worker && !this.#changesDuringBuild) return;
     const changes: SparqlWorkerRequest[] = [{ op: "drop", graph }];
-    if (nquads) changes.push({ op: "load", nquads });
+    if (nquads) changes.push({ op: "load", nquads: nquads() });
     if (this.#worker) { for (const change of changes) this.#worker.postMessage(change); }
     else this.#changesDuringBuild?.push(...changes);
     // Neither: not built yet, and the build will read the committed state.

@@ -18,12 +18,21 @@
  * `sparql_index_outbox.ts` (entries in the SPARQL store's metadata graph, shared).
  */
 
+import type { ItemRecord } from "./triple_store.ts";
+
 /** One entry: the item whose document must be brought in step. */
 export interface OutboxEntry {
   /** Opaque, unique per entry. */
   id: string;
   collection: string;
   uri: string;
+  /**
+   * The item's record as the claim found it, when the outbox can tell at no extra cost (the
+   * SPARQL outbox reads it in the claim's own query). A graph known under this record's
+   * hash is the item's current content as of the claim, so the worker may index it without
+   * reading the item back; later writes add entries of their own.
+   */
+  current?: ItemRecord;
 }
 
 /** Entries handed to one worker until `leaseUntil` (epoch milliseconds). */

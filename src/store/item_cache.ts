@@ -87,6 +87,15 @@ export class ItemCache {
   }
 
   /**
+   * The quads of `uri` if held with exactly this hash, for indexing: neither counted as a
+   * reader's hit or miss nor made more recent.
+   */
+  peek(uri: string, hash: string): readonly Quad[] | undefined {
+    const entry = this.#entries.get(uri);
+    return entry?.hash === hash ? entry.quads : undefined;
+  }
+
+  /**
    * Keeps `quads` as the graph of `uri` whose hash is `hash`, replacing any other graph of
    * that item. Returns false (and holds nothing for the item) when it is too large. The
    * caller must not change `quads` afterwards.

@@ -95,6 +95,22 @@ function migrate(db: DatabaseSync): void {
   }
 }
 
+/**
+ * Runs `work` in one IMMEDIATE transaction committed without waiting for the disk
+ * (`synchronous=NORMAL` for this commit; the connection keeps FULL). The WAL frames reach
+ * the disk with the next fsync of the WAL (the next FULL commit, a group commit's sync, a
+ * checkpoint), so it survives SIGKILL at once and power loss from then on. For writes
+ * that are made durable right after (group commit) or whose loss is harmless.
+ */
+export function inUnsyncedTransaction<T>(db: DatabaseSync, work: () => T): T {
+  db.exec("PRAGMA synchronous = NORMAL");
+  try {
+    return inTransaction(db, work);
+  } finally {
+    db.exec("PRAGMA synchronous = FULL");
+  }
+}
+
 /** Runs `work` in one IMMEDIATE transaction: all of it commits, or none of it. */
 export function inTransaction<T>(db: DatabaseSync, work: () => T): T {
   db.exec("BEGIN IMMEDIATE");

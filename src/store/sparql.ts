@@ -78,6 +78,12 @@ import {
 } from "./sparql_results.ts";
 import { iriToSparql, stringToSparql, triplesToSparql } from "./sparql_terms.ts";
 import { groupBySubject } from "./subject_groups.ts";
+import {
+  DEFAULT_GROUP_COMMIT,
+  type GroupCommitOptions,
+  GroupCommitter,
+  type WriteOutcome as Settled,
+} from "./group_commit.ts";
 
 /** The graph that holds item metadata unless configured otherwise. */
 export const DEFAULT_METADATA_GRAPH = "urn:rdf-content-service:meta";
@@ -92,6 +98,8 @@ export interface SparqlTripleStoreConfig extends SparqlEndpointConfig {
   metadataGraph?: string;
   /** Sent as `default-graph-uri` with `query()`; unset, the endpoint's default graph. */
   queryDefaultGraph?: string;
+  /** Bounds of a group of writes sent as one update request. */
+  groupCommit?: GroupCommitOptions;
 }
 
 const RECEIPT_PREFIX = `${METADATA_NAMESPACE}receipt:`;
@@ -101,6 +109,8 @@ const N_TRIPLES = "application/n-triples";
 const SPARQL_JSON = "application/sparql-results+json";
 /** Items per query of a batch read: short enough a query, few enough round trips. */
 const GRAPHS_PER_QUERY = 100;
+/** The receipts query's answer for a group of a few hundred writes is far below this. */
+const MAX_RECEIPTS_BYTES = 4 << 20;
 
 /** Item graphs on a remote SPARQL 1.1 endpoint. */
 export class SparqlTripleStore implements TripleStore {
@@ -114,6 +124,10 @@ export class SparqlTripleStore implements TripleStore {
   readonly outbox: SparqlIndexOutbox;
   /** Receipts of verified writes, deleted as part of the next update. */
   #settledReceipts: string[] = [];
+  /** Item writes, sent in groups (see `group_commit.ts`). */
+  readonly #writes: GroupCommitter<GuardedWrite, WriteOutcome>;
+  /** Writes built so far: gives each its own blank node labels. */
+  #writesBuilt = 0;
 
   constructor(config: SparqlTripleStoreConfig) {
     this.#config = config;
@@ -122,6 +136,10 @@ export class SparqlTripleStore implements TripleStore {
     this.#meta = iriToSparql(metadataGraph);
     this.#metadataGraph = metadataGraph;
     this.outbox = new SparqlIndexOutbox(this.#client, metadataGraph);
+    this.#writes = new GroupCommitter(
+      (writes) => this.#commitGroup(writes),
+      config.groupCommit ?? DEFAULT_GROUP_COMMIT,
+    );
   }
 
   async getItem(collection: string, uri: string): Promise<ItemRecord | undefined> {
@@ -213,11 +231,11 @@ export class SparqlTripleStore implements TripleStore {
   async createItem(write: ItemWrite): Promise<ItemRecord> {
     const item = iriToSparql(write.uri);
     const graph = iriToSparql(this.#graphOf(write.uri));
-    const { lines, count } = triplesToSparql(write.quads);
+    const { lines, count } = triplesToSparql(write.quads, this.#blankNodePrefix());
     const now = new Date().toISOString();
     const receipt = newReceipt();
     const absent = `FILTER NOT EXISTS { GRAPH ${this.#meta} { ${item} rcs:collection ?any } }`;
-    const outcome = await this.#guardedWrite(write.collection, write.uri, receipt, [
+    const outcome = await this.#guardedWrite(write.uri, receipt, [
       // Triples left in the graph by anything but this service would otherwise merge in.
       `DELETE { GRAPH ${graph} { ?s ?p ?o } } WHERE { ${absent} GRAPH ${graph} { ?s ?p ?o } }`,
       `INSERT { GRAPH ${graph} {\n${lines.join("\n")}\n}
@@ -236,11 +254,11 @@ export class SparqlTripleStore implements TripleStore {
   async replaceItem(write: ItemWrite, condition: WriteCondition = {}): Promise<ItemRecord> {
     const item = iriToSparql(write.uri);
     const graph = iriToSparql(this.#graphOf(write.uri));
-    const { lines, count } = triplesToSparql(write.quads);
+    const { lines, count } = triplesToSparql(write.quads, this.#blankNodePrefix());
     const now = new Date().toISOString();
     const receipt = newReceipt();
     const guard = this.#presentGuard(write.collection, item, condition);
-    const outcome = await this.#guardedWrite(write.collection, write.uri, receipt, [
+    const outcome = await this.#guardedWrite(write.uri, receipt, [
       `DELETE { GRAPH ${graph} { ?s ?p ?o } } WHERE { ${guard} GRAPH ${graph} { ?s ?p ?o } }`,
       // The guard has no variables, so it matches at most once and the template's blank
       // nodes are instantiated exactly once.
@@ -276,7 +294,7 @@ export class SparqlTripleStore implements TripleStore {
     const graph = iriToSparql(this.#graphOf(uri));
     const receipt = newReceipt();
     const guard = this.#presentGuard(collection, item, condition);
-    const outcome = await this.#guardedWrite(collection, uri, receipt, [
+    const outcome = await this.#guardedWrite(uri, receipt, [
       `DELETE { GRAPH ${graph} { ?s ?p ?o } } WHERE { ${guard} GRAPH ${graph} { ?s ?p ?o } }`,
       `INSERT { GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} .
           ${this.outbox.entryTriples(collection, uri)} } } WHERE { ${guard} }`,
@@ -284,6 +302,11 @@ export class SparqlTripleStore implements TripleStore {
       WHERE { GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} . ${item} ?p ?o } }`,
     ]);
     if (!outcome.applied) throw refusal(collection, uri, condition, outcome);
+  }
+
+  /** How the writes were grouped so far. */
+  get groupCommitStats(): GroupCommitter<GuardedWrite, WriteOutcome>["stats"] {
+    return this.#writes.stats;
   }
 
   async *listItems(collection: string): AsyncGenerator<ItemRecord> {
@@ -348,6 +371,7 @@ export class SparqlTripleStore implements TripleStore {
   }
 
   async close(): Promise<void> {
+    await this.#writes.idle();
     const receipts = this.#settledReceipts.splice(0);
     try {
       if (receipts.length > 0) {
@@ -373,41 +397,75 @@ export class SparqlTripleStore implements TripleStore {
     return `GRAPH ${this.#meta} { ${item} rcs:collection ${stringToSparql(collection)}${hash} }`;
   }
 
+  /** Blank node labels of one write, apart from those of the other writes of its group. */
+  #blankNodePrefix(): string {
+    return `w${(this.#writesBuilt++).toString(36)}_`;
+  }
+
   /**
-   * Sends `operations` (which carry the write's outbox entry) as one update request, then
-   * asks whether the receipt exists (the guard held) and what the item looks like now.
+   * Queues a write's `operations` (guarded; they carry its receipt and outbox entry) for
+   * the next group, and tells whether its guard held ({@link #commitGroup}).
    */
-  async #guardedWrite(
-    collection: string,
-    uri: string,
-    receipt: string,
-    operations: string[],
-  ): Promise<WriteOutcome> {
+  #guardedWrite(uri: string, receipt: string, operations: string[]): Promise<WriteOutcome> {
+    const text = operations.join(" ;\n");
+    return this.#writes.submit({ item: iriToSparql(uri), receipt, text }, text.length);
+  }
+
+  /**
+   * One group: every write's operations in one update request, which the endpoint applies
+   * atomically and in order (each guard sees the writes before it), then one query that
+   * tells, per write, whether its receipt exists (its guard held) and what the item looks
+   * like now. A request the endpoint refuses as a whole (an error answer: nothing of it was
+   * applied) is sent again write by write, so that only the write that spoils it fails. A
+   * request whose fate is unknown (503: the connection broke) fails every write of it, as
+   * a single write does, and is never sent again.
+   */
+  async #commitGroup(writes: GuardedWrite[]): Promise<Settled<WriteOutcome>[]> {
     const settled = this.#settledReceipts.splice(0);
     try {
       await this.#client.update(
-        `${PROLOGUE}${this.#deleteReceipts(settled)}${operations.join(" ;\n")}`,
+        `${PROLOGUE}${this.#deleteReceipts(settled)}${
+          writes.map((write) => write.text).join(" ;\n")
+        }`,
       );
     } catch (error) {
       this.#settledReceipts.push(...settled);
-      throw error;
+      if (writes.length === 1 || !isRefusal(error)) throw error;
+      const alone: Settled<WriteOutcome>[] = [];
+      for (const write of writes) {
+        try {
+          alone.push(...await this.#commitGroup([write]));
+        } catch (single) {
+          alone.push({ ok: false, error: single });
+        }
+      }
+      return alone;
     }
-    const item = iriToSparql(uri);
     const rows = await this.#select(
-      `SELECT ?applied ?collection ?hash ?created WHERE {
-         OPTIONAL { GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} } BIND(true AS ?applied) }
-         OPTIONAL { GRAPH ${this.#meta} { ${item} rcs:collection ?collection ; rcs:hash ?hash .
-           OPTIONAL { ${item} rcs:created ?created } } } }`,
+      `SELECT ?n ?applied ?collection ?hash ?created WHERE {
+         VALUES (?n ?receipt ?item) { ${
+        writes.map((write, n) => `(${n} ${write.receipt} ${write.item})`).join(" ")
+      } }
+         OPTIONAL { GRAPH ${this.#meta} { ?receipt rcs:receiptFor ?item } BIND(true AS ?applied) }
+         OPTIONAL { GRAPH ${this.#meta} { ?item rcs:collection ?collection ; rcs:hash ?hash .
+           OPTIONAL { ?item rcs:created ?created } } } }`,
+      MAX_RECEIPTS_BYTES,
     );
-    const row = rows[0];
-    const applied = row?.get("applied")?.value === "true";
-    if (applied) this.#settledReceipts.push(`${receipt} rcs:receiptFor ${item} .`);
-    return {
-      applied,
-      collection: row?.get("collection")?.value ?? (applied ? collection : undefined),
-      hash: row?.get("hash")?.value,
-      created: row?.get("created")?.value,
-    };
+    const byIndex = new Map(rows.map((row) => [Number(row.get("n")?.value), row]));
+    return writes.map((write, n) => {
+      const row = byIndex.get(n);
+      const applied = row?.get("applied")?.value === "true";
+      if (applied) this.#settledReceipts.push(`${write.receipt} rcs:receiptFor ${write.item} .`);
+      return {
+        ok: true,
+        value: {
+          applied,
+          collection: row?.get("collection")?.value,
+          hash: row?.get("hash")?.value,
+          created: row?.get("created")?.value,
+        },
+      };
+    });
   }
 
   /** A `DELETE DATA` operation (and separator) for these receipt triples, "" for none. */
@@ -416,8 +474,8 @@ export class SparqlTripleStore implements TripleStore {
     return `DELETE DATA { GRAPH ${this.#meta} {\n${receipts.join("\n")}\n} } ;\n`;
   }
 
-  #select(query: string): Promise<SparqlRow[]> {
-    return selectRows(this.#client, query);
+  #select(query: string, maxBytes?: number): Promise<SparqlRow[]> {
+    return selectRows(this.#client, query, maxBytes);
   }
 
   /** Runs `work` that reads a response body, turning read failures into store problems. */
@@ -428,6 +486,19 @@ export class SparqlTripleStore implements TripleStore {
       throw storeProblemFromError(error, url, this.#config.timeoutMs, userTimeoutMs);
     }
   }
+}
+
+/** One write of a group: its operations, and the receipt its guard leaves. */
+interface GuardedWrite {
+  /** The item, as SPARQL. */
+  item: string;
+  receipt: string;
+  text: string;
+}
+
+/** An answer of the endpoint that refused a request: nothing of it was applied. */
+function isRefusal(error: unknown): boolean {
+  return error instanceof ProblemError && error.status === 502;
 }
 
 /** What a guarded write found afterwards. */

@@ -65,18 +65,38 @@ export class SparqlIndexOutbox implements IndexOutbox {
         OPTIONAL { GRAPH ${this.#meta} { ?entry rcs:leaseUntil ?oldUntil } }
         OPTIONAL { GRAPH ${this.#meta} { ?entry rcs:claim ?oldClaim } }
       }`);
+    // Each item's record comes along, read in the same transaction as the claim.
     const rows = await selectRows(
       this.#client,
-      `SELECT ?entry ?item ?collection WHERE { GRAPH ${this.#meta} {
-         ?entry rcs:claim ${token} ; rcs:outboxItem ?item ; rcs:outboxCollection ?collection } }`,
+      `SELECT ?entry ?item ?collection ?hash ?count ?created ?modified WHERE {
+         GRAPH ${this.#meta} {
+           ?entry rcs:claim ${token} ; rcs:outboxItem ?item ; rcs:outboxCollection ?collection }
+         OPTIONAL { GRAPH ${this.#meta} { ?item rcs:collection ?collection ; rcs:hash ?hash ;
+           rcs:tripleCount ?count ; rcs:created ?created ; rcs:modified ?modified } } }`,
       MAX_CLAIM_BYTES,
     );
     const entries: OutboxEntry[] = [];
     for (const row of rows) {
       const [entry, item, collection] = [row.get("entry"), row.get("item"), row.get("collection")];
-      if (entry && item && collection) {
-        entries.push({ id: entry.value, uri: item.value, collection: collection.value });
+      if (!entry || !item || !collection) continue;
+      const claimed: OutboxEntry = {
+        id: entry.value,
+        uri: item.value,
+        collection: collection.value,
+      };
+      const [hash, count, created, modified] = ["hash", "count", "created", "modified"]
+        .map((name) => row.get(name)?.value);
+      if (hash && count && created && modified) {
+        claimed.current = {
+          collection: collection.value,
+          uri: item.value,
+          hash,
+          tripleCount: Number(count),
+          created,
+          modified,
+        };
       }
+      entries.push(claimed);
     }
     return { entries, leaseUntil };
   }

@@ -8,6 +8,7 @@
  */
 import type { Literal, Quad, Term } from "n3";
 import { ProblemError } from "../http/problem.ts";
+import { invalidTerm } from "./store_problems.ts";
 
 const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
 const RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString";
@@ -75,12 +76,18 @@ export function literalToSparql(literal: Literal): string {
  */
 export class BlankNodeLabels {
   #labels = new Map<string, string>();
+  readonly #prefix: string;
 
-  /** `_:bN` for the blank node with this id. */
+  /** `prefix` keeps these labels apart from those of other writes in the same request. */
+  constructor(prefix = "") {
+    this.#prefix = prefix;
+  }
+
+  /** `_:<prefix>bN` for the blank node with this id. */
   label(id: string): string {
     let label = this.#labels.get(id);
     if (label === undefined) {
-      label = `_:b${this.#labels.size}`;
+      label = `_:${this.#prefix}b${this.#labels.size}`;
       this.#labels.set(id, label);
     }
     return label;
@@ -97,21 +104,20 @@ export function termToSparql(term: Term, blankNodes: BlankNodeLabels): string {
     case "Literal":
       return literalToSparql(term);
     default:
-      throw new ProblemError(
-        400,
-        "invalid-term",
-        "Term cannot be stored",
-        `A ${term.termType} term cannot be stored as item data`,
-      );
+      throw invalidTerm(term.termType);
   }
 }
 
 /**
- * The triples of `quads` (graph ignored) as SPARQL triple lines, duplicates removed.
+ * The triples of `quads` (graph ignored) as SPARQL triple lines, duplicates removed; blank
+ * node labels start with `blankNodePrefix` (several writes share one update request).
  * Returns the lines and how many distinct triples they hold.
  */
-export function triplesToSparql(quads: Iterable<Quad>): { lines: string[]; count: number } {
-  const blankNodes = new BlankNodeLabels();
+export function triplesToSparql(
+  quads: Iterable<Quad>,
+  blankNodePrefix = "",
+): { lines: string[]; count: number } {
+  const blankNodes = new BlankNodeLabels(blankNodePrefix);
   // A line names each term exactly (same blank node, same label), so it is the triple's key.
   const lines = new Set<string>();
   for (const quad of quads) {

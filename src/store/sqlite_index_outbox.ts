@@ -6,7 +6,7 @@
  * of an entry (shown by tests and useful when inspecting the file).
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { inTransaction } from "./local_db.ts";
+import { inTransaction, inUnsyncedTransaction } from "./local_db.ts";
 import type { IndexOutbox, OutboxClaim, OutboxEntry } from "./index_outbox.ts";
 
 interface OutboxRow {
@@ -21,13 +21,17 @@ export class SqliteIndexOutbox implements IndexOutbox {
   readonly #statements: Record<string, StatementSync>;
   /** Entry id → end of its lease. */
   readonly #leased = new Map<number, number>();
+  /** First entry ids of committed groups whose fsync is in flight: not claimed yet. */
+  readonly #heldBack = new Set<number>();
 
   /** `db` must have been opened with `openLocalDatabase` (it holds the table). */
   constructor(db: DatabaseSync) {
     this.#db = db;
     this.#statements = {
       insert: db.prepare("INSERT INTO index_outbox (collection, uri, enqueued) VALUES (?, ?, ?)"),
-      oldest: db.prepare("SELECT id, collection, uri FROM index_outbox ORDER BY id LIMIT ?"),
+      oldest: db.prepare(
+        "SELECT id, collection, uri FROM index_outbox WHERE id < ? ORDER BY id LIMIT ?",
+      ),
       count: db.prepare("SELECT count(*) AS n FROM index_outbox"),
       remove: db.prepare("DELETE FROM index_outbox WHERE id = ?"),
       attempted: db.prepare("UPDATE index_outbox SET attempts = attempts + 1 WHERE id = ?"),
@@ -38,14 +42,37 @@ export class SqliteIndexOutbox implements IndexOutbox {
    * Adds an entry; call it inside the transaction of the item write it belongs to, so the
    * two commit together.
    */
-  record(collection: string, uri: string): void {
-    this.#statements.insert.run(collection, uri, new Date().toISOString());
+  record(collection: string, uri: string): number {
+    const { lastInsertRowid } = this.#statements.insert.run(
+      collection,
+      uri,
+      new Date().toISOString(),
+    );
+    return Number(lastInsertRowid);
+  }
+
+  /**
+   * Keeps entries from `firstId` on from being claimed until {@link endHold}: their
+   * transaction is committed but not yet durable, and an item indexed now could still be
+   * lost to a power cut.
+   */
+  holdBack(firstId: number): void {
+    this.#heldBack.add(firstId);
+  }
+
+  /** Ends a {@link holdBack}. */
+  endHold(firstId: number): void {
+    this.#heldBack.delete(firstId);
   }
 
   claim(limit: number, leaseMs: number): Promise<OutboxClaim> {
     const now = Date.now();
     for (const [id, until] of this.#leased) if (until <= now) this.#leased.delete(id);
-    const rows = this.#statements.oldest.all(limit + this.#leased.size) as unknown as OutboxRow[];
+    const below = this.#heldBack.size > 0 ? Math.min(...this.#heldBack) : Number.MAX_SAFE_INTEGER;
+    const rows = this.#statements.oldest.all(
+      below,
+      limit + this.#leased.size,
+    ) as unknown as OutboxRow[];
     const entries: OutboxEntry[] = [];
     const leaseUntil = now + leaseMs;
     for (const row of rows) {
@@ -57,9 +84,13 @@ export class SqliteIndexOutbox implements IndexOutbox {
     return Promise.resolve({ entries, leaseUntil });
   }
 
+  /**
+   * Unsynced: a completion lost to a power cut only means its entries are applied again,
+   * which converges on the same documents; the worker never waits for the disk.
+   */
   complete(ids: string[]): Promise<void> {
     if (ids.length > 0) {
-      inTransaction(this.#db, () => {
+      inUnsyncedTransaction(this.#db, () => {
         for (const id of ids) this.#statements.remove.run(Number(id));
       });
     }
@@ -69,7 +100,7 @@ export class SqliteIndexOutbox implements IndexOutbox {
 
   release(ids: string[]): Promise<void> {
     if (ids.length > 0) {
-      inTransaction(this.#db, () => {
+      inUnsyncedTransaction(this.#db, () => {
         for (const id of ids) this.#statements.attempted.run(Number(id));
       });
     }

@@ -30,3 +30,13 @@ export function preconditionFailed(uri: string, current: string): ProblemError {
     `The item <${uri}> has changed: its current ETag is "${current}".`,
   );
 }
+
+/** 400 for a term that is not item data (a variable, a quoted triple). */
+export function invalidTerm(termType: string): ProblemError {
+  return new ProblemError(
+    400,
+    "invalid-term",
+    "Term cannot be stored",
+    `A ${termType} term cannot be stored as item data`,
+  );
+}

@@ -107,8 +107,16 @@ export interface TripleStore {
   /**
    * Several items' records and whole graphs at once, for batch readers such as indexing;
    * items the collection does not hold are left out. Each graph is in no particular order.
+   *
+   * `current` holds records the caller knows to be the items' current versions (the outbox
+   * read them with its claim): a cache that holds a graph under such a record's hash
+   * answers with that record and graph instead of reading the item back.
    */
-  readItemGraphs(collection: string, uris: string[]): Promise<ItemGraph[]>;
+  readItemGraphs(
+    collection: string,
+    uris: string[],
+    current?: ReadonlyMap<string, ItemRecord>,
+  ): Promise<ItemGraph[]>;
   /** Creates an item; 409 if the URI exists in any collection. Atomic. */
   createItem(write: ItemWrite): Promise<ItemRecord>;
   /** Replaces an item's whole graph; 404 if missing, 412 if `ifMatch` differs. Atomic. */

@@ -1,13 +1,15 @@
 /**
  * SIGKILL during a stream of acknowledged writes: after a restart every acknowledged write
- * is there, whole, and no item is half-written.
+ * is there, whole, and no item is half-written. 32 concurrent writers keep group commit
+ * busy (src/store/group_commit.ts): at the kill, groups are queued, committed and waiting
+ * for their fsync, or being fsynced.
  */
 import { strict as assert } from "node:assert";
 import { startServiceProcess } from "../support/process.ts";
 import { DEMO_COLLECTION, itemQuery } from "../support/service.ts";
 
 const TRIPLES_PER_ITEM = 50;
-const WRITERS = 4;
+const WRITERS = 32;
 
 function itemBody(uri: string, version: number): string {
   const lines = [];
@@ -65,6 +67,8 @@ Deno.test({
       await first.kill();
       stop = true;
       await Promise.all(writers);
+      // Every writer had a write in flight: the kill fell on a busy group commit.
+      assert.ok(attempted.size - acknowledged.size >= WRITERS / 2, "writes in flight at the kill");
 
       const second = await startServiceProcess({ SERVICE_DATA_DIR: dataDir });
       try {

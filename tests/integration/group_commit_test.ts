@@ -1,0 +1,194 @@
+/**
+ * Group commit on both stores (the embedded SQLite file, and a real Fuseki for the SPARQL
+ * store): writes submitted while a commit is in flight are committed as one group, and a
+ * write of the group that its store refuses (stale If-Match, duplicate create, missing item,
+ * a term that is not item data) fails alone while every other write of the group is stored
+ * and acknowledged.
+ *
+ * The first write goes alone (nothing is in flight); every write submitted in the same turn
+ * after it queues behind its commit, so the second group holds exactly those.
+ */
+import { strict as assert } from "node:assert";
+import { DataFactory, type Quad } from "n3";
+import { ProblemError } from "../../src/http/problem.ts";
+import { LOCAL_DB_FILE, openLocalDatabase } from "../../src/store/local_db.ts";
+import { EmbeddedTripleStore } from "../../src/store/embedded.ts";
+import { SparqlTripleStore } from "../../src/store/sparql.ts";
+import type { ItemRecord, TripleStore } from "../../src/store/triple_store.ts";
+import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
+import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
+
+const { namedNode, literal, quad, variable, blankNode } = DataFactory;
+const endpoints = sparqlEndpointsFromEnv();
+if (!endpoints) console.log(SPARQL_SUITE_SKIPPED);
+
+const COLLECTION = "https://data.example.org/collection/group-commit";
+const OTHER_COLLECTION = "https://data.example.org/collection/group-commit-other";
+
+interface GroupStore extends TripleStore {
+  readonly groupCommitStats: { groups: number; writes: number; largest: number };
+}
+
+/** An item of a few triples, one of them through a blank node (labels must not collide). */
+function graph(uri: string, version: string): Quad[] {
+  const node = blankNode("author");
+  return [
+    quad(namedNode(uri), namedNode("http://purl.org/dc/terms/title"), literal(version)),
+    quad(namedNode(uri), namedNode("http://purl.org/dc/terms/creator"), node),
+    quad(node, namedNode("http://xmlns.com/foaf/0.1/name"), literal(`author of ${version}`)),
+  ];
+}
+
+async function write(uri: string, version: string, collection = COLLECTION) {
+  const quads = graph(uri, version);
+  return { collection, uri, quads, hash: (await canonicalHash(quads)).hash };
+}
+
+async function titleOf(store: TripleStore, uri: string): Promise<string | undefined> {
+  try {
+    const read = await store.readItem(COLLECTION, uri);
+    const quads: Quad[] = [];
+    for await (const q of read.quads) quads.push(q);
+    assert.equal(quads.length, 3, `${uri} is whole`);
+    return quads.find((q) => q.predicate.value.endsWith("/title"))?.object.value;
+  } catch (error) {
+    if (error instanceof ProblemError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+type Settled = { value: unknown } | { status: number; slug: string };
+
+function settle(work: Promise<unknown>): Promise<Settled> {
+  return work.then(
+    (value) => ({ value }),
+    (error) => {
+      if (!(error instanceof ProblemError)) throw error;
+      return { status: error.status, slug: error.slug };
+    },
+  );
+}
+
+async function oneGroupWithRefusals(store: GroupStore, run: string): Promise<void> {
+  const uri = (name: string) => `https://data.example.org/id/group-commit/${run}/${name}`;
+  // Items the group will find: one to update, one to update with a stale ETag, one to
+  // delete, one that exists already, one in another collection.
+  const existing: Record<string, ItemRecord> = {};
+  for (const name of ["update", "stale", "delete", "taken"]) {
+    existing[name] = await store.createItem(await write(uri(name), "v1"));
+  }
+  await store.createItem(await write(uri("elsewhere"), "v1", OTHER_COLLECTION));
+  const before = { ...store.groupCommitStats };
+
+  const badTerm = await write(uri("bad-term"), "v1");
+  badTerm.quads.push(
+    quad(namedNode(uri("bad-term")), namedNode("https://ex.org/p"), variable("x")),
+  );
+  const writes = [
+    // The first write is in flight alone while all the others queue behind it.
+    write(uri("lead"), "v1").then((w) => store.createItem(w)),
+    write(uri("new-1"), "v1").then((w) => store.createItem(w)),
+    write(uri("taken"), "v2").then((w) => store.createItem(w)), // 409: exists
+    write(uri("update"), "v2").then((w) => store.replaceItem(w, { ifMatch: existing.update.hash })),
+    write(uri("stale"), "v2").then((w) => store.replaceItem(w, { ifMatch: "0".repeat(64) })), // 412
+    store.deleteItem(COLLECTION, uri("delete")),
+    store.deleteItem(COLLECTION, uri("missing")), // 404
+    write(uri("elsewhere"), "v2").then((w) => store.createItem(w)), // 409: in another collection
+    store.createItem(badTerm), // 400: a variable is not item data
+    write(uri("new-2"), "v1").then((w) => store.createItem(w)),
+  ];
+  const outcomes = await Promise.all(writes.map(settle));
+  const statuses = outcomes.map((o) => "status" in o ? `${o.status} ${o.slug}` : "ok");
+  assert.deepEqual(statuses, [
+    "ok",
+    "ok",
+    "409 item-exists",
+    "ok",
+    "412 precondition-failed",
+    "ok",
+    "404 item-not-found",
+    "409 item-exists",
+    "400 invalid-term",
+    "ok",
+  ]);
+  const stats = store.groupCommitStats;
+  // The writes the store was asked for (the invalid term may be refused before queueing).
+  const submitted = stats.writes - before.writes;
+  assert.ok(submitted >= 9, `submitted ${submitted}`);
+  assert.ok(stats.groups - before.groups <= 3, `${stats.groups - before.groups} groups`);
+  assert.ok(stats.largest >= 7, `largest group ${stats.largest}`);
+
+  // Everything acknowledged is stored; nothing refused left a trace.
+  assert.equal(await titleOf(store, uri("lead")), "v1");
+  assert.equal(await titleOf(store, uri("new-1")), "v1");
+  assert.equal(await titleOf(store, uri("new-2")), "v1");
+  assert.equal(await titleOf(store, uri("update")), "v2");
+  assert.equal(await titleOf(store, uri("stale")), "v1");
+  assert.equal(await titleOf(store, uri("taken")), "v1");
+  assert.equal(await titleOf(store, uri("delete")), undefined);
+  assert.equal(await titleOf(store, uri("bad-term")), undefined);
+  assert.equal(
+    (await store.getItem(OTHER_COLLECTION, uri("elsewhere")))?.collection,
+    OTHER_COLLECTION,
+  );
+  const updated = await store.getItem(COLLECTION, uri("update"));
+  assert.equal(updated?.hash, (await write(uri("update"), "v2")).hash);
+}
+
+Deno.test("group commit, embedded store: one write refused, the rest of its group stored", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "rcs-group-" });
+  const db = openLocalDatabase(dir);
+  const store = new EmbeddedTripleStore(db, `${dir}/${LOCAL_DB_FILE}`);
+  try {
+    await oneGroupWithRefusals(store, crypto.randomUUID());
+    // Every acknowledged write left its outbox entry; refused ones left none.
+    const entries = (db.prepare("SELECT uri FROM index_outbox").all() as { uri: string }[])
+      .map((row) => row.uri.split("/").pop());
+    for (const name of ["lead", "new-1", "new-2", "update", "delete"]) {
+      assert.ok(entries.includes(name), `outbox entry of ${name}`);
+    }
+    for (const name of ["taken", "stale", "missing", "bad-term"]) {
+      assert.equal(
+        entries.filter((e) => e === name).length,
+        name === "taken" ? 1 : name === "stale" ? 1 : 0,
+      );
+    }
+  } finally {
+    await store.close();
+    db.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "group commit, SPARQL store (Fuseki): one write refused, the rest of its group stored",
+  ignore: !endpoints,
+  fn: async () => {
+    const run = crypto.randomUUID();
+    const store = new SparqlTripleStore({
+      ...endpoints!,
+      timeoutMs: 60_000,
+      retries: 2,
+      metadataGraph: `urn:rcs-test:group-commit:${run}:meta`,
+      graphTemplate: `urn:rcs-test:group-commit:${run}:{item}`,
+    });
+    try {
+      await oneGroupWithRefusals(store, run);
+      const claim = await store.outbox.claim(100, 60_000);
+      const names = claim.entries.map((entry) => entry.uri.split("/").pop());
+      for (const name of ["lead", "new-1", "new-2", "update", "delete"]) {
+        assert.ok(names.includes(name), `outbox entry of ${name}`);
+      }
+      for (const name of ["missing", "bad-term"]) assert.ok(!names.includes(name), name);
+    } finally {
+      // The run's own graphs: drop them all.
+      await fetch(endpoints!.updateUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/sparql-update" },
+        body: `DELETE { GRAPH ?g { ?s ?p ?o } } WHERE { GRAPH ?g { ?s ?p ?o }
+          FILTER(STRSTARTS(STR(?g), "urn:rcs-test:group-commit:${run}:")) }`,
+      }).then((response) => response.body?.cancel());
+      await store.close();
+    }
+  },
+});
