@@ -19,7 +19,13 @@ import type { Quad } from "n3";
 import { invalidTerm, itemExists, itemNotFound, preconditionFailed } from "./store_problems.ts";
 import { inUnsyncedTransaction } from "./local_db.ts";
 import { SqliteIndexOutbox } from "./sqlite_index_outbox.ts";
-import { decodeObject, decodePredicate, decodeSubject, encodeTerm } from "./term_ids.ts";
+import {
+  decodeObject,
+  decodePredicate,
+  decodeSubject,
+  encodeTerm,
+  OBJECT_COLUMN,
+} from "./term_ids.ts";
 import { EmbeddedSparqlEngine } from "./embedded_sparql.ts";
 import {
   DEFAULT_GROUP_COMMIT,
@@ -64,7 +70,7 @@ interface TripleRow {
   rowid: number;
   s: string;
   p: string;
-  o: string;
+  o: string | Uint8Array;
 }
 
 /** A write waiting for its group's commit. */
@@ -140,7 +146,7 @@ export class EmbeddedTripleStore implements TripleStore {
       deleteItem: db.prepare("DELETE FROM items WHERE id = ?"),
       deleteTriples: db.prepare("DELETE FROM triples WHERE item_id = ?"),
       allTriples: db.prepare(
-        "SELECT rowid, s, p, o FROM triples WHERE item_id = ? ORDER BY s, rowid",
+        `SELECT rowid, s, p, ${OBJECT_COLUMN} FROM triples WHERE item_id = ? ORDER BY s, rowid`,
       ),
       listItems: db.prepare(
         "SELECT * FROM items WHERE collection = ? AND uri > ? ORDER BY uri LIMIT ?",
@@ -240,13 +246,19 @@ export class EmbeddedTripleStore implements TripleStore {
     if (items.length === 0) return;
     const byId = new Map(items.map(({ row, graph }) => [row.id, graph.quads]));
     const statement = this.#db.prepare(
-      `SELECT item_id, s, p, o FROM triples WHERE item_id IN (${placeholders(items.length)})`,
+      `SELECT item_id, s, p, ${OBJECT_COLUMN} FROM triples ` +
+        `WHERE item_id IN (${placeholders(items.length)})`,
     );
     statement.setReturnArrays(true);
     // Subjects and predicates repeat within and across items: decode each once.
     const subjects = new Map<string, Quad["subject"]>();
     const predicates = new Map<string, Quad["predicate"]>();
-    const rows = statement.all(...byId.keys()) as unknown as [number, string, string, string][];
+    const rows = statement.all(...byId.keys()) as unknown as [
+      number,
+      string,
+      string,
+      string | Uint8Array,
+    ][];
     for (const [itemId, s, p, o] of rows) {
       let subject = subjects.get(s);
       if (!subject) subjects.set(s, subject = decodeSubject(s));
@@ -287,7 +299,7 @@ export class EmbeddedTripleStore implements TripleStore {
   async *#pages(reader: DatabaseSync, itemId: number, release: () => void): AsyncIterable<Quad> {
     try {
       const page = reader.prepare(
-        `SELECT rowid, s, p, o FROM triples WHERE item_id = ? AND (s, rowid) > (?, ?)
+        `SELECT rowid, s, p, ${OBJECT_COLUMN} FROM triples WHERE item_id = ? AND (s, rowid) > (?, ?)
          ORDER BY s, rowid LIMIT ?`,
       );
       let lastSubject = "";

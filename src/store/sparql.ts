@@ -386,7 +386,8 @@ export class SparqlTripleStore implements TripleStore {
 
   /** The graph name of an item. */
   #graphOf(uri: string): string {
-    return (this.#config.graphTemplate ?? "{item}").replaceAll("{item}", uri);
+    // A function, so that `$&` and the like in the URI are not replacement patterns.
+    return (this.#config.graphTemplate ?? "{item}").replaceAll("{item}", () => uri);
   }
 
   /** Matches once if the item is in `collection` (with the If-Match hash, when given). */

@@ -20,7 +20,17 @@ export function decodePredicate(id: string): Quad_Predicate {
   return termFromId(id) as Quad_Predicate;
 }
 
-/** Decodes an object column. */
-export function decodeObject(id: string): Quad_Object {
-  return termFromId(id) as Quad_Object;
+/**
+ * The object column as a SELECT list entry. node:sqlite reads TEXT only up to its first
+ * U+0000, which literals may hold (RDF allows it): such a value is read as a BLOB instead,
+ * whole, and decoded by {@link decodeObject}. Other values stay TEXT (no decoding cost).
+ */
+export const OBJECT_COLUMN = "CASE WHEN instr(CAST(o AS BLOB), x'00') > 0 " +
+  "THEN CAST(o AS BLOB) ELSE o END AS o";
+
+const utf8 = new TextDecoder();
+
+/** Decodes an object column read through {@link OBJECT_COLUMN}. */
+export function decodeObject(id: string | Uint8Array): Quad_Object {
+  return termFromId(typeof id === "string" ? id : utf8.decode(id)) as Quad_Object;
 }

@@ -116,25 +116,6 @@ function named(reason: string, names: string[]): Record<string, string> {
 }
 
 /**
- * Defects of the service itself that this suite found and that are not fixed here (they are
- * in the store, which another change is reworking): tolerated, and printed when they occur.
- * The embedded store writes a literal holding U+0000 whole, but node:sqlite reads a TEXT
- * column only up to its first NUL, so it reads back as another term (`"x` of `"x\u0000y"`);
- * the item cache hides it while it holds the item, so it comes and goes. Test name → reason.
- */
-const KNOWN_DEFECTS: Record<string, string> = Object.fromEntries(
-  [
-    "LITERAL1_all_controls",
-    "LITERAL1_ascii_boundaries",
-    "LITERAL_LONG1_ascii_boundaries",
-    "LITERAL2_ascii_boundaries",
-    "LITERAL_LONG2_ascii_boundaries",
-    "literal_all_controls",
-    "literal_ascii_boundaries",
-  ].map((name) => [name, "a literal holding U+0000 is cut at it by the embedded store"]),
-);
-
-/**
  * Where the independent reader is stricter than RDF: test name → download → why. Jena's
  * RDF/XML parser refuses <http:g> (scheme-specific rules: an http IRI needs a host), an IRI
  * RFC 3987 allows and the test expects; its Turtle and N-Triples readers take it.
@@ -142,11 +123,6 @@ const KNOWN_DEFECTS: Record<string, string> = Object.fromEntries(
 const READER_LIMITS: Record<string, Record<string, string>> = {
   "IRI-resolution-07": { rdf: "Jena's RDF/XML parser refuses <http:g>, which RDF allows" },
 };
-
-/** Whether a failure line (`suite/name: …` or `suite/name file: …`) is a known defect. */
-function knownDefect(failure: string): boolean {
-  return Object.hasOwn(KNOWN_DEFECTS, /^[^/]+\/([^: ]+)/.exec(failure)?.[1] ?? "");
-}
 
 /** Whether a re-read failure (`suite/name N.ext: …`) is one of {@link READER_LIMITS}. */
 function readerLimit(failure: string): boolean {
@@ -468,15 +444,7 @@ Deno.test({
     try {
       const failures = outcomes.filter((o) => o.problems.length > 0)
         .map((o) => `${o.test.suite.dir}/${o.test.name}: ${o.problems.join("; ")}`);
-      const known = failures.filter((failure) => knownDefect(failure));
-      if (known.length > 0) {
-        console.log(`W3C suites: known defects (see KNOWN_DEFECTS):\n  ${known.join("\n  ")}`);
-      }
-      assert.deepEqual(
-        failures.filter((failure) => !knownDefect(failure)),
-        [],
-        "cases that break the acceptance rules",
-      );
+      assert.deepEqual(failures, [], "cases that break the acceptance rules");
 
       const differences = Object.fromEntries(
         outcomes.filter((o) => o.contract)
@@ -502,7 +470,7 @@ Deno.test({
       if (jena.lib) {
         const differing = await rereadWithJena(jena.lib, outcomes, dir);
         assert.deepEqual(
-          differing.filter((failure) => !knownDefect(failure) && !readerLimit(failure)),
+          differing.filter((failure) => !readerLimit(failure)),
           [],
           "downloads Jena reads as another graph",
         );

@@ -421,6 +421,23 @@ fusekiTest("create, read, replace and delete with 404, 409 and 412", async () =>
   assert.equal(receipts.boolean, false);
 });
 
+fusekiTest("an item URI holding $& and $1 names its own graph", async () => {
+  await using open = openStore();
+  const { store } = open;
+  const collection = `${RUN}/dollar`;
+  const uri = `https://test.example.org/id/a$&b$1c$$d`;
+  await store.createItem({
+    collection,
+    uri,
+    quads: turtle(`<${uri}> <${EX}title> "Dollar" .`),
+    hash: "h",
+  });
+  const [graph] = await store.readItemGraphs(collection, [uri]);
+  assert.equal(graph.record.uri, uri);
+  assert.deepEqual(graph.quads.map((q) => q.subject.value), [uri]);
+  await store.deleteItem(collection, uri);
+});
+
 fusekiTest("literals, blank nodes and unicode round-trip isomorphically", async () => {
   await using open = openStore();
   const { store } = open;
