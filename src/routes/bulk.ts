@@ -4,7 +4,7 @@ import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "../app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
-import { ProblemError } from "../http/problem.ts";
+import { jobNotFound, ProblemError } from "../http/problem.ts";
 import { formatFromMediaType, negotiateFormat, RDF_FORMATS } from "../rdf/formats.ts";
 import type { BulkFormat } from "../bulk/graph_blocks.ts";
 import { exportDocument } from "../bulk/export.ts";
@@ -42,14 +42,7 @@ export function bulkRoutes(deps: AppDeps): Hono<AppEnv> {
   handle(app, getImportJob, async (c) => {
     const id = c.req.param("id") ?? "";
     const job = await runner.find(id);
-    if (!job) {
-      throw new ProblemError(
-        404,
-        "job-not-found",
-        "Job not found",
-        `No import job ${JSON.stringify(id)} is recorded.`,
-      );
-    }
+    if (!job) throw jobNotFound("import", id);
     return c.json(job);
   });
 

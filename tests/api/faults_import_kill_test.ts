@@ -9,6 +9,7 @@
  */
 import { strict as assert } from "node:assert";
 import { startServiceProcess } from "../support/process.ts";
+import { getJson, outboxDrained, searchFinds } from "../support/process_probes.ts";
 import { DEMO_COLLECTION } from "../support/service.ts";
 import { deleteIndicesWithPrefix, searchBackends } from "../support/opensearch.ts";
 import { uniqueWord } from "../support/item_versions.ts";
@@ -18,24 +19,10 @@ const COLLECTION = encodeURIComponent(DEMO_COLLECTION);
 /** Items sent before the kill can come; the body is never finished. */
 const ITEMS = 3000;
 
-async function getJson(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(url);
-  return { status: response.status, body: await response.json() };
-}
-
 function itemQuads(run: string, n: number, word: string): string {
   const uri = `<https://data.example.org/id/import-kill/${run}/${n}>`;
   return `${uri} <http://purl.org/dc/terms/title> "${word} ${n}" ${uri} .\n` +
     `${uri} <http://purl.org/dc/terms/description> "item ${n} of an import" ${uri} .\n`;
-}
-
-/** How many items of the collection a full-text search for `word` finds. */
-async function searchTotal(baseUrl: string, word: string): Promise<number> {
-  const { status, body } = await getJson(
-    `${baseUrl}/api/search?collection=${COLLECTION}&q=${word}&size=0`,
-  );
-  assert.equal(status, 200, JSON.stringify(body));
-  return body.total as number;
 }
 
 /** The items of the run in the store, by an export of the collection. */
@@ -48,17 +35,6 @@ async function storedItems(baseUrl: string, run: string): Promise<Set<string>> {
     if (match[1].includes(run)) found.add(match[1]);
   }
   return found;
-}
-
-async function outboxDrained(baseUrl: string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    const { body } = await getJson(`${baseUrl}/ready`);
-    const checks = body.checks as Record<string, { detail: unknown }>;
-    if (checks.outbox.detail === 0) return;
-    assert.ok(Date.now() < deadline, `outbox still holds ${checks.outbox.detail} entries`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 for (const engine of searchBackends("faults-import-kill")) {
@@ -138,11 +114,7 @@ for (const engine of searchBackends("faults-import-kill")) {
             "the record claims no more than stored",
           );
           await outboxDrained(second.url);
-          const deadline = Date.now() + 10_000;
-          while (await searchTotal(second.url, word) !== stored.size) {
-            assert.ok(Date.now() < deadline, `search never found the ${stored.size} stored items`);
-            await new Promise((resolve) => setTimeout(resolve, 100));
-          }
+          await searchFinds(second.url, COLLECTION, word, stored.size);
 
           // The lock went with the job: the import can be run again, and completes it.
           const again = await fetch(
