@@ -173,6 +173,8 @@ type Mode = "text" | "iri" | "comment" | "string";
 
 const DIRECTIVE = /^\s*(?:@prefix|@base|prefix\s|base\s)/i;
 const SPARQL_DIRECTIVE = /^\s*(?:prefix|base)\s/i;
+/** Characters a scan may need after the current one (`"""`). */
+const LOOKAHEAD = 2;
 /** Characters after which a `.` at the top level ends a statement (not a name's dot). */
 const STATEMENT_END = /[\s#<(["'@]/;
 
@@ -190,31 +192,37 @@ class TrigSplitter implements Splitter {
   #block: BlockText;
   #blockLine = 0;
   #blockTextLine = 0;
-  /** A `.` ended the previous chunk at the top level: the next character decides. */
-  #dotPending = false;
+  /** The end of the last chunk, scanned with the next one (see `#scan`). */
+  #carry = "";
 
   constructor(private readonly options: SplitOptions) {
     this.#block = new BlockText(options.maxBlockChars);
   }
 
   feed(chunk: string): GraphBlock[] {
+    return this.#scan(this.#carry + chunk, false);
+  }
+
+  /**
+   * Scans `text`. Unless `final`, a character that can only be judged with the ones after it
+   * (an escape, a quote that may open or close `"""`, a statement's `.`) and comes too close
+   * to the end stops the scan: it is scanned again with the next chunk.
+   */
+  #scan(text: string, final: boolean): GraphBlock[] {
     const blocks: GraphBlock[] = [];
-    let start = 0; // what of `chunk` is not yet in `#pending` or the block
+    const limit = text.length;
+    /** True when fewer than `ahead` characters follow position `i` in this chunk. */
+    const short = (i: number, ahead: number) => !final && i + ahead >= limit;
+    let start = 0; // what of `text` is not yet in `#pending` or the block
     const keep = (end: number) => {
-      const text = chunk.slice(start, end);
-      if (this.#depth > 0) this.#block.add(text);
-      else this.#addPending(text);
+      const kept = text.slice(start, end);
+      if (this.#depth > 0) this.#block.add(kept);
+      else this.#addPending(kept);
       start = end;
     };
-    for (let i = 0; i < chunk.length; i++) {
-      const c = chunk[i];
-      if (this.#dotPending) {
-        this.#dotPending = false;
-        if (STATEMENT_END.test(c)) {
-          keep(i);
-          this.#endStatement(blocks);
-        }
-      }
+    let i = 0;
+    scan: for (; i < limit; i++) {
+      const c = text[i];
       if (c === "\n") {
         this.#lineNumber++;
         if (this.#mode === "comment" || this.#mode === "iri") this.#mode = "text";
@@ -229,7 +237,7 @@ class TrigSplitter implements Splitter {
             this.#mode = "text";
             if (
               this.#depth === 0 &&
-              SPARQL_DIRECTIVE.test(withoutComments(this.#pending + chunk.slice(start, i)))
+              SPARQL_DIRECTIVE.test(withoutComments(this.#pending + text.slice(start, i)))
             ) {
               keep(i + 1);
               this.#endStatement(blocks);
@@ -237,17 +245,24 @@ class TrigSplitter implements Splitter {
           }
           continue;
         case "string":
+          if ((c === "\\" || c === this.#quote && this.#longString) && short(i, LOOKAHEAD)) {
+            break scan;
+          }
           if (c === "\\") i++;
           else if (c === this.#quote) {
             if (!this.#longString) this.#mode = "text";
-            else if (chunk[i + 1] === c && chunk[i + 2] === c) {
+            else if (text[i + 1] === c && text[i + 2] === c) {
               i += 2;
               this.#mode = "text";
             }
           }
           continue;
       }
+      if ((c === "\\" || c === '"' || c === "'" || c === ".") && short(i, LOOKAHEAD)) break scan;
       switch (c) {
+        case "\\": // an escape in a name (`ex:it\'s`): the next character is not syntax
+          i++;
+          break;
         case "#":
           this.#mode = "comment";
           break;
@@ -258,7 +273,7 @@ class TrigSplitter implements Splitter {
         case "'":
           this.#mode = "string";
           this.#quote = c;
-          this.#longString = chunk[i + 1] === c && chunk[i + 2] === c;
+          this.#longString = text[i + 1] === c && text[i + 2] === c;
           if (this.#longString) i += 2;
           break;
         case "{":
@@ -279,26 +294,21 @@ class TrigSplitter implements Splitter {
           } else this.#depth--;
           break;
         case ".":
-          if (this.#depth === 0) {
-            if (i + 1 < chunk.length) {
-              if (STATEMENT_END.test(chunk[i + 1])) {
-                keep(i + 1);
-                this.#endStatement(blocks);
-              }
-            } else {
-              keep(i + 1);
-              this.#dotPending = true;
-            }
+          if (this.#depth === 0 && (i + 1 >= text.length || STATEMENT_END.test(text[i + 1]))) {
+            keep(i + 1);
+            this.#endStatement(blocks);
           }
           break;
       }
     }
-    keep(chunk.length);
+    const end = Math.min(i, limit);
+    keep(end);
+    this.#carry = text.slice(end);
     return blocks;
   }
 
   end(): GraphBlock[] {
-    const blocks: GraphBlock[] = [];
+    const blocks = this.#scan(this.#carry, true);
     if (this.#depth > 0) {
       const block = this.#closeBlock();
       block.refused ??= {

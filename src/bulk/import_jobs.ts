@@ -78,6 +78,9 @@ interface RunningImport {
   done: Promise<ImportJob>;
   /** Set when the store no longer holds this instance's claim, or at shutdown. */
   stopped?: string;
+  /** Settles when `stop` is called: a read of the body waiting for data gives up then. */
+  stopping: Promise<void>;
+  stop(reason: string): void;
   saving: Promise<void>;
 }
 
@@ -131,7 +134,17 @@ export class ImportJobRunner {
     };
     const decision = await this.#options.jobs.tryStart(job, this.#owner, request.collection);
     if (!decision.started) throw importRunning(request.collection, decision.runningJob);
-    const current: RunningImport = { job, done: Promise.resolve(job), saving: Promise.resolve() };
+    const stopping = Promise.withResolvers<void>();
+    const current: RunningImport = {
+      job,
+      done: Promise.resolve(job),
+      saving: Promise.resolve(),
+      stopping: stopping.promise,
+      stop(reason) {
+        current.stopped ??= reason;
+        stopping.resolve();
+      },
+    };
     this.#running.set(job.id, current);
     const heartbeat = setInterval(() => void this.#save(current), this.#leaseMs / 3);
     current.done = this.#run(current, request, body).finally(() => {
@@ -161,7 +174,7 @@ export class ImportJobRunner {
   async close(): Promise<void> {
     this.#closing = true;
     clearInterval(this.#sweepTimer);
-    for (const current of this.#running.values()) current.stopped ??= INTERRUPTED_MESSAGE;
+    for (const current of this.#running.values()) current.stop(INTERRUPTED_MESSAGE);
     await Promise.allSettled([...this.#running.values()].map((current) => current.done));
     await this.#recovered.catch(() => {});
   }
@@ -177,7 +190,8 @@ export class ImportJobRunner {
     const concurrency = this.#options.concurrency ?? IMPORT_CONCURRENCY;
     let failure: string | undefined;
     try {
-      const blocks = graphBlocks(decoded(body, job, request.declaredBytes), request.format, {
+      const source = untilStopped(body, current);
+      const blocks = graphBlocks(decoded(source, job, request.declaredBytes), request.format, {
         maxBlockChars: this.#options.maxItemBytes,
       });
       for await (const block of blocks) {
@@ -192,7 +206,7 @@ export class ImportJobRunner {
         if (failure) break;
       }
     } catch (error) {
-      failure = messageOf(error);
+      failure = current.stopped ?? messageOf(error);
     }
     await Promise.allSettled(inFlight);
     failure ??= current.stopped;
@@ -298,8 +312,10 @@ export class ImportJobRunner {
           this.#owner,
         );
         if (!saved && isLive(current.job)) {
-          current.stopped ??= "The job lost its claim in the store (no heartbeat within a " +
-            "lease); start the import again with mode=upsert.";
+          current.stop(
+            "The job lost its claim in the store (no heartbeat within a lease); start the " +
+              "import again with mode=upsert.",
+          );
         }
       } catch (error) {
         // Progress is kept in memory too; the next save renews the heartbeat.
@@ -325,6 +341,25 @@ export class ImportJobRunner {
 }
 
 type ImportQuads = Parameters<ItemService["create"]>[2];
+
+/** The body's chunks until the import is stopped, even while a read waits for data. */
+async function* untilStopped(
+  body: AsyncIterable<Uint8Array>,
+  current: RunningImport,
+): AsyncIterable<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]();
+  const stopped = current.stopping.then(() => undefined);
+  try {
+    while (true) {
+      const next = await Promise.race([chunks.next(), stopped]);
+      if (next === undefined) throw new Error(current.stopped);
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    void chunks.return?.()?.catch(() => {});
+  }
+}
 
 /** The body as text, counting bytes into the job; 400 on bad UTF-8 or a short body. */
 async function* decoded(

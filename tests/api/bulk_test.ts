@@ -347,3 +347,39 @@ for (const backend of storeBackends()) {
     });
   });
 }
+
+Deno.test({
+  name: "[bulk/embedded] a service that stops while an import waits for its body fails the job",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const dataDir = await Deno.makeTempDir({ prefix: "rcs-bulk-stop-" });
+    try {
+      const first = await startTestService({ dataDir });
+      let feed!: ReadableStreamDefaultController<Uint8Array>;
+      const body = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) });
+      const uri = "https://data.example.org/id/bulk-stop/1";
+      feed.enqueue(new TextEncoder().encode(`<${uri}> { <${uri}> <${EX}p> "x" . }\n`));
+      const collection = encodeURIComponent("https://data.example.org/collection/documents");
+      const started = await first.fetch(`/api/admin/import?collection=${collection}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/trig" },
+        body,
+      });
+      assert.equal(started.status, 202);
+      const { id } = await started.json();
+      await first.close(); // returns although the body never ends
+      feed.error(new Error("gone"));
+      const second = await startTestService({ dataDir });
+      try {
+        const job = await (await second.fetch(`/api/admin/import/jobs/${id}`)).json();
+        assert.equal(job.state, "failed");
+        assert.match(job.errors.at(-1).message, /stopped/);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});
