@@ -97,21 +97,45 @@ async function runImport(
   if (options.base) query.set("base", options.base);
   const handle = await Deno.open(file);
   const progress = new Progress();
-  const response = await call(base, token, `/api/admin/import?${query}`, {
+  let sent = 0;
+  const counted = handle.readable.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  const show = (job?: ImportJob) => {
+    const read = job?.bytesRead ?? sent;
+    const rate = read / Math.max(0.001, progress.seconds());
+    progress.show(
+      `${bar(read / Math.max(1, size))} ${mib(read)} of ${mib(size)}` +
+        (job ? `, ${job.written} written, ${job.existing} existing, ${job.refused} refused` : "") +
+        ` (${mib(rate)}/s)`,
+    );
+  };
+  // The service answers once it has read the whole body; until then the job is found in the
+  // list of imports (one runs per collection at a time).
+  let answered = false;
+  const answer = call(base, token, `/api/admin/import?${query}`, {
     method: "POST",
     headers: { "Content-Type": type, "Content-Length": String(size) },
-    body: handle.readable,
-  });
-  let job: ImportJob = await response.json();
+    body: counted,
+  }).finally(() => answered = true);
+  while (!answered) {
+    await Promise.race([answer.catch(() => {}), new Promise((r) => setTimeout(r, 500))]);
+    if (answered) break;
+    const jobs: (ImportJob & { collection: string })[] = await (
+      await call(base, token, "/api/admin/import/jobs?limit=20")
+    ).json();
+    show(jobs.find((job) => job.collection === collection && job.state === "running"));
+  }
+  let job: ImportJob = await (await answer).json();
   while (job.state === "running" || job.state === "queued") {
+    show(job);
     await new Promise((resolve) => setTimeout(resolve, 500));
     job = await (await call(base, token, `/api/admin/import/jobs/${job.id}`)).json();
-    const rate = job.bytesRead / Math.max(0.001, progress.seconds());
-    progress.show(
-      `${bar(job.bytesRead / Math.max(1, size))} ${mib(job.bytesRead)} of ${mib(size)}, ` +
-        `${job.written} written, ${job.existing} existing, ${job.refused} refused ` +
-        `(${mib(rate)}/s)`,
-    );
   }
   progress.done(
     `import ${job.state}: ${job.items} graphs, ${job.written} written, ${job.existing} ` +

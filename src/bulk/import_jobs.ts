@@ -106,12 +106,13 @@ export class ImportJobRunner {
 
   /**
    * Records the job (409 `import-running` while an import of the collection runs on any
-   * instance) and starts reading `body`; `done` settles with the finished job.
+   * instance) and starts reading `body`; `bodyRead` settles with the job as it stands when
+   * reading has ended (items may still be in flight), `done` with the finished job.
    */
   async start(
     request: ImportRequest,
     body: AsyncIterable<Uint8Array>,
-  ): Promise<{ job: ImportJob; done: Promise<ImportJob> }> {
+  ): Promise<{ job: ImportJob; bodyRead: Promise<ImportJob>; done: Promise<ImportJob> }> {
     this.#options.catalog.collection(request.collection);
     if (this.#closing) {
       throw new ProblemError(503, "shutting-down", "Shutting down", "The service is stopping.");
@@ -135,6 +136,7 @@ export class ImportJobRunner {
     const decision = await this.#options.jobs.tryStart(job, this.#owner, request.collection);
     if (!decision.started) throw importRunning(request.collection, decision.runningJob);
     const stopping = Promise.withResolvers<void>();
+    const bodyRead = Promise.withResolvers<ImportJob>();
     const current: RunningImport = {
       job,
       done: Promise.resolve(job),
@@ -147,11 +149,13 @@ export class ImportJobRunner {
     };
     this.#running.set(job.id, current);
     const heartbeat = setInterval(() => void this.#save(current), this.#leaseMs / 3);
-    current.done = this.#run(current, request, body).finally(() => {
-      clearInterval(heartbeat);
-      this.#running.delete(job.id);
-    });
-    return { job: structuredClone(job), done: current.done };
+    current.done = this.#run(current, request, body, () => bodyRead.resolve(structuredClone(job)))
+      .finally(() => {
+        clearInterval(heartbeat);
+        this.#running.delete(job.id);
+        bodyRead.resolve(structuredClone(job));
+      });
+    return { job: structuredClone(job), bodyRead: bodyRead.promise, done: current.done };
   }
 
   /** A job by id: this instance's live view, else the record (any instance's). */
@@ -183,6 +187,7 @@ export class ImportJobRunner {
     current: RunningImport,
     request: ImportRequest,
     body: AsyncIterable<Uint8Array>,
+    onBodyRead: () => void,
   ): Promise<ImportJob> {
     const { job } = current;
     const inFlight = new Set<Promise<void>>();
@@ -208,6 +213,7 @@ export class ImportJobRunner {
     } catch (error) {
       failure = current.stopped ?? messageOf(error);
     }
+    onBodyRead();
     await Promise.allSettled(inFlight);
     failure ??= current.stopped;
     const now = new Date().toISOString();

@@ -23,15 +23,17 @@ export function bulkRoutes(deps: AppDeps): Hono<AppEnv> {
     const { collection, mode, base, wait } = readQuery(c, importItems);
     const format = bodyFormat(c.req.header("content-type"));
     const declared = Number(c.req.header("content-length") ?? "NaN");
-    const { job, done } = await runner.start({
+    const { bodyRead, done } = await runner.start({
       collection,
       mode: mode ?? "create",
       format,
       base,
       declaredBytes: Number.isFinite(declared) ? declared : undefined,
     }, bodyStream(c));
-    c.header("Location", `/api/admin/import/jobs/${encodeURIComponent(job.id)}`);
-    return wait ? c.json(await done, 200) : c.json(job, 202);
+    // The answer waits for the body at least: a request body is not read on once answered.
+    const read = await bodyRead;
+    c.header("Location", `/api/admin/import/jobs/${encodeURIComponent(read.id)}`);
+    return wait ? c.json(await done, 200) : c.json(read, 202);
   });
 
   handle(app, listImportJobs, async (c) => {

@@ -54,7 +54,10 @@ export const importItems = defineContract({
         "`upsert`: create or replace.",
     }),
     base: BASE,
-    wait: booleanParam("`true`: answer when the import has ended, with 200 and the job."),
+    wait: booleanParam(
+      "`true`: answer when the import has ended, with 200 and the job; otherwise the answer " +
+        "comes once the body has been read, while the last items are written.",
+    ),
   }),
   body: {
     description: "The items: N-Quads or TriG, UTF-8. Read as it arrives, never held whole.",
@@ -63,7 +66,8 @@ export const importItems = defineContract({
   },
   responses: {
     202: {
-      description: "Started: the job, while the body is still being read.",
+      description: "The body has been read: the job as it stands then (the last items may " +
+        "still be being written; follow `Location`).",
       content: ["application/json"],
       schema: IMPORT_JOB,
       headers: LOCATION,
