@@ -10,21 +10,11 @@
  * status: 0 done, 1 failed, 2 an import that ended with refused items (listed on stderr).
  */
 import { parseArgs } from "node:util";
+import type { ImportJob } from "./import_jobs.ts";
 
 const USAGE = `usage:
   deno task import FILE --collection C [--mode create|replace|upsert] [--base IRI] [--url U] [--token T]
   deno task export (--collection C | --workspace W) [--format nquads|trig] [--url U] [--token T] > FILE`;
-
-interface ImportJob {
-  id: string;
-  state: string;
-  bytesRead: number;
-  items: number;
-  written: number;
-  existing: number;
-  refused: number;
-  errors: { item: string | null; line?: number; type?: string; message: string }[];
-}
 
 /** Progress on stderr: redrawn in place on a terminal, a line now and then elsewhere. */
 class Progress {
@@ -126,7 +116,7 @@ async function runImport(
   while (!answered) {
     await Promise.race([answer.catch(() => {}), new Promise((r) => setTimeout(r, 500))]);
     if (answered) break;
-    const jobs: (ImportJob & { collection: string })[] = await (
+    const jobs: ImportJob[] = await (
       await call(base, token, "/api/admin/import/jobs?limit=20")
     ).json();
     show(jobs.find((job) => job.collection === collection && job.state === "running"));

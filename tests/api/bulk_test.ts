@@ -10,6 +10,7 @@ import { type StoreBackend, storeBackends, type TestService } from "../support/s
 import { startTestService } from "../support/service.ts";
 import { STORE_YAML } from "../support/backends.ts";
 import { expectProblem } from "../support/problems.ts";
+import type { ImportJob } from "../../src/bulk/import_jobs.ts";
 
 const COLLECTION = "https://data.example.org/collection/bulk";
 const OTHER = "https://data.example.org/collection/bulk-other";
@@ -40,17 +41,6 @@ ${STORE_YAML}workspaces:
         name: Other
         index: bulkother
 `;
-}
-
-interface ImportJob {
-  id: string;
-  state: string;
-  bytesRead: number;
-  items: number;
-  written: number;
-  existing: number;
-  refused: number;
-  errors: { item: string | null; message: string; type?: string; line?: number }[];
 }
 
 async function withService(
@@ -230,7 +220,7 @@ for (const backend of storeBackends()) {
       body,
     });
     // While the body uploads, the job is listed as running, with its progress.
-    let running: ImportJob & { collection: string } | undefined;
+    let running: ImportJob | undefined;
     for (let i = 0; i < 200 && running?.written !== 1; i++) {
       const jobs = await (await service.fetch("/api/admin/import/jobs")).json();
       running = jobs.find((job: { state: string }) => job.state === "running");
