@@ -6,6 +6,8 @@
  * `load` needs wrk on PATH and takes LOAD_SECONDS (60); it fails the run on a 5xx or a lost write.
  * `cluster` needs both engines (SPARQL and OpenSearch) and takes CLUSTER_WRITES (300) and
  * CLUSTER_RATE (writes per second, 5).
+ * `import` takes IMPORT_ITEMS (20000 items of 50 triples) and IMPORT_PUT_ITEMS (2000); its SPARQL
+ * rows DROP ALL the configured dataset: point SERVICE_SPARQL_* at a private Fuseki.
  */
 import { benchItems } from "./items_bench.ts";
 import { benchHash } from "./hash_bench.ts";
@@ -14,6 +16,7 @@ import { benchIndexing, formatIndexingBench } from "./indexing_bench.ts";
 import { benchSparql, formatSparqlBench } from "./sparql_bench.ts";
 import { benchMixedLoad, mixedLoadOptionsFromEnv } from "./load_mixed.ts";
 import { benchCluster, DEFAULT_CLUSTER_BENCH, formatClusterBench } from "./cluster_bench.ts";
+import { benchImport, formatImportBench } from "./import_bench.ts";
 
 const scenarios: Record<string, () => Promise<void>> = {
   items: async () => {
@@ -56,6 +59,15 @@ const scenarios: Record<string, () => Promise<void>> = {
     const report = await benchMixedLoad(options);
     console.log(report.markdown);
     if (!report.ok) Deno.exitCode = 1;
+  },
+  import: async () => {
+    const items = Number(Deno.env.get("IMPORT_ITEMS") ?? 20_000);
+    const putItems = Number(Deno.env.get("IMPORT_PUT_ITEMS") ?? 2_000);
+    console.log(`\n## Bulk import and export, ${items} items of 50 triples (TriG)\n`);
+    if (!Deno.env.get("SERVICE_SPARQL_QUERY_URL")) {
+      console.log("(SPARQL rows skipped: set SERVICE_SPARQL_QUERY_URL, _UPDATE_URL, _GSP_URL)\n");
+    }
+    console.log(formatImportBench(await benchImport({ items, putItems })));
   },
   cluster: async () => {
     console.log("\n## Write to searchable, on another instance and on the same one\n");

@@ -22,6 +22,7 @@ import { workbenchRoutes } from "./routes/workbench.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
 import { sparqlProtocolRoutes } from "./routes/sparql_protocol.ts";
 import { indexingRoutes } from "./routes/indexing.ts";
+import { bulkRoutes } from "./routes/bulk.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
@@ -52,6 +53,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", catalogRoutes(deps));
   app.route("/", sparqlProtocolRoutes(deps));
   app.route("/", indexingRoutes(deps));
+  app.route("/", bulkRoutes(deps));
   app.route("/", searchRoutes(deps));
   app.route("/", itemRoutes(deps));
   app.notFound(handleNotFound);

@@ -8,6 +8,7 @@ import type { SearchEngine } from "./search/search_engine.ts";
 import type { CollectionResolver } from "./indexing/index_item.ts";
 import type { IndexJobRunner } from "./indexing/job_runner.ts";
 import type { IndexOutboxWorker } from "./indexing/outbox_worker.ts";
+import type { ImportJobRunner } from "./bulk/import_jobs.ts";
 import type { ServiceMetrics } from "./metrics/metrics.ts";
 import type { SparqlEndpointRegistry } from "./tools/sparql_endpoints.ts";
 
@@ -23,6 +24,8 @@ export interface AppDeps {
   searchIndexes: CollectionResolver;
   indexJobs: IndexJobRunner;
   indexOutbox: IndexOutboxWorker;
+  /** Bulk imports (`/api/admin/import`). */
+  importJobs: ImportJobRunner;
   /** The store and `service.sparqlEndpoints`, for the query tool and `/sparql`. */
   sparqlEndpoints: SparqlEndpointRegistry;
   /** Local copies of remote JSON-LD contexts (URL → document), loaded at start-up. */

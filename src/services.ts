@@ -29,6 +29,8 @@ import { SqliteJobStore } from "./indexing/sqlite_job_store.ts";
 import { SparqlJobStore } from "./indexing/sparql_job_store.ts";
 import { SparqlHttpClient } from "./store/sparql_client.ts";
 import { CLOCK_ALLOWANCE_MS, IndexJobRunner } from "./indexing/job_runner.ts";
+import { type ImportJob, ImportJobRunner } from "./bulk/import_jobs.ts";
+import { SqliteKindJobStore } from "./indexing/sqlite_kind_job_store.ts";
 import { IndexOutboxWorker } from "./indexing/outbox_worker.ts";
 import { canonicalHash } from "./rdf/canonical_hash.ts";
 import { SERVICE_VERSION } from "./version.ts";
@@ -63,6 +65,7 @@ export function buildServices(config: ServiceConfig): Services {
     resolve: searchIndexes,
     leaseMs,
   });
+  const owner = instanceId(dataDir);
   const indexJobs = new IndexJobRunner({
     jobs: openJobStore(config, db),
     store,
@@ -71,12 +74,21 @@ export function buildServices(config: ServiceConfig): Services {
     resolve: searchIndexes,
     changes: indexOutbox,
     batchSize: config.service.search.indexing.batchSize,
-    owner: instanceId(dataDir),
+    owner,
     leaseMs,
     // Only a shared store can hold jobs of other instances that died.
     sweepIntervalMs: store.kind === "sparql" ? leaseMs / 2 : undefined,
     // One instance, one clock: no allowance for clocks that differ (see CLOCK_ALLOWANCE_MS).
     clockAllowanceMs: store.kind === "embedded" ? 0 : CLOCK_ALLOWANCE_MS,
+  });
+  const importJobs = new ImportJobRunner({
+    jobs: openImportJobStore(config, db),
+    items,
+    catalog,
+    maxItemBytes: config.service.http.maxBodyBytes,
+    owner,
+    leaseMs,
+    sweepIntervalMs: store.kind === "sparql" ? leaseMs / 2 : undefined,
   });
   const deps: AppDeps = {
     config,
@@ -88,6 +100,7 @@ export function buildServices(config: ServiceConfig): Services {
     searchIndexes,
     indexJobs,
     indexOutbox,
+    importJobs,
     sparqlEndpoints: new SparqlEndpointRegistry(
       config,
       store,
@@ -120,6 +133,7 @@ export function buildServices(config: ServiceConfig): Services {
   return {
     deps,
     close: async () => {
+      await importJobs.close();
       await indexJobs.close();
       await indexOutbox.stop();
       await search.close();
@@ -171,6 +185,18 @@ function openJobStore(config: ServiceConfig, db: DatabaseSync): JobStore {
     new SparqlHttpClient(sparqlEndpoint(config)),
     sparql.metadataGraph ?? DEFAULT_METADATA_GRAPH,
     config.service.cluster.leaseMs,
+  );
+}
+
+/** Where import jobs are recorded: beside indexing jobs, as their own kind. */
+function openImportJobStore(config: ServiceConfig, db: DatabaseSync): JobStore<ImportJob> {
+  const { backend, sparql } = config.service.store;
+  if (backend === "embedded") return new SqliteKindJobStore<ImportJob>(db, "import");
+  return new SparqlJobStore<ImportJob>(
+    new SparqlHttpClient(sparqlEndpoint(config)),
+    sparql.metadataGraph ?? DEFAULT_METADATA_GRAPH,
+    config.service.cluster.leaseMs,
+    "import-job",
   );
 }
 

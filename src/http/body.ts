@@ -20,6 +20,17 @@ export function bodyTooLarge(limit: number): ProblemError {
   );
 }
 
+/**
+ * The body as it arrives, for routes that stream it (bulk import) rather than read it
+ * whole: no limit here, the reader bounds what it holds.
+ */
+export function bodyStream(c: Context<AppEnv>): AsyncIterable<Uint8Array> {
+  const incoming = c.env?.incoming;
+  if (incoming && !incoming.readableDidRead) return incoming;
+  const body = c.req.raw.body;
+  return body ?? (async function* () {})();
+}
+
 /** Reads the whole body as bytes, refusing anything over `limit` bytes. */
 export async function readBodyBytes(c: Context<AppEnv>, limit: number): Promise<Uint8Array> {
   const declared = Number(c.req.header("content-length") ?? "NaN");

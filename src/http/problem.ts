@@ -96,3 +96,13 @@ export function relativeIriProblem(format: string, iri: string): ProblemError {
     { iri },
   );
 }
+
+/** 404 for a job id no record has; `kind` names the kind of job ("indexing", "import"). */
+export function jobNotFound(kind: string, id: string): ProblemError {
+  return new ProblemError(
+    404,
+    "job-not-found",
+    "Job not found",
+    `No ${kind} job ${JSON.stringify(id)} is recorded.`,
+  );
+}

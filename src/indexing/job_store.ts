@@ -10,6 +10,10 @@
  *
  * Implementations: `sqlite_job_store.ts` (the embedded store's file: one instance) and
  * `sparql_job_store.ts` (the SPARQL store's metadata graph: shared by every instance).
+ *
+ * The contract serves every kind of job (indexing, bulk import): a job is anything with the
+ * {@link StoredJob} fields, and a lock names what is single-flight. Indexing jobs use no lock
+ * (one job at a time in the whole deployment); an import locks its collection.
  */
 
 /** What a job indexes (API.md: `scope`). */
@@ -28,6 +32,21 @@ export type JobState = "queued" | "running" | "succeeded" | "failed";
 export interface JobError {
   item: string | null;
   message: string;
+  /** The problem type's slug (API.md), where the failure is a problem (bulk import). */
+  type?: string;
+  /** The 1-based line of the input the failure is at (bulk import). */
+  line?: number;
+}
+
+/** What every kind of job has: the store reads and guards these. */
+export interface StoredJob {
+  id: string;
+  state: JobState;
+  /** ISO 8601; null while queued. */
+  startedAt: string | null;
+  /** ISO 8601; null until the job ends. */
+  finishedAt: string | null;
+  errors: JobError[];
 }
 
 /** A job as API.md shows it. */
@@ -72,8 +91,8 @@ export interface JobRebuild {
 }
 
 /** A job with what its store keeps beside it. */
-export interface JobRecord {
-  job: IndexJob;
+export interface JobRecord<J extends StoredJob = IndexJob> {
+  job: J;
   /** Rebuild indices the job created and has not swapped in yet. */
   rebuilds: JobRebuild[];
 }
@@ -82,31 +101,34 @@ export interface JobRecord {
 export type StartDecision = { started: true } | { started: false; runningJob: string };
 
 /** Where job records live; see the module comment. */
-export interface JobStore {
-  /** Records `job` as running, owned by `owner`, unless a live job exists (atomic). */
-  tryStart(job: IndexJob, owner: string): Promise<StartDecision>;
+export interface JobStore<J extends StoredJob = IndexJob> {
+  /**
+   * Records `job` as running, owned by `owner`, unless a live job of this store's kind with
+   * the same `lock` exists (atomic). Without a lock, any live job of the kind blocks.
+   */
+  tryStart(job: J, owner: string, lock?: string): Promise<StartDecision>;
   /**
    * Saves a job's state and progress, renews its heartbeat, and keeps `rebuilds`. False when
    * the job is no longer this owner's live job (its heartbeat ended and it was marked failed,
    * or another instance took over): the caller must stop it.
    */
-  save(record: JobRecord, owner: string): Promise<boolean>;
+  save(record: JobRecord<J>, owner: string): Promise<boolean>;
   /** A job by id. */
-  get(id: string): Promise<IndexJob | undefined>;
+  get(id: string): Promise<J | undefined>;
   /** The most recent jobs, newest first. */
-  recent(limit: number): Promise<IndexJob[]>;
-  /** The live job, if one runs anywhere. */
-  live(): Promise<IndexJob | undefined>;
+  recent(limit: number): Promise<J[]>;
+  /** The live job (holding `lock`, when given), if one runs anywhere. */
+  live(lock?: string): Promise<J | undefined>;
   /**
    * Marks failed every live job whose heartbeat has ended, and the live jobs of
    * `restartedOwner` when an instance that starts again names itself (they were cut off);
    * returns those this call marked, with their rebuilds, for clean-up.
    */
-  failLost(restartedOwner?: string): Promise<JobRecord[]>;
+  failLost(restartedOwner?: string): Promise<JobRecord<J>[]>;
 }
 
 /** A live job recorded as failed at `now` with `message` appended. */
-export function failedJob(job: IndexJob, message: string, now: string): IndexJob {
+export function failedJob<J extends StoredJob>(job: J, message: string, now: string): J {
   const failed = structuredClone(job);
   failed.state = "failed";
   failed.finishedAt = now;
@@ -115,6 +137,6 @@ export function failedJob(job: IndexJob, message: string, now: string): IndexJob
 }
 
 /** Whether a job is queued or running. */
-export function isLive(job: IndexJob): boolean {
+export function isLive(job: StoredJob): boolean {
   return job.state === "queued" || job.state === "running";
 }

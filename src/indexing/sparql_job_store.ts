@@ -13,6 +13,10 @@
  * job as API.md shows it and the rebuild indices it owns; the state and heartbeat sit beside
  * it so that guards can test them. Times are epoch milliseconds of the writing instance's
  * clock: instances' clocks must agree to well within a lease.
+ *
+ * Each kind of job has its own IRI prefix (`job:` for indexing, as before kinds existed;
+ * `import-job:` for bulk imports), so that kinds never see each other's jobs; a job started
+ * with a lock carries `rcs:jobLock "<lock>"`, and only live jobs with the same lock block it.
  */
 import type { SparqlHttpClient } from "../store/sparql_client.ts";
 import { iriToSparql, stringToSparql } from "../store/sparql_terms.ts";
@@ -33,51 +37,59 @@ import {
   type JobRecord,
   type JobStore,
   type StartDecision,
+  type StoredJob,
 } from "./job_store.ts";
 
-const JOB_PREFIX = `${METADATA_NAMESPACE}job:`;
 /** What a job id looks like (a UUID): anything else names no job. */
 const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** The whole history (1000 jobs of up to 100 errors each) stays far below this. */
 const MAX_HISTORY_BYTES = 256 << 20;
 
-/** Job records in `metadataGraph`; a job is live while its heartbeat is younger than `leaseMs`. */
-export class SparqlJobStore implements JobStore {
+/**
+ * Job records in `metadataGraph`; a job is live while its heartbeat is younger than `leaseMs`.
+ * `kind` names the IRI prefix of this store's jobs (`job` for indexing jobs).
+ */
+export class SparqlJobStore<J extends StoredJob = IndexJob> implements JobStore<J> {
   readonly #client: SparqlHttpClient;
   readonly #meta: string;
   readonly #leaseMs: number;
+  readonly #prefix: string;
 
-  constructor(client: SparqlHttpClient, metadataGraph: string, leaseMs: number) {
+  constructor(client: SparqlHttpClient, metadataGraph: string, leaseMs: number, kind = "job") {
     this.#client = client;
     this.#meta = iriToSparql(metadataGraph);
     this.#leaseMs = leaseMs;
+    this.#prefix = `${METADATA_NAMESPACE}${kind}:`;
   }
 
-  async tryStart(job: IndexJob, owner: string): Promise<StartDecision> {
+  async tryStart(job: J, owner: string, lock?: string): Promise<StartDecision> {
     const now = Date.now();
-    const subject = jobIri(job.id);
+    const subject = this.#jobIri(job.id);
+    const lockTriple = lock === undefined ? "" : `; rcs:jobLock ${stringToSparql(lock)}`;
     await this.#client.update(`${PROLOGUE}
       INSERT { GRAPH ${this.#meta} {
         ${subject} rcs:jobRecord ${stringToSparql(JSON.stringify({ job, rebuilds: [] }))} ;
           rcs:jobState ${stringToSparql(job.state)} ; rcs:heartbeat ${integerLiteral(now)} ;
-          rcs:jobCreated ${integerLiteral(now)} ; rcs:jobOwner ${stringToSparql(owner)} } }
-      WHERE { FILTER NOT EXISTS { ${this.#livePattern("?other", now)} } } ;
+          rcs:jobCreated ${integerLiteral(now)} ; rcs:jobOwner ${stringToSparql(owner)}
+          ${lockTriple} } }
+      WHERE { FILTER NOT EXISTS { ${this.#livePattern("?other", now, lock)} } } ;
       DELETE { GRAPH ${this.#meta} { ?old ?p ?o } }
-      WHERE { { SELECT ?old WHERE { GRAPH ${this.#meta} { ?old rcs:jobCreated ?created } }
+      WHERE { { SELECT ?old WHERE { GRAPH ${this.#meta} { ?old rcs:jobCreated ?created }
+                  ${this.#ofKind("?old")} }
                 ORDER BY DESC(?created) OFFSET ${JOB_HISTORY_LIMIT} }
               GRAPH ${this.#meta} { ?old ?p ?o } }`);
     const rows = await selectRows(
       this.#client,
-      `SELECT ?job WHERE { ${this.#livePattern("?job", now)} } LIMIT 2`,
+      `SELECT ?job WHERE { ${this.#livePattern("?job", now, lock)} } LIMIT 2`,
     );
     const live = rows.map((row) => row.get("job")?.value ?? "");
-    if (live.includes(JOB_PREFIX + job.id)) return { started: true };
-    return { started: false, runningJob: (live[0] ?? "").slice(JOB_PREFIX.length) };
+    if (live.includes(this.#prefix + job.id)) return { started: true };
+    return { started: false, runningJob: (live[0] ?? "").slice(this.#prefix.length) };
   }
 
-  async save(record: JobRecord, owner: string): Promise<boolean> {
+  async save(record: JobRecord<J>, owner: string): Promise<boolean> {
     const now = Date.now();
-    const subject = jobIri(record.job.id);
+    const subject = this.#jobIri(record.job.id);
     await this.#client.update(`${PROLOGUE}
       DELETE { GRAPH ${this.#meta} {
         ${subject} rcs:jobRecord ?record ; rcs:jobState ?state ; rcs:heartbeat ?heartbeat } }
@@ -99,22 +111,23 @@ export class SparqlJobStore implements JobStore {
     return rows.length === 1 && Number(rows[0].get("heartbeat")?.value) === now;
   }
 
-  async get(id: string): Promise<IndexJob | undefined> {
+  async get(id: string): Promise<J | undefined> {
     if (!JOB_ID.test(id)) return undefined; // ids are UUIDs; nothing else is looked up
     const rows = await selectRows(
       this.#client,
       `SELECT ?record ?heartbeat WHERE { GRAPH ${this.#meta} {
-         ${jobIri(id)} rcs:jobRecord ?record ; rcs:heartbeat ?heartbeat } }`,
+         ${this.#jobIri(id)} rcs:jobRecord ?record ; rcs:heartbeat ?heartbeat } }`,
       MAX_HISTORY_BYTES,
     );
     return rows.length === 0 ? undefined : this.#present(rows[0], Date.now());
   }
 
-  async recent(limit: number): Promise<IndexJob[]> {
+  async recent(limit: number): Promise<J[]> {
     const rows = await selectRows(
       this.#client,
       `SELECT ?record ?heartbeat WHERE { GRAPH ${this.#meta} {
-         ?job rcs:jobRecord ?record ; rcs:heartbeat ?heartbeat ; rcs:jobCreated ?created } }
+         ?job rcs:jobRecord ?record ; rcs:heartbeat ?heartbeat ; rcs:jobCreated ?created }
+         ${this.#ofKind("?job")} }
        ORDER BY DESC(?created) DESC(?job) LIMIT ${Math.max(1, Math.trunc(limit))}`,
       MAX_HISTORY_BYTES,
     );
@@ -122,18 +135,18 @@ export class SparqlJobStore implements JobStore {
     return rows.map((row) => this.#present(row, now));
   }
 
-  async live(): Promise<IndexJob | undefined> {
+  async live(lock?: string): Promise<J | undefined> {
     const now = Date.now();
     const rows = await selectRows(
       this.#client,
-      `SELECT ?record (?liveHeartbeat AS ?heartbeat) WHERE { ${this.#livePattern("?job", now)}
+      `SELECT ?record (?liveHeartbeat AS ?heartbeat) WHERE { ${this.#livePattern("?job", now, lock)}
          GRAPH ${this.#meta} { ?job rcs:jobRecord ?record } } LIMIT 1`,
       MAX_HISTORY_BYTES,
     );
     return rows.length === 0 ? undefined : this.#present(rows[0], now);
   }
 
-  async failLost(restartedOwner?: string): Promise<JobRecord[]> {
+  async failLost(restartedOwner?: string): Promise<JobRecord<J>[]> {
     // A name no instance has when none restarted: only ended heartbeats count then.
     const owner = restartedOwner ?? "";
     const now = Date.now();
@@ -142,20 +155,24 @@ export class SparqlJobStore implements JobStore {
       `SELECT ?job ?record ?heartbeat ?owner WHERE { GRAPH ${this.#meta} {
          ?job rcs:jobRecord ?record ; rcs:jobState ?state ; rcs:heartbeat ?heartbeat ;
            rcs:jobOwner ?owner }
+         ${this.#ofKind("?job")}
          FILTER((?state = "queued" || ?state = "running") &&
            (?owner = ${stringToSparql(owner)} || ?heartbeat <= ${now - this.#leaseMs})) }`,
       MAX_HISTORY_BYTES,
     );
-    const marked: JobRecord[] = [];
+    const marked: JobRecord<J>[] = [];
     const finishedAt = new Date(now).toISOString();
     for (const row of rows) {
-      const record = JSON.parse(row.get("record")!.value) as JobRecord;
+      const record = JSON.parse(row.get("record")!.value) as JobRecord<J>;
       const heartbeat = row.get("heartbeat")!.value;
       const message = row.get("owner")!.value === owner
         ? INTERRUPTED_MESSAGE
         : abandonedMessage(this.#leaseMs);
-      const failed: JobRecord = { job: failedJob(record.job, message, finishedAt), rebuilds: [] };
-      const subject = jobIri(record.job.id);
+      const failed: JobRecord<J> = {
+        job: failedJob(record.job, message, finishedAt),
+        rebuilds: [],
+      };
+      const subject = this.#jobIri(record.job.id);
       // Guarded by the heartbeat read: a job that came back to life meanwhile is left alone.
       await this.#client.update(`${PROLOGUE}
         DELETE { GRAPH ${this.#meta} { ${subject} rcs:jobRecord ?record ; rcs:jobState ?state } }
@@ -173,24 +190,34 @@ export class SparqlJobStore implements JobStore {
     return marked;
   }
 
-  /** Matches `variable` bound to each live job: queued or running, heartbeat younger than the lease. */
-  #livePattern(variable: string, now: number): string {
+  /**
+   * Matches `variable` bound to each live job of this kind (holding `lock`, when given):
+   * queued or running, heartbeat younger than the lease.
+   */
+  #livePattern(variable: string, now: number, lock?: string): string {
+    const locked = lock === undefined ? "" : `; rcs:jobLock ${stringToSparql(lock)}`;
     return `GRAPH ${this.#meta} { ${variable} rcs:jobState ?liveState ;
-        rcs:heartbeat ?liveHeartbeat }
+        rcs:heartbeat ?liveHeartbeat ${locked} }
+      ${this.#ofKind(variable)}
       FILTER((?liveState = "queued" || ?liveState = "running") &&
         ?liveHeartbeat > ${now - this.#leaseMs})`;
   }
 
+  /** Keeps `variable` to jobs of this store's kind. */
+  #ofKind(variable: string): string {
+    return `FILTER(STRSTARTS(STR(${variable}), ${stringToSparql(this.#prefix)}))`;
+  }
+
+  #jobIri(id: string): string {
+    return iriToSparql(`${this.#prefix}${id}`);
+  }
+
   /** The job of a row; a live job whose heartbeat ended reads as failed at once. */
-  #present(row: SparqlRow, now: number): IndexJob {
-    const { job } = JSON.parse(row.get("record")!.value) as JobRecord;
+  #present(row: SparqlRow, now: number): J {
+    const { job } = JSON.parse(row.get("record")!.value) as JobRecord<J>;
     const heartbeat = Number(row.get("heartbeat")?.value);
     if (!isLive(job) || !Number.isFinite(heartbeat) || heartbeat > now - this.#leaseMs) return job;
     const ended = new Date(heartbeat + this.#leaseMs).toISOString();
     return failedJob(job, abandonedMessage(this.#leaseMs), ended);
   }
-}
-
-function jobIri(id: string): string {
-  return iriToSparql(`${JOB_PREFIX}${id}`);
 }

@@ -5,7 +5,7 @@ import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "../app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
-import { ProblemError } from "../http/problem.ts";
+import { jobNotFound } from "../http/problem.ts";
 import type { IndexJob, JobScope } from "../indexing/job_store.ts";
 import {
   getIndexJob,
@@ -58,14 +58,7 @@ export function indexingRoutes(deps: AppDeps): Hono<AppEnv> {
     // Always present: the route's path has `{id}` (Hono cannot type a path built at run time).
     const id = c.req.param("id") ?? "";
     const job: IndexJob | undefined = await runner.find(id);
-    if (!job) {
-      throw new ProblemError(
-        404,
-        "job-not-found",
-        "Job not found",
-        `No indexing job ${JSON.stringify(id)} is recorded.`,
-      );
-    }
+    if (!job) throw jobNotFound("indexing", id);
     return c.json(job);
   });
 

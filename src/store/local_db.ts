@@ -1,8 +1,9 @@
 /**
  * The service's own SQLite file in the data directory.
  *
- * It holds the embedded store's item graphs, the embedded store's index outbox, indexing job history and the
- * embedded search index, so that an item write and its outbox entry commit together.
+ * It holds the embedded store's item graphs, the embedded store's index outbox, job history
+ * (indexing, bulk import) and the embedded search index, so that an item write and its
+ * outbox entry commit together.
  * WAL mode with `synchronous=FULL`: an acknowledged write survives SIGKILL and power loss.
  */
 import { DatabaseSync } from "node:sqlite";
@@ -59,6 +60,16 @@ const MIGRATIONS: string[] = [
    CREATE INDEX index_jobs_by_state ON index_jobs(state);`,
   // 3: rebuild indices a job created and has not swapped in (src/indexing/sqlite_job_store.ts).
   `ALTER TABLE index_jobs ADD COLUMN rebuilds TEXT NOT NULL DEFAULT '[]';`,
+  // 4: jobs of other kinds (bulk import), each a JSON record (src/indexing/sqlite_kind_job_store.ts).
+  `CREATE TABLE jobs (
+     seq INTEGER PRIMARY KEY,
+     id TEXT NOT NULL UNIQUE,
+     kind TEXT NOT NULL,
+     lock TEXT NOT NULL,
+     state TEXT NOT NULL,
+     record TEXT NOT NULL
+   );
+   CREATE INDEX jobs_by_kind_state ON jobs(kind, state, lock);`,
 ];
 
 /** The schema version of a database this code has migrated. */

@@ -11,6 +11,12 @@ import { strict as assert } from "node:assert";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { startServiceProcess } from "../support/process.ts";
+import {
+  getJson,
+  outboxDrained,
+  searchFinds as searchFindsIn,
+  searchTotal as searchTotalIn,
+} from "../support/process_probes.ts";
 import { DEMO_COLLECTION } from "../support/service.ts";
 import { deleteIndicesWithPrefix, searchBackends } from "../support/opensearch.ts";
 import { uniqueWord, versionBody } from "../support/item_versions.ts";
@@ -21,20 +27,9 @@ const ITEMS = 3000;
 const TRIPLES = 20;
 const WRITERS = 8;
 const COLLECTION = encodeURIComponent(DEMO_COLLECTION);
-
-async function getJson(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(url);
-  return { status: response.status, body: await response.json() };
-}
-
-/** How many items of the collection a full-text search for `word` finds. */
-async function searchTotal(baseUrl: string, word: string): Promise<number> {
-  const { status, body } = await getJson(
-    `${baseUrl}/api/search?collection=${COLLECTION}&q=${word}&size=0`,
-  );
-  assert.equal(status, 200, JSON.stringify(body));
-  return body.total as number;
-}
+const searchTotal = (baseUrl: string, word: string) => searchTotalIn(baseUrl, COLLECTION, word);
+const searchFinds = (baseUrl: string, word: string, expected: number) =>
+  searchFindsIn(baseUrl, COLLECTION, word, expected);
 
 async function createItems(baseUrl: string, run: string, word: string): Promise<void> {
   let next = 0;
@@ -49,27 +44,6 @@ async function createItems(baseUrl: string, run: string, word: string): Promise<
       assert.equal(response.status, 201, await response.text());
     }
   }));
-}
-
-/** Waits until a search for `word` finds `expected` items (the engine refreshes lazily). */
-async function searchFinds(baseUrl: string, word: string, expected: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (await searchTotal(baseUrl, word) !== expected) {
-    assert.ok(Date.now() < deadline, `search never found ${expected} items`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** Waits until the index outbox is empty. */
-async function outboxDrained(baseUrl: string, timeoutMs = 180_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    const { body } = await getJson(`${baseUrl}/ready`);
-    const checks = body.checks as Record<string, { detail: unknown }>;
-    if (checks.outbox.detail === 0) return;
-    assert.ok(Date.now() < deadline, `outbox still holds ${checks.outbox.detail} entries`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 for (const engine of searchBackends("faults-kill")) {

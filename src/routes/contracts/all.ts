@@ -6,6 +6,7 @@ import type { RouteContract } from "../../http/route_contract.ts";
 import { DOWNLOAD_CONTRACTS } from "./downloads.ts";
 import { hashGet, hashPost } from "./hash.ts";
 import { INDEXING_CONTRACTS } from "./indexing.ts";
+import { BULK_CONTRACTS } from "./bulk.ts";
 import { initializeItem } from "./initialize.ts";
 import { ITEM_CONTRACTS } from "./items.ts";
 import { OPERATION_CONTRACTS } from "./operations.ts";
@@ -26,6 +27,7 @@ export const ALL_CONTRACTS: readonly RouteContract[] = [
   searchItems,
   searchItemsWithDsl,
   ...INDEXING_CONTRACTS,
+  ...BULK_CONTRACTS,
   ...SPARQL_CONTRACTS,
   ...TOOL_CONTRACTS,
   ...OPERATION_CONTRACTS,

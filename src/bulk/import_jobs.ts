@@ -1,0 +1,420 @@
+/**
+ * Bulk import jobs: a streamed N-Quads or TriG body read graph block by graph block, each
+ * block one item written through the item service (the same checks as a PUT, the store's
+ * normal write path, the index outbox), several items in flight at once.
+ *
+ * The job record and its single-flight lock (one import per collection) live in the job
+ * store (`src/indexing/job_store.ts`) like indexing jobs: shared by every instance on a
+ * SPARQL store, with a heartbeat renewed every third of a lease. `written` counts only items
+ * whose write the store acknowledged, so after a crash every item the job reported as
+ * written is stored (and its outbox entry with it); the job itself is then marked failed.
+ */
+import { ProblemError } from "../http/problem.ts";
+import type { Catalog } from "../catalog/catalog.ts";
+import type { ItemService } from "../items/item_service.ts";
+import {
+  failedJob,
+  INTERRUPTED_MESSAGE,
+  isLive,
+  type JobError,
+  type JobStore,
+  MAX_JOB_ERRORS,
+  type StoredJob,
+} from "../indexing/job_store.ts";
+import { log } from "../log/logger.ts";
+import { type BulkFormat, type GraphBlock, graphBlocks } from "./graph_blocks.ts";
+import { blockItem, problemLine } from "./block_item.ts";
+
+/** What an import does with an item that exists: skip it, or replace it. */
+export type ImportMode = "create" | "replace" | "upsert";
+
+/** An import job as API.md shows it. */
+export interface ImportJob extends StoredJob {
+  collection: string;
+  mode: ImportMode;
+  format: BulkFormat;
+  /** Bytes of the body read so far. */
+  bytesRead: number;
+  /** Graph blocks met so far (items and refused parts). */
+  items: number;
+  /** Items the store has acknowledged (created or replaced). */
+  written: number;
+  /** `mode=create`: items that exist, left untouched (listed in `errors` as `item-exists`). */
+  existing: number;
+  /** Items or parts refused (listed in `errors` with their reason and line). */
+  refused: number;
+}
+
+/** Items written at once: concurrent writes are what the store's group commit batches. */
+export const IMPORT_CONCURRENCY = 8;
+
+/** What the job runner needs. */
+export interface ImportRunnerOptions {
+  jobs: JobStore<ImportJob>;
+  items: ItemService;
+  catalog: Catalog;
+  /** The largest item, in bytes (`service.http.maxBodyBytes`). */
+  maxItemBytes: number;
+  owner?: string;
+  leaseMs?: number;
+  /** How often to look for jobs of dead instances (only a shared store has them). */
+  sweepIntervalMs?: number;
+  concurrency?: number;
+}
+
+/** One import's parameters. */
+export interface ImportRequest {
+  collection: string;
+  mode: ImportMode;
+  format: BulkFormat;
+  /** The `base` parameter: what relative IRIs resolve against. */
+  base?: string;
+  /** The body's declared length, when there is one: a shorter body fails the job. */
+  declaredBytes?: number;
+}
+
+interface RunningImport {
+  job: ImportJob;
+  done: Promise<ImportJob>;
+  /** Set when the store no longer holds this instance's claim, or at shutdown. */
+  stopped?: string;
+  /** Settles when `stop` is called: a read of the body waiting for data gives up then. */
+  stopping: Promise<void>;
+  stop(reason: string): void;
+  saving: Promise<void>;
+}
+
+/** Runs imports (one per collection at a time, across instances) and keeps their history. */
+export class ImportJobRunner {
+  readonly #options: ImportRunnerOptions;
+  readonly #owner: string;
+  readonly #leaseMs: number;
+  readonly #running = new Map<string, RunningImport>();
+  readonly #recovered: Promise<void>;
+  #sweepTimer?: ReturnType<typeof setInterval>;
+  #closing = false;
+
+  constructor(options: ImportRunnerOptions) {
+    this.#options = options;
+    this.#owner = options.owner ?? crypto.randomUUID();
+    this.#leaseMs = options.leaseMs ?? 30_000;
+    this.#recovered = this.#sweep(this.#owner);
+    if (options.sweepIntervalMs !== undefined) {
+      this.#sweepTimer = setInterval(() => void this.#sweep(), options.sweepIntervalMs);
+    }
+  }
+
+  /**
+   * Records the job (409 `import-running` while an import of the collection runs on any
+   * instance) and starts reading `body`; `bodyRead` settles with the job as it stands when
+   * reading has ended (items may still be in flight), `done` with the finished job.
+   */
+  async start(
+    request: ImportRequest,
+    body: AsyncIterable<Uint8Array>,
+  ): Promise<{ job: ImportJob; bodyRead: Promise<ImportJob>; done: Promise<ImportJob> }> {
+    this.#options.catalog.collection(request.collection);
+    if (this.#closing) {
+      throw new ProblemError(503, "shutting-down", "Shutting down", "The service is stopping.");
+    }
+    await this.#recovered;
+    const job: ImportJob = {
+      id: crypto.randomUUID(),
+      collection: request.collection,
+      mode: request.mode,
+      format: request.format,
+      state: "running",
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      bytesRead: 0,
+      items: 0,
+      written: 0,
+      existing: 0,
+      refused: 0,
+      errors: [],
+    };
+    const decision = await this.#options.jobs.tryStart(job, this.#owner, request.collection);
+    if (!decision.started) throw importRunning(request.collection, decision.runningJob);
+    const stopping = Promise.withResolvers<void>();
+    const bodyRead = Promise.withResolvers<ImportJob>();
+    const current: RunningImport = {
+      job,
+      done: Promise.resolve(job),
+      saving: Promise.resolve(),
+      stopping: stopping.promise,
+      stop(reason) {
+        current.stopped ??= reason;
+        stopping.resolve();
+      },
+    };
+    this.#running.set(job.id, current);
+    const heartbeat = setInterval(() => void this.#save(current), this.#leaseMs / 3);
+    current.done = this.#run(current, request, body, () => bodyRead.resolve(structuredClone(job)))
+      .finally(() => {
+        clearInterval(heartbeat);
+        this.#running.delete(job.id);
+        bodyRead.resolve(structuredClone(job));
+      });
+    return { job: structuredClone(job), bodyRead: bodyRead.promise, done: current.done };
+  }
+
+  /** A job by id: this instance's live view, else the record (any instance's). */
+  async find(id: string): Promise<ImportJob | undefined> {
+    await this.#recovered;
+    const current = this.#running.get(id);
+    return current ? structuredClone(current.job) : await this.#options.jobs.get(id);
+  }
+
+  /** The most recent imports of every instance, newest first. */
+  async recent(limit: number): Promise<ImportJob[]> {
+    await this.#recovered;
+    const jobs = await this.#options.jobs.recent(limit);
+    return jobs.map((job) => this.#running.get(job.id)?.job ?? job).map((job) =>
+      structuredClone(job)
+    );
+  }
+
+  /** Stops reading every running import (each fails, what it wrote stays) and waits. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    clearInterval(this.#sweepTimer);
+    for (const current of this.#running.values()) current.stop(INTERRUPTED_MESSAGE);
+    await Promise.allSettled([...this.#running.values()].map((current) => current.done));
+    await this.#recovered.catch(() => {});
+  }
+
+  async #run(
+    current: RunningImport,
+    request: ImportRequest,
+    body: AsyncIterable<Uint8Array>,
+    onBodyRead: () => void,
+  ): Promise<ImportJob> {
+    const { job } = current;
+    const inFlight = new Set<Promise<void>>();
+    const seen = new Map<string, number>(); // item URI → the line its block started on
+    const concurrency = this.#options.concurrency ?? IMPORT_CONCURRENCY;
+    let failure: string | undefined;
+    try {
+      const source = untilStopped(body, current);
+      const blocks = graphBlocks(decoded(source, job, request.declaredBytes), request.format, {
+        maxBlockChars: this.#options.maxItemBytes,
+      });
+      for await (const block of blocks) {
+        if (current.stopped) break;
+        job.items++;
+        const write = this.#importBlock(job, request, block, seen).catch((error) => {
+          failure ??= messageOf(error); // the store failed: stop reading
+        });
+        inFlight.add(write);
+        void write.finally(() => inFlight.delete(write));
+        if (inFlight.size >= concurrency) await Promise.race(inFlight);
+        if (failure) break;
+      }
+    } catch (error) {
+      failure = current.stopped ?? messageOf(error);
+    }
+    onBodyRead();
+    await Promise.allSettled(inFlight);
+    failure ??= current.stopped;
+    const now = new Date().toISOString();
+    const ended = failure === undefined
+      ? { ...job, state: "succeeded" as const, finishedAt: now }
+      : failedJob(job, failure, now);
+    Object.assign(job, ended);
+    await this.#save(current);
+    if (failure) log("warn", "import failed", { job: job.id, error: failure });
+    return structuredClone(job);
+  }
+
+  /** Writes one block's item, or records why not. Throws only when the store fails. */
+  async #importBlock(
+    job: ImportJob,
+    request: ImportRequest,
+    block: GraphBlock,
+    seen: Map<string, number>,
+  ): Promise<void> {
+    if (block.refused) {
+      return this.#refuse(job, { item: null, line: block.line, ...block.refused });
+    }
+    let uri: string | null = null;
+    try {
+      const item = await blockItem(block, request.format, request.base);
+      uri = item.uri;
+      const earlier = seen.get(uri);
+      if (earlier !== undefined) {
+        throw new ProblemError(
+          400,
+          "graph-not-contiguous",
+          "Graph split in two",
+          `The graph <${uri}> started at line ${earlier} already; a graph's triples must be ` +
+            "in one block (TriG) or on consecutive lines (N-Quads). This part is not imported.",
+        );
+      }
+      seen.set(uri, block.line);
+      const written = await this.#write(request, uri, item.quads);
+      if (written) job.written++;
+      else {
+        job.existing++;
+        this.#record(job, {
+          item: uri,
+          line: block.line,
+          type: "item-exists",
+          message: "The item exists; mode=create leaves it untouched.",
+        });
+      }
+    } catch (error) {
+      if (!(error instanceof ProblemError) || error.status >= 500) throw error;
+      this.#refuse(job, {
+        item: uri,
+        line: problemLine(error, block),
+        type: error.slug,
+        message: withFirstDetail(error),
+      });
+    }
+  }
+
+  /** Writes the item as the mode says; false when `mode=create` finds it exists. */
+  async #write(request: ImportRequest, uri: string, quads: ImportQuads): Promise<boolean> {
+    const { items } = this.#options;
+    const { collection, mode } = request;
+    if (mode === "replace") {
+      await items.update(collection, uri, quads);
+      return true;
+    }
+    if (mode === "upsert") {
+      try {
+        await items.update(collection, uri, quads);
+        return true;
+      } catch (error) {
+        if (!(error instanceof ProblemError) || error.slug !== "item-not-found") throw error;
+      }
+    }
+    try {
+      await items.create(collection, uri, quads);
+      return true;
+    } catch (error) {
+      if (mode === "create" && error instanceof ProblemError && error.slug === "item-exists") {
+        return false;
+      }
+      throw error;
+    }
+  }
+
+  #refuse(job: ImportJob, error: JobError): void {
+    job.refused++;
+    this.#record(job, error);
+  }
+
+  #record(job: ImportJob, error: JobError): void {
+    if (job.errors.length < MAX_JOB_ERRORS) job.errors.push(error);
+  }
+
+  /** Saves progress and renews the heartbeat, in order; a refused save stops the job. */
+  #save(current: RunningImport): Promise<void> {
+    current.saving = current.saving.then(async () => {
+      try {
+        const saved = await this.#options.jobs.save(
+          { job: structuredClone(current.job), rebuilds: [] },
+          this.#owner,
+        );
+        if (!saved && isLive(current.job)) {
+          current.stop(
+            "The job lost its claim in the store (no heartbeat within a lease); start the " +
+              "import again with mode=upsert.",
+          );
+        }
+      } catch (error) {
+        // Progress is kept in memory too; the next save renews the heartbeat.
+        log("error", "could not save import progress", {
+          job: current.job.id,
+          error: messageOf(error),
+        });
+      }
+    });
+    return current.saving;
+  }
+
+  /** Marks failed the imports lost with their instance. Never throws. */
+  async #sweep(restartedOwner?: string): Promise<void> {
+    try {
+      for (const { job } of await this.#options.jobs.failLost(restartedOwner)) {
+        log("warn", "import lost with its instance; marked failed", { job: job.id });
+      }
+    } catch (error) {
+      log("warn", "could not look for lost imports", { error: messageOf(error) });
+    }
+  }
+}
+
+type ImportQuads = Parameters<ItemService["create"]>[2];
+
+/** The body's chunks until the import is stopped, even while a read waits for data. */
+async function* untilStopped(
+  body: AsyncIterable<Uint8Array>,
+  current: RunningImport,
+): AsyncIterable<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]();
+  const stopped = current.stopping.then(() => undefined);
+  try {
+    while (true) {
+      const next = await Promise.race([chunks.next(), stopped]);
+      if (next === undefined) throw new Error(current.stopped);
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    void chunks.return?.()?.catch(() => {});
+  }
+}
+
+/** The body as text, counting bytes into the job; 400 on bad UTF-8 or a short body. */
+async function* decoded(
+  body: AsyncIterable<Uint8Array>,
+  job: ImportJob,
+  declaredBytes: number | undefined,
+): AsyncIterable<string> {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  try {
+    for await (const chunk of body) {
+      job.bytesRead += chunk.byteLength;
+      yield decoder.decode(chunk, { stream: true });
+    }
+    const rest = decoder.decode();
+    if (rest) yield rest;
+  } catch (error) {
+    if (error instanceof TypeError) {
+      throw new Error(`The body is not UTF-8 (after byte ${job.bytesRead}); reading stopped.`);
+    }
+    throw new Error(`The request body could not be read to its end: ${messageOf(error)}`);
+  }
+  if (declaredBytes !== undefined && job.bytesRead < declaredBytes) {
+    throw new Error(
+      `The request body ended after ${job.bytesRead} of ${declaredBytes} bytes; the rest ` +
+        "was not imported.",
+    );
+  }
+}
+
+/** 409 while an import of the collection runs; `runningJob` names it. */
+export function importRunning(collection: string, runningJob: string): ProblemError {
+  return new ProblemError(
+    409,
+    "import-running",
+    "An import of this collection is running",
+    `Import job ${runningJob} is importing into <${collection}>; one import per collection ` +
+      "runs at a time.",
+    undefined,
+    { runningJob },
+  );
+}
+
+/** The problem's detail and its first field error, which often says what is wrong. */
+function withFirstDetail(error: ProblemError): string {
+  const first = error.errors?.[0];
+  if (!first || error.slug === "rdf-syntax") return error.message;
+  return `${error.message} (${first.path}: ${first.message})`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,108 @@
+/** `/api/admin/import` and `/api/admin/export`: bulk in, bulk out (logic in src/bulk/). */
+import { Hono } from "hono";
+import type { AppEnv } from "../http/app_env.ts";
+import type { AppDeps } from "../app_deps.ts";
+import { readQuery } from "../http/read_query.ts";
+import { handle } from "../http/route_contract.ts";
+import { jobNotFound, ProblemError } from "../http/problem.ts";
+import { formatFromMediaType, negotiateFormat, RDF_FORMATS } from "../rdf/formats.ts";
+import type { BulkFormat } from "../bulk/graph_blocks.ts";
+import { exportDocument } from "../bulk/export.ts";
+import { bodyStream } from "../http/body.ts";
+import { exportItems, getImportJob, importItems, listImportJobs } from "./contracts/bulk.ts";
+
+/** Most jobs `GET /api/admin/import/jobs` lists. */
+const MAX_LISTED_JOBS = 1000;
+
+/** The bulk routes. */
+export function bulkRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const runner = deps.importJobs;
+
+  handle(app, importItems, async (c) => {
+    const { collection, mode, base, wait } = readQuery(c, importItems);
+    const format = bodyFormat(c.req.header("content-type"));
+    const declared = Number(c.req.header("content-length") ?? "NaN");
+    const { bodyRead, done } = await runner.start({
+      collection,
+      mode: mode ?? "create",
+      format,
+      base,
+      declaredBytes: Number.isFinite(declared) ? declared : undefined,
+    }, bodyStream(c));
+    // The answer waits for the body at least: a request body is not read on once answered.
+    const read = await bodyRead;
+    c.header("Location", `/api/admin/import/jobs/${encodeURIComponent(read.id)}`);
+    return wait ? c.json(await done, 200) : c.json(read, 202);
+  });
+
+  handle(app, listImportJobs, async (c) => {
+    const limit = Math.min(readQuery(c, listImportJobs).limit, MAX_LISTED_JOBS);
+    return c.json(await runner.recent(limit));
+  });
+
+  handle(app, getImportJob, async (c) => {
+    const id = c.req.param("id") ?? "";
+    const job = await runner.find(id);
+    if (!job) throw jobNotFound("import", id);
+    return c.json(job);
+  });
+
+  handle(app, exportItems, (c) => {
+    const { collection, workspace } = readQuery(c, exportItems);
+    const collections = exportedCollections(deps, collection, workspace);
+    const format = negotiateFormat(c.req.header("accept"), ["nquads", "trig"], "nquads");
+    if (format !== "nquads" && format !== "trig") {
+      throw new ProblemError(
+        406,
+        "not-acceptable",
+        "Not acceptable",
+        "An export is available as application/n-quads or application/trig.",
+      );
+    }
+    const encoder = new TextEncoder();
+    const pieces = exportDocument(deps.store, collections, format)[Symbol.asyncIterator]();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = await pieces.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      },
+      async cancel() {
+        await pieces.return?.();
+      },
+    });
+    return c.body(body, 200, { "Content-Type": RDF_FORMATS[format].contentType });
+  });
+
+  return app;
+}
+
+/** The collections an export covers; 400 unless exactly one of the two is given. */
+function exportedCollections(deps: AppDeps, collection?: string, workspace?: string): string[] {
+  if ((collection === undefined) === (workspace === undefined)) {
+    throw new ProblemError(
+      400,
+      "invalid-parameter",
+      "Give a collection or a workspace",
+      "An export needs exactly one of `collection` and `workspace`.",
+      [{ path: collection === undefined ? "collection" : "workspace", message: "one of two" }],
+    );
+  }
+  if (collection !== undefined) return [deps.catalog.collection(collection).collection.uri];
+  return deps.catalog.workspace(workspace!).collections.map((entry) => entry.uri);
+}
+
+/** The import format from Content-Type; 415 for anything else. */
+function bodyFormat(contentType: string | undefined): BulkFormat {
+  const format = contentType ? formatFromMediaType(contentType) : undefined;
+  if (format === "nquads" || format === "trig") return format;
+  throw new ProblemError(
+    415,
+    "unsupported-media-type",
+    "Unsupported media type",
+    `Content-Type ${contentType ?? "(none)"} is not accepted here; use application/n-quads ` +
+      "or application/trig.",
+    [{ path: "Content-Type", message: "unsupported" }],
+  );
+}

@@ -1,0 +1,153 @@
+/** Contracts of `/api/admin/import` and `/api/admin/export` (bulk in, bulk out). */
+import { z } from "zod";
+import { booleanParam, integerParam, optionalIri } from "../../http/query_schema.ts";
+import { defineContract } from "../../http/route_contract.ts";
+import { BAD_PARAMETERS, BASE, COLLECTION, COUNT, NO_PARAMETERS } from "./shared.ts";
+
+const TAGS = ["Bulk"];
+
+/** The media types of the two bulk formats. */
+export const BULK_MEDIA_TYPES = ["application/n-quads", "application/trig"];
+
+/** An import job as the routes answer it. */
+const IMPORT_JOB = z.object({
+  id: z.string(),
+  collection: z.string(),
+  mode: z.enum(["create", "replace", "upsert"]),
+  format: z.enum(["nquads", "trig"]),
+  state: z.enum(["queued", "running", "succeeded", "failed"]),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  bytesRead: COUNT,
+  items: COUNT,
+  written: COUNT,
+  existing: COUNT,
+  refused: COUNT,
+  errors: z.array(z.object({
+    item: z.string().nullable(),
+    message: z.string(),
+    type: z.string().optional(),
+    line: COUNT.optional(),
+  })),
+});
+
+const LOCATION = { Location: "`/api/admin/import/jobs/{id}`." };
+
+/** `POST /api/admin/import`: import a collection's items from N-Quads or TriG. */
+export const importItems = defineContract({
+  method: "POST",
+  path: "/api/admin/import",
+  operationId: "importItems",
+  summary: "Import items from N-Quads or TriG, streamed",
+  description: "Each named graph is one item, named by the graph's IRI; triples in the default " +
+    "graph are refused (`default-graph-refused`). A graph's triples must be in one block " +
+    "(TriG) or on consecutive lines (N-Quads): a later part of the same graph is refused " +
+    "(`graph-not-contiguous`). Every item is checked and written as a PUT is; an item that " +
+    "fails is refused whole, with its reason and line, and the rest is imported.",
+  tags: TAGS,
+  access: "admin",
+  query: z.object({
+    collection: COLLECTION,
+    mode: z.enum(["create", "replace", "upsert"]).optional().meta({
+      description: "`create` (default): items that exist are reported (`item-exists`) and " +
+        "left untouched. `replace`: every item must exist (`item-not-found` otherwise). " +
+        "`upsert`: create or replace.",
+    }),
+    base: BASE,
+    wait: booleanParam(
+      "`true`: answer when the import has ended, with 200 and the job; otherwise the answer " +
+        "comes once the body has been read, while the last items are written.",
+    ),
+  }),
+  body: {
+    description: "The items: N-Quads or TriG, UTF-8. Read as it arrives, never held whole.",
+    required: true,
+    content: { "application/n-quads": undefined, "application/trig": undefined },
+  },
+  responses: {
+    202: {
+      description: "The body has been read: the job as it stands then (the last items may " +
+        "still be being written; follow `Location`).",
+      content: ["application/json"],
+      schema: IMPORT_JOB,
+      headers: LOCATION,
+    },
+    200: {
+      description: "With `wait=true`: the finished job.",
+      content: ["application/json"],
+      schema: IMPORT_JOB,
+      headers: LOCATION,
+    },
+  },
+  problems: {
+    400: BAD_PARAMETERS,
+    404: "The collection is not configured (`collection-not-found`).",
+    409: "An import of this collection runs already, on this or another instance " +
+      "(`import-running`, with `runningJob`).",
+    415: "The body is neither `application/n-quads` nor `application/trig` " +
+      "(`unsupported-media-type`).",
+  },
+});
+
+/** `GET /api/admin/import/jobs`: recent imports. */
+export const listImportJobs = defineContract({
+  method: "GET",
+  path: "/api/admin/import/jobs",
+  operationId: "listImportJobs",
+  summary: "Recent import jobs, newest first",
+  tags: TAGS,
+  access: "admin",
+  query: z.object({ limit: integerParam("Most jobs to list (at most 1000).", 50) }),
+  responses: {
+    200: { description: "The jobs.", content: ["application/json"], schema: z.array(IMPORT_JOB) },
+  },
+  problems: { 400: BAD_PARAMETERS },
+});
+
+/** `GET /api/admin/import/jobs/{id}`: one import. */
+export const getImportJob = defineContract({
+  method: "GET",
+  path: "/api/admin/import/jobs/{id}",
+  operationId: "getImportJob",
+  summary: "One import job, with its progress",
+  tags: TAGS,
+  access: "admin",
+  query: NO_PARAMETERS,
+  pathParams: z.object({ id: z.string().meta({ description: "The job's id." }) }),
+  responses: {
+    200: { description: "The job.", content: ["application/json"], schema: IMPORT_JOB },
+  },
+  problems: { 404: "No such job (`job-not-found`)." },
+});
+
+/** `GET /api/admin/export`: every item of a collection or workspace, streamed. */
+export const exportItems = defineContract({
+  method: "GET",
+  path: "/api/admin/export",
+  operationId: "exportItems",
+  summary: "Export items as N-Quads or TriG, streamed",
+  description: "Each item is one named graph, named by its URI. Order: collections as " +
+    "configured, items by URI (code point order), triples grouped by subject. Give exactly " +
+    "one of `collection` and `workspace`.",
+  tags: TAGS,
+  access: "admin",
+  query: z.object({
+    collection: optionalIri("The collection to export (an absolute IRI)."),
+    workspace: optionalIri("The workspace whose collections to export (an absolute IRI)."),
+  }),
+  responses: {
+    200: {
+      description: "The items; `Accept` chooses the format (N-Quads by default).",
+      content: BULK_MEDIA_TYPES,
+    },
+  },
+  problems: {
+    400: `${BAD_PARAMETERS} Also neither or both of \`collection\` and \`workspace\`.`,
+    404: "The collection or workspace is not configured.",
+    406: "`Accept` allows neither `application/n-quads` nor `application/trig` " +
+      "(`not-acceptable`).",
+  },
+});
+
+/** The bulk contracts. */
+export const BULK_CONTRACTS = [importItems, listImportJobs, getImportJob, exportItems];
