@@ -24,46 +24,62 @@ import type { SearchFieldValue } from "../search/search_engine.ts";
 /** Most linked resources one item's fields may read. */
 export const MAX_LINKED_RESOURCES = 256;
 
-/** A graph's triples by subject and by object. */
+/**
+ * A graph's triples by (subject, predicate), and lazily by (object, predicate): most paths
+ * only step forward, and keying every literal object would cost more than the paths do.
+ */
 class GraphIndex {
-  readonly #bySubject = new Map<string, Quad[]>();
-  readonly #byObject = new Map<string, Quad[]>();
+  readonly #quads: Quad[];
+  readonly #forward = new Map<string, Term[]>();
+  #backward?: Map<string, Term[]>;
   /** What this graph's blank node labels start with. */
   readonly prefix: string;
 
   /** Indexes `quads`, renaming blank nodes with `prefix` so graphs never share one. */
   constructor(quads: Quad[], prefix: string) {
     this.prefix = prefix;
-    const rename = (term: Term): Term =>
-      term.termType === "BlankNode" ? DataFactory.blankNode(`${prefix}${term.value}`) : term;
+    this.#quads = quads;
     for (const quad of quads) {
-      const renamed = DataFactory.quad(
-        rename(quad.subject) as Quad["subject"],
-        quad.predicate,
-        rename(quad.object) as Quad["object"],
-      );
-      push(this.#bySubject, termKey(renamed.subject), renamed);
-      push(this.#byObject, termKey(renamed.object), renamed);
+      append(this.#forward, this.#key(quad.subject, quad.predicate.value), this.#own(quad.object));
     }
   }
 
   objects(node: Term, predicate: string): Term[] {
-    return (this.#bySubject.get(termKey(node)) ?? [])
-      .filter((quad) => quad.predicate.value === predicate)
-      .map((quad) => quad.object);
+    return this.#forward.get(stepKey(node, predicate)) ?? [];
   }
 
   subjects(node: Term, predicate: string): Term[] {
-    return (this.#byObject.get(termKey(node)) ?? [])
-      .filter((quad) => quad.predicate.value === predicate)
-      .map((quad) => quad.subject);
+    if (!this.#backward) {
+      this.#backward = new Map();
+      for (const quad of this.#quads) {
+        append(
+          this.#backward,
+          this.#key(quad.object, quad.predicate.value),
+          this.#own(quad.subject),
+        );
+      }
+    }
+    return this.#backward.get(stepKey(node, predicate)) ?? [];
+  }
+
+  /** The term as this graph names it: blank nodes get the graph's prefix. */
+  #own(term: Term): Term {
+    return term.termType === "BlankNode" ? DataFactory.blankNode(this.prefix + term.value) : term;
+  }
+
+  #key(term: Term, predicate: string): string {
+    return stepKey(this.#own(term), predicate);
   }
 }
 
-function push(map: Map<string, Quad[]>, key: string, quad: Quad): void {
+function stepKey(node: Term, predicate: string): string {
+  return `${termKey(node)}\n${predicate}`;
+}
+
+function append(map: Map<string, Term[]>, key: string, term: Term): void {
   const list = map.get(key);
-  if (list) list.push(quad);
-  else map.set(key, [quad]);
+  if (list) list.push(term);
+  else map.set(key, [term]);
 }
 
 /** Reads linked resources' graphs for a batch, coalescing look-ups into batched reads. */
