@@ -82,12 +82,16 @@ async function createItem(service: TestService, uri: string): Promise<string> {
   return unquote(response.headers.get("etag"));
 }
 
-/** Replaces the item, version after version, until `stop`; returns the acknowledged ones. */
+/**
+ * Replaces the item, version after version, until `stop`; returns when each was acknowledged
+ * (and adds it to `progress`, shared by the writers, as it happens).
+ */
 async function writer(
   service: TestService,
   uri: string,
   firstEtag: string,
   stop: { now: boolean },
+  progress: number[],
 ): Promise<number[]> {
   const acknowledgedAt: number[] = [];
   let etag = firstEtag;
@@ -101,19 +105,24 @@ async function writer(
     assert.equal(response.status, 204, `write ${version} of ${uri}: ${text}`);
     etag = unquote(response.headers.get("etag"));
     acknowledgedAt.push(performance.now());
+    progress.push(performance.now());
   }
   return acknowledgedAt;
 }
 
-/** Reads items round-robin over every route until `reads` are taken or time is up. */
+/**
+ * Reads items round-robin over every route until `reads` are taken and enough versions were
+ * written meanwhile (a loaded machine writes fewer per read), or time is up.
+ */
 async function reader(
   service: TestService,
   uris: string[],
   offset: number,
-  budget: { left: number; until: number },
+  budget: { left: number; until: number; enoughVersions(): boolean },
 ): Promise<Served[]> {
   const served: Served[] = [];
-  for (let n = offset; budget.left > 0 && performance.now() < budget.until; n++) {
+  const more = () => budget.left > 0 || !budget.enoughVersions();
+  for (let n = offset; more() && performance.now() < budget.until; n++) {
     budget.left--;
     const route = ROUTES[n % ROUTES.length];
     const uri = uris[Math.floor(n / ROUTES.length) % uris.length];
@@ -137,11 +146,17 @@ async function checkReadsMatchEtags(service: TestService): Promise<void> {
   const firstEtags = await Promise.all(uris.map((uri) => createItem(service, uri)));
 
   const stop = { now: false };
-  const writers = uris.map((uri, i) => writer(service, uri, firstEtags[i], stop));
+  // Every writer's acknowledgements as they come, so the reads can go on until enough.
+  const writerProgress: number[] = [];
+  const writers = uris.map((uri, i) => writer(service, uri, firstEtags[i], stop, writerProgress));
   // Writers first get going, so the reads run among writes from the first one.
   await new Promise((resolve) => setTimeout(resolve, 200));
   const readsStarted = performance.now();
-  const budget = { left: READS, until: readsStarted + MAX_READ_MS };
+  const budget = {
+    left: READS,
+    until: readsStarted + MAX_READ_MS,
+    enoughVersions: () => writerProgress.filter((at) => at >= readsStarted).length >= MIN_VERSIONS,
+  };
   let served: Served[];
   try {
     served = (await Promise.all(
