@@ -11,7 +11,7 @@ import { ProblemError } from "../http/problem.ts";
 import type { BackendHealth } from "../store/triple_store.ts";
 import { type ClampWarning, clampWindow, type SearchLimits } from "./clamp.ts";
 import { fieldRows, searchSql, stemText, textMatch } from "./embedded_query.ts";
-import { clampFacetSize } from "./facets.ts";
+import { startSearch } from "./facets.ts";
 import { highlightDocument } from "./highlight.ts";
 import { mappingViolation, numericMappedFields } from "./opensearch_mappings.ts";
 import {
@@ -230,30 +230,16 @@ export class EmbeddedSearchEngine implements SearchEngine {
   }
 
   #search(index: CollectionIndexRef, request: SearchRequest): SearchResponse {
-    const window = clampWindow(request, this.#limits, this.#warn);
-    const response: SearchResponse = {
-      total: 0,
-      from: window.applied.from,
-      size: window.applied.size,
-      clamped: window.clamped ? { requested: window.requested, applied: window.applied } : null,
-      hits: [],
-    };
-    const facetSize = request.facets?.length
-      ? clampFacetSize(request.facetSize, this.#limits, this.#warn)
-      : undefined;
-    if (facetSize) {
-      response.facets = Object.fromEntries(request.facets!.map((field) => [field, []]));
-      response.facetsClamped = facetSize.clamped;
-    }
+    const { response, window, facetSize } = startSearch(request, this.#limits, this.#warn);
     const physical = this.#servingPhysical(index.indexName);
     const q = request.q?.trim() ? request.q : undefined;
     const match = q === undefined ? undefined : textMatch(q, request.language);
     if (physical === undefined || (q !== undefined && match === undefined)) return response;
-    const sql = searchSql(physical, request, match, window.applied);
+    const sql = searchSql(physical, request, match, window);
     try {
       const count = this.#sql(sql.count).get(...sql.countParams) as { total: number };
       response.total = count.total;
-      if (window.applied.size > 0 && window.applied.from < count.total) {
+      if (window.size > 0 && window.from < count.total) {
         const rows = this.#sql(sql.page).all(...sql.pageParams) as {
           uri: string;
           document: string;
@@ -274,8 +260,8 @@ export class EmbeddedSearchEngine implements SearchEngine {
           return hit;
         });
       }
-      for (const field of facetSize && count.total > 0 ? request.facets! : []) {
-        const facet = sql.facet(field, facetSize!.applied);
+      for (const field of facetSize !== undefined && count.total > 0 ? request.facets! : []) {
+        const facet = sql.facet(field, facetSize!);
         const rows = this.#sql(facet.sql).all(...facet.params) as {
           value: string | number;
           kind: "s" | "n" | "b";

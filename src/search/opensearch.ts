@@ -31,7 +31,7 @@ import {
   type SearchLimits,
 } from "./clamp.ts";
 import { fieldResolver, indexCreationBody } from "./opensearch_mappings.ts";
-import { clampFacetSize } from "./facets.ts";
+import { startSearch } from "./facets.ts";
 import { languageTextField, SEARCH_LANGUAGES } from "./languages.ts";
 import {
   type BulkFailure,
@@ -351,22 +351,8 @@ export class OpenSearchEngine implements SearchEngine {
 
   /** Full-text, filtered, sorted and clamped search of a collection's index. */
   async search(index: CollectionIndexRef, request: SearchRequest): Promise<SearchResponse> {
-    const window = clampWindow(request, this.#limits, this.#warn);
-    const response: SearchResponse = {
-      total: 0,
-      from: window.applied.from,
-      size: window.applied.size,
-      clamped: window.clamped ? { requested: window.requested, applied: window.applied } : null,
-      hits: [],
-    };
+    const { response, window, facetSize } = startSearch(request, this.#limits, this.#warn);
     const q = request.q?.trim() ? request.q : undefined;
-    const facetSize = request.facets?.length
-      ? clampFacetSize(request.facetSize, this.#limits, this.#warn)
-      : undefined;
-    if (facetSize) {
-      response.facets = Object.fromEntries(request.facets!.map((field) => [field, []]));
-      response.facetsClamped = facetSize.clamped;
-    }
     try {
       const fields = [
         ...[...request.filters ?? [], ...request.anyOf ?? [], ...request.ranges ?? []]
@@ -377,8 +363,8 @@ export class OpenSearchEngine implements SearchEngine {
       const resolve = fieldResolver(await this.#fieldMappings(index.indexName, fields));
       const sort = (request.sort ?? []).map(resolve.sort);
       const body: Record<string, unknown> = {
-        from: window.applied.from,
-        size: window.applied.size,
+        from: window.from,
+        size: window.size,
         track_total_hits: true,
         track_scores: q !== undefined,
         query: {
@@ -397,11 +383,11 @@ export class OpenSearchEngine implements SearchEngine {
       };
       // Aggregations are named by position: field names may hold any character.
       const facetFields = (request.facets ?? []).map(resolve.facetField);
-      if (facetSize) {
+      if (facetSize !== undefined) {
         const aggs: Record<string, unknown> = {};
         facetFields.forEach((field, position) => {
-          if (field === undefined || facetSize.applied === 0) return;
-          aggs[`facet${position}`] = { terms: { field, size: facetSize.applied } };
+          if (field === undefined || facetSize === 0) return;
+          aggs[`facet${position}`] = { terms: { field, size: facetSize } };
         });
         if (Object.keys(aggs).length > 0) body.aggs = aggs;
       }
