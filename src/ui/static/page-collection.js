@@ -4,6 +4,7 @@
  */
 import {
   apiJson,
+  dataTable,
   el,
   errorBox,
   findCollection,
@@ -96,25 +97,7 @@ async function showItems() {
     );
     show(
       container,
-      el(
-        "div",
-        { class: "table-scroll" },
-        el(
-          "table",
-          {},
-          el("caption", {}, "Items"),
-          el(
-            "thead",
-            {},
-            el(
-              "tr",
-              {},
-              ["Item", "Title", "Types", "Modified"].map((t) => el("th", { scope: "col" }, t)),
-            ),
-          ),
-          el("tbody", {}, rows),
-        ),
-      ),
+      dataTable("Items", ["Item", "Title", "Types", "Modified"], rows),
     );
     const links = [];
     if (from > 0) links.push(pagerLink("Previous page", Math.max(0, from - PAGE_SIZE)));

@@ -8,6 +8,7 @@ import {
   apiJson,
   applyRole,
   collectionLink,
+  dataTable,
   el,
   errorBox,
   show,
@@ -63,26 +64,11 @@ async function showWorkspaces(backlog) {
       }));
       sections.push(
         el("h3", {}, workspace.name, " ", el("small", { class: "uri" }, workspace.uri)),
-        el(
-          "div",
-          { class: "table-scroll" },
-          el(
-            "table",
-            { class: "collections" },
-            el("caption", {}, `Collections of ${workspace.name}`),
-            el(
-              "thead",
-              {},
-              el(
-                "tr",
-                {},
-                ["Collection", "URI", "Items", "Indexed", "Index", ""].map((title) =>
-                  el("th", { scope: "col" }, title)
-                ),
-              ),
-            ),
-            el("tbody", {}, rows),
-          ),
+        dataTable(
+          `Collections of ${workspace.name}`,
+          ["Collection", "URI", "Items", "Indexed", "Index", ""],
+          rows,
+          { class: "collections" },
         ),
       );
     }

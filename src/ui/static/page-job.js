@@ -4,6 +4,7 @@
  */
 import {
   apiJson,
+  dataTable,
   el,
   errorBox,
   pageParameters,
@@ -52,24 +53,11 @@ function showJob(job) {
   const errors = job.errors ?? [];
   show(
     document.getElementById("job-errors"),
-    errors.length === 0 ? el("p", {}, "None.") : el(
-      "div",
-      { class: "table-scroll" },
-      el(
-        "table",
-        {},
-        el(
-          "thead",
-          {},
-          el("tr", {}, el("th", { scope: "col" }, "Item"), el("th", { scope: "col" }, "Message")),
-        ),
-        el(
-          "tbody",
-          {},
-          errors.map((error) =>
-            el("tr", {}, el("td", { class: "uri" }, error.item ?? "–"), el("td", {}, error.message))
-          ),
-        ),
+    errors.length === 0 ? el("p", {}, "None.") : dataTable(
+      "",
+      ["Item", "Message"],
+      errors.map((error) =>
+        el("tr", {}, el("td", { class: "uri" }, error.item ?? "–"), el("td", {}, error.message))
       ),
     ),
   );

@@ -6,6 +6,7 @@ import {
   api,
   apiJson,
   applyRole,
+  dataTable,
   el,
   ensureOk,
   errorBox,
@@ -46,25 +47,10 @@ async function listJobs() {
     );
     show(
       container,
-      el(
-        "div",
-        { class: "table-scroll" },
-        el(
-          "table",
-          {},
-          el("caption", {}, "Recent indexing jobs, newest first"),
-          el(
-            "thead",
-            {},
-            el(
-              "tr",
-              {},
-              ["Job", "Scope", "State", "Processed", "Failed", "Started", "Finished"]
-                .map((title) => el("th", { scope: "col" }, title)),
-            ),
-          ),
-          el("tbody", {}, rows),
-        ),
+      dataTable(
+        "Recent indexing jobs, newest first",
+        ["Job", "Scope", "State", "Processed", "Failed", "Started", "Finished"],
+        rows,
       ),
     );
     return jobs.some((job) => job.state === "running" || job.state === "queued");

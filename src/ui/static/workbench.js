@@ -136,6 +136,24 @@ export function el(tag, attributes = {}, ...children) {
   return element;
 }
 
+/**
+ * A table in a horizontally scrolling box: `caption` (omitted when empty), column headings,
+ * body rows. The one shape every listing page uses.
+ */
+export function dataTable(caption, headings, rows, attributes = {}) {
+  return el(
+    "div",
+    { class: "table-scroll" },
+    el(
+      "table",
+      attributes,
+      caption ? el("caption", {}, caption) : undefined,
+      el("thead", {}, el("tr", {}, headings.map((title) => el("th", { scope: "col" }, title)))),
+      el("tbody", {}, rows),
+    ),
+  );
+}
+
 /** Replaces a container's content. */
 export function show(container, ...children) {
   container.replaceChildren(...children.flat().filter((child) => child !== undefined));
