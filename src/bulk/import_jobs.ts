@@ -45,8 +45,12 @@ export interface ImportJob extends StoredJob {
   refused: number;
 }
 
-/** Items written at once: concurrent writes are what the store's group commit batches. */
-export const IMPORT_CONCURRENCY = 8;
+/**
+ * Items written at once: concurrent writes are what the store's group commit batches. 32
+ * rather than 8 made a SPARQL-store import 1.6× as fast (bigger groups, fewer requests) and
+ * cost the embedded store nothing; the items in flight hold well under a megabyte.
+ */
+export const IMPORT_CONCURRENCY = 32;
 
 /** What the job runner needs. */
 export interface ImportRunnerOptions {
@@ -277,20 +281,21 @@ export class ImportJobRunner {
   async #write(request: ImportRequest, uri: string, quads: ImportQuads): Promise<boolean> {
     const { items } = this.#options;
     const { collection, mode } = request;
+    const bulk = { bulk: true };
     if (mode === "replace") {
-      await items.update(collection, uri, quads);
+      await items.update(collection, uri, quads, undefined, bulk);
       return true;
     }
     if (mode === "upsert") {
       try {
-        await items.update(collection, uri, quads);
+        await items.update(collection, uri, quads, undefined, bulk);
         return true;
       } catch (error) {
         if (!(error instanceof ProblemError) || error.slug !== "item-not-found") throw error;
       }
     }
     try {
-      await items.create(collection, uri, quads);
+      await items.create(collection, uri, quads, bulk);
       return true;
     } catch (error) {
       if (mode === "create" && error instanceof ProblemError && error.slug === "item-exists") {

@@ -18,6 +18,12 @@ export interface ShapeValidator {
   validate(entry: CollectionEntry, quads: Quad[]): Promise<void>;
 }
 
+/** How a write is made. */
+export interface WriteOptions {
+  /** Part of a bulk import (see `ItemWrite.bulk` in the store interface). */
+  bulk?: boolean;
+}
+
 /** The item operations the routes call. */
 export class ItemService {
   constructor(
@@ -28,7 +34,12 @@ export class ItemService {
   ) {}
 
   /** Creates an item and returns its record (its URI chosen per API.md). */
-  async create(collection: string, itemParameter: string | undefined, body: Quad[]) {
+  async create(
+    collection: string,
+    itemParameter: string | undefined,
+    body: Quad[],
+    options: WriteOptions = {},
+  ) {
     const entry = this.catalog.collection(collection);
     const quads = itemGraph(body);
     const chosen = chooseItemUri(quads, itemParameter, entry.collection.itemUriTemplate);
@@ -38,6 +49,7 @@ export class ItemService {
       uri: chosen.uri,
       quads: chosen.quads,
       hash: await this.hash(chosen.quads),
+      bulk: options.bulk,
     });
   }
 
@@ -59,7 +71,13 @@ export class ItemService {
   }
 
   /** Replaces the item's whole graph. The body must describe the item. */
-  async update(collection: string, uri: string, body: Quad[], ifMatch?: string) {
+  async update(
+    collection: string,
+    uri: string,
+    body: Quad[],
+    ifMatch?: string,
+    options: WriteOptions = {},
+  ) {
     const entry = this.catalog.collection(collection);
     const quads = itemGraph(body);
     if (
@@ -75,7 +93,7 @@ export class ItemService {
     }
     await this.shapes?.validate(entry, quads);
     return this.store.replaceItem(
-      { collection, uri, quads, hash: await this.hash(quads) },
+      { collection, uri, quads, hash: await this.hash(quads), bulk: options.bulk },
       { ifMatch },
     );
   }

@@ -100,7 +100,7 @@ export class CachingTripleStore implements TripleStore {
   async createItem(write: ItemWrite): Promise<ItemRecord> {
     this.#cache.invalidate(write.uri);
     const record = await this.#inner.createItem(write);
-    this.#cache.set(write.uri, record.hash, groupBySubject(write.quads));
+    this.#cache.set(write.uri, record.hash, groupBySubject(write.quads), { probation: write.bulk });
     return record;
   }
 
@@ -108,7 +108,9 @@ export class CachingTripleStore implements TripleStore {
     this.#cache.invalidate(write.uri);
     try {
       const record = await this.#inner.replaceItem(write, condition);
-      this.#cache.set(write.uri, record.hash, groupBySubject(write.quads));
+      this.#cache.set(write.uri, record.hash, groupBySubject(write.quads), {
+        probation: write.bulk,
+      });
       return record;
     } catch (error) {
       // A read that raced the write may have filed the old graph meanwhile: harmless (it

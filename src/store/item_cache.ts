@@ -10,6 +10,11 @@
  *
  * Sizes are an estimate of the heap the quads hold (term strings plus a fixed cost per
  * quad for the objects around them), good to bound memory, not an exact count.
+ *
+ * Bulk writes (an import of thousands of items) would flush every reader's entries and grow
+ * the heap to the bound for graphs nobody reads. They go to a small probation segment
+ * instead (the scan resistance of 2Q-style caches): held just long enough for the index
+ * outbox to find them, evicted first, promoted to the main segment by a reader's hit.
  */
 import type { Quad, Term } from "n3";
 
@@ -22,6 +27,14 @@ export interface ItemCacheOptions {
    * the rest. Default: a sixteenth of `maxBytes`.
    */
   maxItemBytes?: number;
+  /** Most estimated bytes of probation entries (bulk writes). Default: an eighth of `maxBytes`. */
+  maxProbationBytes?: number;
+}
+
+/** How an entry enters the cache. */
+export interface CacheSetOptions {
+  /** A bulk write: kept in the probation segment until a reader asks for it. */
+  probation?: boolean;
 }
 
 /** Counters of an {@link ItemCache}, for tests and `/ready`-style reporting. */
@@ -58,9 +71,13 @@ function termLength(term: Term): number {
 export class ItemCache {
   readonly maxBytes: number;
   readonly maxItemBytes: number;
+  readonly maxProbationBytes: number;
   /** Map order is use order: the first entry is the least recently used. */
   readonly #entries = new Map<string, Entry>();
+  /** Bulk writes nobody has read yet, oldest first; evicted before any main entry. */
+  readonly #probation = new Map<string, Entry>();
   #bytes = 0;
+  #probationBytes = 0;
   #hits = 0;
   #misses = 0;
   #evictions = 0;
@@ -71,17 +88,22 @@ export class ItemCache {
       options.maxItemBytes ?? Math.floor(options.maxBytes / 16),
       options.maxBytes,
     );
+    this.maxProbationBytes = Math.min(
+      options.maxProbationBytes ?? Math.floor(options.maxBytes / 8),
+      options.maxBytes,
+    );
   }
 
   /** The quads of `uri` if the cache holds them with exactly this hash. */
   get(uri: string, hash: string): readonly Quad[] | undefined {
-    const entry = this.#entries.get(uri);
+    const entry = this.#entries.get(uri) ?? this.#probation.get(uri);
     if (!entry || entry.hash !== hash) {
       this.#misses++;
       return undefined;
     }
     this.#hits++;
-    this.#entries.delete(uri);
+    if (this.#probation.delete(uri)) this.#probationBytes -= entry.bytes;
+    else this.#entries.delete(uri);
     this.#entries.set(uri, entry);
     return entry.quads;
   }
@@ -91,7 +113,7 @@ export class ItemCache {
    * reader's hit or miss nor made more recent.
    */
   peek(uri: string, hash: string): readonly Quad[] | undefined {
-    const entry = this.#entries.get(uri);
+    const entry = this.#entries.get(uri) ?? this.#probation.get(uri);
     return entry?.hash === hash ? entry.quads : undefined;
   }
 
@@ -100,22 +122,39 @@ export class ItemCache {
    * that item. Returns false (and holds nothing for the item) when it is too large. The
    * caller must not change `quads` afterwards.
    */
-  set(uri: string, hash: string, quads: readonly Quad[]): boolean {
+  set(uri: string, hash: string, quads: readonly Quad[], options: CacheSetOptions = {}): boolean {
     this.invalidate(uri);
     let bytes = uri.length * 2;
+    const limit = options.probation
+      ? Math.min(this.maxItemBytes, this.maxProbationBytes)
+      : this.maxItemBytes;
     for (const quad of quads) {
       bytes += estimateQuadBytes(quad);
-      if (bytes > this.maxItemBytes) return false;
+      if (bytes > limit) return false;
     }
-    this.#entries.set(uri, { hash, quads, bytes });
+    const entry = { hash, quads, bytes };
+    if (options.probation) {
+      this.#probation.set(uri, entry);
+      this.#probationBytes += bytes;
+    } else {
+      this.#entries.set(uri, entry);
+    }
     this.#bytes += bytes;
-    for (const [oldest, entry] of this.#entries) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#entries.delete(oldest);
+    this.#evict(this.#probation, () => this.#probationBytes > this.maxProbationBytes);
+    this.#evict(this.#probation, () => this.#bytes > this.maxBytes);
+    this.#evict(this.#entries, () => this.#bytes > this.maxBytes);
+    return true;
+  }
+
+  /** Drops `segment`'s oldest entries while `over()` holds. */
+  #evict(segment: Map<string, Entry>, over: () => boolean): void {
+    for (const [oldest, entry] of segment) {
+      if (!over()) break;
+      segment.delete(oldest);
       this.#bytes -= entry.bytes;
+      if (segment === this.#probation) this.#probationBytes -= entry.bytes;
       this.#evictions++;
     }
-    return true;
   }
 
   /** Whether the quads of a graph estimated at `bytes` so far could still be cached. */
@@ -126,22 +165,31 @@ export class ItemCache {
   /** Forgets whatever graph of `uri` is held. */
   invalidate(uri: string): void {
     const entry = this.#entries.get(uri);
-    if (!entry) return;
-    this.#entries.delete(uri);
-    this.#bytes -= entry.bytes;
+    if (entry) {
+      this.#entries.delete(uri);
+      this.#bytes -= entry.bytes;
+    }
+    const bulk = this.#probation.get(uri);
+    if (bulk) {
+      this.#probation.delete(uri);
+      this.#bytes -= bulk.bytes;
+      this.#probationBytes -= bulk.bytes;
+    }
   }
 
   /** Forgets everything. */
   clear(): void {
     this.#entries.clear();
+    this.#probation.clear();
     this.#bytes = 0;
+    this.#probationBytes = 0;
   }
 
   stats(): ItemCacheStats {
     return {
       hits: this.#hits,
       misses: this.#misses,
-      entries: this.#entries.size,
+      entries: this.#entries.size + this.#probation.size,
       bytes: this.#bytes,
       evictions: this.#evictions,
     };

@@ -41,6 +41,8 @@ export interface ItemWrite {
   uri: string;
   quads: Quad[];
   hash: string;
+  /** Part of a bulk load: stored as any write, but not kept among the graphs readers use. */
+  bulk?: boolean;
 }
 
 /** Optimistic concurrency: the write succeeds only if the stored hash equals this. */

@@ -92,6 +92,48 @@ Deno.test("item cache: items over maxItemBytes are not cached; invalidate and cl
   assert.equal(new ItemCache({ maxBytes: 1600 }).maxItemBytes, 100, "default: a sixteenth");
 });
 
+Deno.test("item cache: bulk writes stay in a small probation segment and never flush readers' entries", () => {
+  const item = (n: number) => titled(`urn:item:${n}`, `title ${n}`);
+  const size = bytesOf("urn:item:0", item(0));
+  // Main room for four entries; probation room for two.
+  const cache = new ItemCache({
+    maxBytes: size * 4 + size / 2,
+    maxItemBytes: size * 2,
+    maxProbationBytes: size * 2 + size / 2, // two entries (bulk URIs are a little longer)
+  });
+  for (const n of [0, 1]) cache.set(`urn:item:${n}`, `h${n}`, item(n));
+  for (let n = 100; n < 110; n++) {
+    assert.equal(cache.set(`urn:item:${n}`, `h${n}`, item(n), { probation: true }), true);
+  }
+  for (const n of [0, 1]) assert.ok(cache.get(`urn:item:${n}`, `h${n}`), `reader entry ${n} kept`);
+  assert.equal(cache.peek("urn:item:107", "h107"), undefined, "older bulk entries evicted");
+  assert.ok(cache.peek("urn:item:108", "h108"), "the newest bulk entries wait for the indexer");
+  assert.ok(cache.peek("urn:item:109", "h109"));
+  assert.equal(cache.stats().entries, 4);
+  assert.ok(
+    cache.stats().bytes <= 2 * size + cache.maxProbationBytes,
+    "probation stays in its share",
+  );
+
+  // A reader's hit promotes a bulk entry: later bulk writes no longer evict it.
+  assert.ok(cache.get("urn:item:108", "h108"));
+  for (let n = 200; n < 204; n++) cache.set(`urn:item:${n}`, `h${n}`, item(n), { probation: true });
+  assert.ok(cache.get("urn:item:108", "h108"), "promoted to the main segment");
+  assert.equal(cache.peek("urn:item:109", "h109"), undefined);
+
+  // A main write fills the room probation holds before it evicts a reader's entry.
+  cache.set("urn:item:2", "h2", item(2));
+  for (const n of [0, 1, 2]) assert.ok(cache.peek(`urn:item:${n}`, `h${n}`), `entry ${n}`);
+  assert.ok(cache.stats().bytes <= cache.maxBytes);
+
+  // Invalidation and clear reach both segments.
+  cache.invalidate("urn:item:203");
+  assert.equal(cache.peek("urn:item:203", "h203"), undefined);
+  cache.clear();
+  assert.deepEqual([cache.stats().entries, cache.stats().bytes], [0, 0]);
+  assert.equal(new ItemCache({ maxBytes: 1600 }).maxProbationBytes, 200, "default: an eighth");
+});
+
 /** The embedded store, counting graph reads that reach it. */
 function countingStore(): { store: TripleStore; reads: () => number; close: () => void } {
   const db = openLocalDatabase(":memory:");
@@ -188,6 +230,51 @@ Deno.test("caching store: a graph read from the store is cached only under its o
     assert.equal(reads(), 3, "nothing was cached under the wrong hash");
     assert.equal(cache.get(uri, stale.hash), undefined);
     assert.ok(cache.get(uri, record.hash), "it is cached under the hash it came with");
+  } finally {
+    await store.close();
+    close();
+  }
+});
+
+Deno.test("caching store: a bulk write is kept on probation, not among the readers' graphs", async () => {
+  const { store: inner, reads, close } = countingStore();
+  const item = titled("urn:size", "x".repeat(20));
+  const size = bytesOf("https://data.example.org/id/b0", item);
+  const cache = new ItemCache({
+    maxBytes: size * 8,
+    maxItemBytes: size * 2,
+    maxProbationBytes: size * 2,
+  });
+  const store = new CachingTripleStore(inner, cache);
+  try {
+    const reader = "https://data.example.org/id/reader";
+    const readerQuads = titled(reader, "read me");
+    const readerRecord = await store.createItem({
+      collection: COLLECTION,
+      uri: reader,
+      quads: readerQuads,
+      hash: await hash(readerQuads),
+    });
+    const bulk: ItemRecord[] = [];
+    for (let n = 0; n < 20; n++) {
+      const uri = `https://data.example.org/id/b${n}`;
+      const quads = titled(uri, `bulk ${n}`.padEnd(20, "."));
+      bulk.push(
+        await store.createItem({
+          collection: COLLECTION,
+          uri,
+          quads,
+          hash: await hash(quads),
+          bulk: true,
+        }),
+      );
+    }
+    await read(store, reader, readerRecord);
+    assert.equal(reads(), 0, "twenty bulk writes did not flush the reader's graph");
+    await read(store, bulk[19].uri, bulk[19]);
+    assert.equal(reads(), 0, "the newest bulk write is still there for the indexer");
+    await read(store, bulk[0].uri, bulk[0]);
+    assert.equal(reads(), 1, "an old bulk write is read from the store");
   } finally {
     await store.close();
     close();
