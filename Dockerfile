@@ -22,7 +22,7 @@ RUN deno install --frozen --entrypoint src/main.ts src/store/sparql_worker.ts
 # deno compile fetches the denort runtime for this Deno version from dl.deno.land (the
 # denoland/deno image does not carry it): this step needs internet access.
 RUN deno compile --frozen --allow-net --allow-read --allow-write --allow-env --allow-sys --allow-ffi \
-      --unstable-raw-imports \
+      --v8-flags=--max-old-space-size=1024 --unstable-raw-imports \
       --include src/store/sparql_worker.ts --output /out/rdf-content-service src/main.ts
 
 FROM debian:bookworm-slim

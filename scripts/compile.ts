@@ -30,6 +30,8 @@ const args = [
   "--allow-env",
   "--allow-sys",
   "--allow-ffi",
+  // The service's heap bound, as \`deno task start\` gives it (docs/operations.md, "Memory").
+  "--v8-flags=--max-old-space-size=1024",
   // The workbench's files are imported as text and bytes (src/ui/assets.ts): part of the
   // module graph, so embedded like code. deno.json enables the same for every task.
   "--unstable-raw-imports",

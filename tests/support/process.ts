@@ -107,11 +107,21 @@ function denoEssentials(): Record<string, string> {
 }
 
 /**
- * `--v8-flags` for the service process from `RCS_V8_FLAGS`, to profile it under a bench
- * (e.g. `--prof,--no-logfile-per-isolate,--logfile=/tmp/v8.log`, then
- * `node --prof-process /tmp/v8.log`).
+ * `--v8-flags` for the service process: those `deno task start` runs it with (its heap
+ * bound), so that tests and benches measure the service as shipped, then `RCS_V8_FLAGS` to
+ * profile it under a bench (e.g. `--prof,--no-logfile-per-isolate,--logfile=/tmp/v8.log`,
+ * then `node --prof-process /tmp/v8.log`).
  */
 function v8Flags(): string[] {
-  const flags = Deno.env.get("RCS_V8_FLAGS");
-  return flags ? [`--v8-flags=${flags}`] : [];
+  const flags = [...shippedV8Flags()];
+  const extra = Deno.env.get("RCS_V8_FLAGS");
+  if (extra) flags.push(...extra.split(","));
+  return flags.length > 0 ? [`--v8-flags=${flags.join(",")}`] : [];
+}
+
+/** The V8 flags of deno.json's `start` task. */
+export function shippedV8Flags(): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(new URL("../../deno.json", import.meta.url)));
+  const given = /--v8-flags=(\S+)/.exec(config.tasks.start);
+  return given ? given[1].split(",") : [];
 }
