@@ -7,12 +7,13 @@ import { handle } from "../http/route_contract.ts";
 import { readRdfBody } from "../http/rdf_body.ts";
 import { formatEtag, noneMatchHits, parseEtagCondition } from "../http/etag.ts";
 import { ProblemError } from "../http/problem.ts";
-import { negotiateFormat, type RdfFormat } from "../rdf/formats.ts";
-import { mediaTypeOf } from "./media_types.ts";
+import { negotiateFormat } from "../rdf/formats.ts";
+import { ITEM_READ_FORMATS, mediaTypeOf, registeredTypesOf } from "./media_types.ts";
 import { createItem, deleteItem, readItem, updateItem } from "./contracts/items.ts";
 import { itemRdfResponse } from "./rdf_response.ts";
 
-const READ_FORMATS: RdfFormat[] = ["jsonld", "rdfjson", "turtle", "ntriples", "rdfxml", "n3"];
+/** The 406's list of what an item is available as. */
+const READ_TYPES = registeredTypesOf(ITEM_READ_FORMATS).join(", ");
 
 /** The item routes. */
 export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -38,14 +39,13 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
 
   handle(app, readItem, async (c) => {
     const { collection, item } = readQuery(c, readItem);
-    const format = negotiateFormat(c.req.header("accept"), READ_FORMATS, "jsonld");
+    const format = negotiateFormat(c.req.header("accept"), ITEM_READ_FORMATS, "jsonld");
     if (!format) {
       throw new ProblemError(
         406,
         "not-acceptable",
         "Not acceptable",
-        "No acceptable RDF format; this resource is available as application/ld+json, " +
-          "application/rdf+json, text/turtle, application/n-triples, application/rdf+xml, text/n3.",
+        `No acceptable RDF format; this resource is available as ${READ_TYPES}.`,
       );
     }
     // A 304 needs only the record. A body comes with the record of its own version, which

@@ -67,7 +67,7 @@ export function toolRoutes(deps: AppDeps): Hono<AppEnv> {
       contexts: deps.jsonldContexts,
     });
     const shapes = generateShacl(quads, namespace);
-    return c.body(shapes, 200, { "Content-Type": "text/turtle; charset=utf-8" });
+    return c.body(shapes, 200, { "Content-Type": mediaTypeOf("turtle") });
   });
 
   return app;
