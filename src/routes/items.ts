@@ -5,7 +5,7 @@ import type { AppDeps } from "../app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { readRdfBody } from "../http/rdf_body.ts";
-import { formatEtag, noneMatchHits, parseEtagCondition } from "../http/etag.ts";
+import { formatEtag, notModified, parseEtagCondition } from "../http/etag.ts";
 import { ProblemError } from "../http/problem.ts";
 import { negotiateFormat } from "../rdf/formats.ts";
 import { ITEM_READ_FORMATS, mediaTypeOf, registeredTypesOf } from "./media_types.ts";
@@ -51,14 +51,12 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
     // A 304 needs only the record. A body comes with the record of its own version, which
     // may be newer than the one just looked up: its hash is the ETag.
     const known = await deps.items.record(collection, item);
-    if (noneMatchHits(c.req.header("if-none-match"), known.hash)) {
-      return c.body(null, 304, { ETag: formatEtag(known.hash) });
-    }
-    return await itemRdfResponse(() => deps.items.read(known), format, (record) => ({
-      "Content-Type": mediaTypeOf(format),
-      ETag: formatEtag(record.hash),
-      Vary: "Accept",
-    }));
+    return notModified(c, formatEtag(known.hash)) ??
+      await itemRdfResponse(() => deps.items.read(known), format, (record) => ({
+        "Content-Type": mediaTypeOf(format),
+        ETag: formatEtag(record.hash),
+        Vary: "Accept",
+      }));
   });
 
   handle(app, updateItem, async (c) => {
