@@ -17,7 +17,7 @@ export function hashRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const handler = async (c: Context<AppEnv>) => {
     const { collection, base } = readQuery(c, { query: HASH_QUERY });
-    deps.catalog.collection(collection);
+    deps.catalog.require(collection);
     const body = await readRdfBody(c, {
       maxBodyBytes: deps.config.service.http.maxBodyBytes,
       contexts: deps.jsonldContexts,

@@ -25,8 +25,8 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
   };
 
   handle(app, createItem, async (c) => {
+    // An unknown collection is the items service's 404.
     const { collection, item, base } = readQuery(c, createItem);
-    deps.catalog.collection(collection);
     const body = await readRdfBody(c, { ...bodyOptions, baseIri: base });
     const record = await deps.items.create(collection, item, body.quads);
     const location = `/api/item?collection=${encodeURIComponent(collection)}&item=${
@@ -61,7 +61,6 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
 
   handle(app, updateItem, async (c) => {
     const { collection, item, base } = readQuery(c, updateItem);
-    deps.catalog.collection(collection);
     const body = await readRdfBody(c, { ...bodyOptions, baseIri: base });
     const ifMatch = parseEtagCondition(c.req.header("if-match"));
     const record = await deps.items.update(collection, item, body.quads, ifMatch);
