@@ -26,6 +26,7 @@ import { bulkRoutes } from "./routes/bulk.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
+import { roleRequirement } from "./routes/access.ts";
 
 /** Builds the whole HTTP surface of the service. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -37,7 +38,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { origins } = deps.config.service.http.cors;
   if (tokens.length === 0) app.use("*", localCallersOnly(origins));
   app.use("*", corsForOrigins(origins));
-  app.use("*", authenticate(tokens, deps.config.service.search.dsl.role));
+  app.use("*", authenticate(tokens, roleRequirement(deps.config.service.search.dsl.role)));
   app.use("*", async (c, next) => {
     await next();
     c.res.headers.set("X-Service-Version", deps.version);

@@ -117,7 +117,7 @@ export class ImportJobRunner {
     request: ImportRequest,
     body: AsyncIterable<Uint8Array>,
   ): Promise<{ job: ImportJob; bodyRead: Promise<ImportJob>; done: Promise<ImportJob> }> {
-    this.#options.catalog.collection(request.collection);
+    this.#options.catalog.require(request.collection);
     if (this.#closing) {
       throw new ProblemError(503, "shutting-down", "Shutting down", "The service is stopping.");
     }

@@ -54,6 +54,15 @@ export class Catalog {
     return entry;
   }
 
+  /**
+   * Checks that the collection is configured: 404 `collection-not-found` otherwise, as
+   * `collection()`. For callers that need the check only (the service they call next does
+   * not look the collection up).
+   */
+  require(uri: string): void {
+    this.collection(uri);
+  }
+
   /** Every collection, in configuration order. */
   collections(): CollectionEntry[] {
     return [...this.#collections.values()];

@@ -2,13 +2,9 @@
  * Bearer tokens and roles (API.md, last section).
  *
  * Without tokens the service serves loopback only (enforced at start-up) and every caller
- * is an admin. With tokens, every path but /health and the workbench's pages and files
- * (which hold no data: they call the API with the user's token) needs
- * `Authorization: Bearer <token>`:
- * reader reads, searches and hashes; editor also writes items and initialises; admin also
- * indexes and uses the tools. The raw query DSL (`POST /api/search`) needs the role
- * `service.search.dsl.role` configures (editor by default). Tokens are compared in
- * constant time.
+ * is an admin. With tokens, a request needs `Authorization: Bearer <token>` with at least
+ * the role its route's contract declares (`access`; src/routes/access.ts reads it and the app
+ * hands it in here), none for an `open` route. Tokens are compared in constant time.
  */
 import type { MiddlewareHandler } from "hono";
 import { timingSafeEqual } from "node:crypto";
@@ -30,29 +26,8 @@ export interface AccessToken {
 /** `service.search.dsl.role`: a role, or `none` when the raw query DSL is off. */
 export type DslRole = Role | "none";
 
-/** The role a request needs, from its method and path; undefined for open paths. */
-export function requiredRole(
-  method: string,
-  path: string,
-  dslRole: DslRole = "editor",
-): Role | undefined {
-  if (path === "/health") return undefined;
-  if (isWorkbenchPath(method, path)) return undefined;
-  // Off, it still takes a valid token; the route then answers that the DSL is off.
-  if (path === "/api/search" && method === "POST") return dslRole === "none" ? "reader" : dslRole;
-  if (path.startsWith("/api/admin/") || path.startsWith("/admin/")) return "admin";
-  // Metrics tell how the service is used: operators', like the admin tools.
-  if (path === "/metrics") return "admin";
-  if (path === "/api/item/initialize") return "editor";
-  if (path === "/api/item" && method !== "GET" && method !== "HEAD") return "editor";
-  return "reader";
-}
-
-/** The workbench's pages and files, and the old query page's redirect (GET and HEAD only). */
-function isWorkbenchPath(method: string, path: string): boolean {
-  if (method !== "GET" && method !== "HEAD") return false;
-  return path === "/" || path === "/admin/sparqlui" || path.startsWith("/ui/");
-}
+/** The role a request needs, from its method and path; undefined for an open route. */
+export type RoleRequirement = (method: string, path: string) => Role | undefined;
 
 const encoder = new TextEncoder();
 
@@ -69,14 +44,14 @@ function sameSecret(given: string, expected: string): boolean {
 /** Checks the bearer token and the role; a no-op when no tokens are configured. */
 export function authenticate(
   tokens: AccessToken[],
-  dslRole: DslRole,
+  requiredRole: RoleRequirement,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (tokens.length === 0) {
       c.set("role", "admin");
       return await next();
     }
-    const needed = requiredRole(c.req.method, c.req.path, dslRole);
+    const needed = requiredRole(c.req.method, c.req.path);
     if (!needed) return await next();
     const header = c.req.header("authorization") ?? "";
     const match = header.match(/^Bearer\s+(\S+)\s*$/i);

@@ -1,4 +1,11 @@
-/** ETags are the item's content hash, quoted as a strong validator. */
+/**
+ * Entity tags and the conditional requests that use them: items' ETags are their content
+ * hash, quoted as a strong validator; `notModified` is the one conditional-GET answer every
+ * route that offers one gives (the service sends no Last-Modified, so If-None-Match is the
+ * only condition a GET can carry).
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "./app_env.ts";
 
 /** The ETag header value for a hash. */
 export function formatEtag(hash: string): string {
@@ -16,11 +23,27 @@ export function parseEtagCondition(header: string | undefined): string | undefin
   return first.replace(/^W\//, "").replace(/^"|"$/g, "");
 }
 
-/** True when an `If-None-Match` header matches the current hash (answer 304). */
-export function noneMatchHits(header: string | undefined, hash: string): boolean {
+/** An entity tag without `W/` and quotes: what two tags are compared by (weak comparison). */
+function opaqueTag(tag: string): string {
+  return tag.trim().replace(/^W\//, "").replace(/^"|"$/g, "");
+}
+
+/** True when an `If-None-Match` header matches the current ETag (answer 304). */
+function noneMatchHits(header: string | undefined, etag: string): boolean {
   if (!header) return false;
-  return header.split(",").some((tag) => {
-    const value = tag.trim();
-    return value === "*" || value.replace(/^W\//, "").replace(/^"|"$/g, "") === hash;
-  });
+  const current = opaqueTag(etag);
+  return header.split(",").some((tag) => tag.trim() === "*" || opaqueTag(tag) === current);
+}
+
+/**
+ * A GET's conditional answer: 304 with `etag` (and `headers`) when If-None-Match names the
+ * current version, otherwise undefined and the route answers in full.
+ */
+export function notModified(
+  c: Context<AppEnv>,
+  etag: string,
+  headers: Record<string, string> = {},
+): Response | undefined {
+  if (!noneMatchHits(c.req.header("if-none-match"), etag)) return undefined;
+  return c.body(null, 304, { ...headers, ETag: etag });
 }

@@ -6,7 +6,12 @@ import type { Quad } from "n3";
 import type { AppEnv } from "./app_env.ts";
 import { ProblemError } from "./problem.ts";
 import { readBodyText } from "./body.ts";
-import { formatFromMediaType, type RdfFormat } from "../rdf/formats.ts";
+import {
+  formatFromMediaType,
+  GENERIC_JSON_MEDIA_TYPE,
+  RDF_FORMATS,
+  type RdfFormat,
+} from "../rdf/formats.ts";
 import { parseRdf } from "../rdf/parse.ts";
 
 /** What a route accepts: the RDF-in-JSON flavours only, or every RDF format. */
@@ -23,7 +28,18 @@ export interface RdfBodyOptions {
   baseIri?: string;
 }
 
-const JSON_FORMATS: ReadonlySet<string> = new Set(["json", "jsonld", "rdfjson"]);
+/** The RDF-in-JSON flavours every RDF body may come in, besides generic JSON. */
+export const JSON_BODY_FORMATS: RdfFormat[] = ["jsonld", "rdfjson"];
+
+/** The text syntaxes a body of `any` format may also come in. */
+const TEXT_BODY_FORMATS: RdfFormat[] = ["turtle", "ntriples", "rdfxml", "n3"];
+
+/** The media types a body may have, as the 415 and the route contracts list them. */
+export function bodyMediaTypes(accept: BodyFormats, extra: RdfFormat[] = []): string[] {
+  const others = accept === "any" ? TEXT_BODY_FORMATS : extra;
+  const registered = (formats: RdfFormat[]) => formats.map((f) => RDF_FORMATS[f].mediaType);
+  return [...registered(JSON_BODY_FORMATS), GENERIC_JSON_MEDIA_TYPE, ...registered(others)];
+}
 
 /** A parsed RDF body and the format it came in. */
 export interface RdfBody {
@@ -49,14 +65,10 @@ function bodyFormat(contentType: string | undefined, options: RdfBodyOptions): R
   if (!contentType || /^application\/x-www-form-urlencoded\b/i.test(contentType)) return "json";
   const format = formatFromMediaType(contentType);
   const allowed = format !== undefined &&
-    (options.accept === "any" || JSON_FORMATS.has(format) ||
-      (format !== "json" && options.extra?.includes(format)));
+    (options.accept === "any" || format === "json" || JSON_BODY_FORMATS.includes(format) ||
+      options.extra?.includes(format));
   if (!allowed) {
-    const accepted = options.accept === "any"
-      ? "application/ld+json, application/rdf+json, application/json, text/turtle, " +
-        "application/n-triples, application/rdf+xml, text/n3"
-      : ["application/ld+json", "application/rdf+json", "application/json"]
-        .concat(options.extra?.includes("nquads") ? ["application/n-quads"] : []).join(", ");
+    const accepted = bodyMediaTypes(options.accept, options.extra).join(", ");
     throw new ProblemError(
       415,
       "unsupported-media-type",

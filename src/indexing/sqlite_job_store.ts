@@ -7,7 +7,7 @@
  * survives restarts.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { inTransaction } from "../store/local_db.ts";
+import { inTransaction, type Migration } from "../store/local_db.ts";
 import {
   failedJob,
   type IndexJob,
@@ -19,6 +19,37 @@ import {
   type JobStore,
   type StartDecision,
 } from "./job_store.ts";
+
+/** The `index_jobs` table (migrations 2 and 3). */
+export const INDEX_JOB_MIGRATIONS: Migration[] = [
+  {
+    version: 2,
+    description: "indexing job history",
+    sql: `CREATE TABLE index_jobs (
+     seq INTEGER PRIMARY KEY,
+     id TEXT NOT NULL UNIQUE,
+     scope_type TEXT NOT NULL,
+     scope_uri TEXT NOT NULL,
+     scope_items TEXT,
+     clear INTEGER NOT NULL,
+     state TEXT NOT NULL,
+     started_at TEXT,
+     finished_at TEXT,
+     total INTEGER NOT NULL DEFAULT 0,
+     processed INTEGER NOT NULL DEFAULT 0,
+     indexed INTEGER NOT NULL DEFAULT 0,
+     deleted INTEGER NOT NULL DEFAULT 0,
+     failed INTEGER NOT NULL DEFAULT 0,
+     errors TEXT NOT NULL DEFAULT '[]'
+   );
+   CREATE INDEX index_jobs_by_state ON index_jobs(state);`,
+  },
+  {
+    version: 3,
+    description: "rebuild indices a job created and has not swapped in",
+    sql: `ALTER TABLE index_jobs ADD COLUMN rebuilds TEXT NOT NULL DEFAULT '[]';`,
+  },
+];
 
 interface JobRow {
   id: string;

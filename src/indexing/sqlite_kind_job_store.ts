@@ -7,7 +7,7 @@
  * whose columns predate kinds.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { inTransaction } from "../store/local_db.ts";
+import { inTransaction, type Migration } from "../store/local_db.ts";
 import {
   failedJob,
   INTERRUPTED_MESSAGE,
@@ -17,6 +17,21 @@ import {
   type StartDecision,
   type StoredJob,
 } from "./job_store.ts";
+
+/** The `jobs` table (migration 4). */
+export const KIND_JOB_MIGRATIONS: Migration[] = [{
+  version: 4,
+  description: "jobs of other kinds (bulk import)",
+  sql: `CREATE TABLE jobs (
+     seq INTEGER PRIMARY KEY,
+     id TEXT NOT NULL UNIQUE,
+     kind TEXT NOT NULL,
+     lock TEXT NOT NULL,
+     state TEXT NOT NULL,
+     record TEXT NOT NULL
+   );
+   CREATE INDEX jobs_by_kind_state ON jobs(kind, state, lock);`,
+}];
 
 interface Row {
   id: string;

@@ -50,7 +50,7 @@ export class Initializer {
 
   /** The body plus every rule's additions for `uris`. */
   async initialize(collection: string, uris: string[], body: Quad[]): Promise<Quad[]> {
-    this.catalog.collection(collection);
+    this.catalog.require(collection);
     const rules = this.#rules.get(collection) ?? [];
     const working = new oxigraph.Store();
     for (const quad of body) working.add(toOxigraphQuad(quad));

@@ -55,7 +55,7 @@ export class ItemService {
 
   /** The item's record, or 404. */
   async record(collection: string, uri: string): Promise<ItemRecord> {
-    this.catalog.collection(collection);
+    this.catalog.require(collection);
     const record = await this.store.getItem(collection, uri);
     if (!record) throw itemNotFound(collection, uri);
     return record;
@@ -100,7 +100,7 @@ export class ItemService {
 
   /** Deletes the item. */
   async delete(collection: string, uri: string, ifMatch?: string): Promise<void> {
-    this.catalog.collection(collection);
+    this.catalog.require(collection);
     await this.store.deleteItem(collection, uri, { ifMatch });
   }
 }

@@ -104,6 +104,9 @@ export const RDF_FORMATS: Readonly<Record<RdfFormat, Readonly<RdfFormatInfo>>> =
 /** Generic JSON: the body is JSON-LD or RDF/JSON, decided by its shape. */
 const JSON_MEDIA_TYPES = ["application/json", "text/json"];
 
+/** The media type of generic JSON that the service names in lists of accepted types. */
+export const GENERIC_JSON_MEDIA_TYPE = JSON_MEDIA_TYPES[0];
+
 const FORMAT_NAMES = Object.keys(RDF_FORMATS) as RdfFormat[];
 
 /** The bare, lower-cased media type of a `Content-Type` value (parameters dropped). */

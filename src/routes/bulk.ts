@@ -89,7 +89,10 @@ function exportedCollections(deps: AppDeps, collection?: string, workspace?: str
       [{ path: collection === undefined ? "collection" : "workspace", message: "one of two" }],
     );
   }
-  if (collection !== undefined) return [deps.catalog.collection(collection).collection.uri];
+  if (collection !== undefined) {
+    deps.catalog.require(collection);
+    return [collection];
+  }
   return deps.catalog.workspace(workspace!).collections.map((entry) => entry.uri);
 }
 

@@ -4,7 +4,7 @@ import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "../app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
-import { formatEtag, noneMatchHits } from "../http/etag.ts";
+import { formatEtag, notModified } from "../http/etag.ts";
 import { itemRdfResponse } from "./rdf_response.ts";
 import { DOWNLOAD_FORMATS, mediaTypeOf } from "./media_types.ts";
 import { DOWNLOAD_CONTRACTS } from "./contracts/downloads.ts";
@@ -29,14 +29,12 @@ export function downloadRoutes(deps: AppDeps): Hono<AppEnv> {
       // A 304 needs only the record. A body comes with the record of its own version, which
       // may be newer than the one just looked up: its hash is the ETag.
       const known = await deps.items.record(collection, item);
-      if (noneMatchHits(c.req.header("if-none-match"), known.hash)) {
-        return c.body(null, 304, { ETag: formatEtag(known.hash) });
-      }
-      return await itemRdfResponse(() => deps.items.read(known), format, (record) => ({
-        "Content-Type": mediaTypeOf(format),
-        "Content-Disposition": `attachment; filename="${safeFileName(item)}.${extension}"`,
-        ETag: formatEtag(record.hash),
-      }));
+      return notModified(c, formatEtag(known.hash)) ??
+        await itemRdfResponse(() => deps.items.read(known), format, (record) => ({
+          "Content-Type": mediaTypeOf(format),
+          "Content-Disposition": `attachment; filename="${safeFileName(item)}.${extension}"`,
+          ETag: formatEtag(record.hash),
+        }));
     });
   }
   return app;

@@ -10,19 +10,19 @@ import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { readRdfBody } from "../http/rdf_body.ts";
 import { canonicalHash } from "../rdf/canonical_hash.ts";
-import { HASH_QUERY, hashGet, hashPost } from "./contracts/hash.ts";
+import { HASH_EXTRA_FORMATS, HASH_QUERY, hashGet, hashPost } from "./contracts/hash.ts";
 
 /** The hash routes. */
 export function hashRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const handler = async (c: Context<AppEnv>) => {
     const { collection, base } = readQuery(c, { query: HASH_QUERY });
-    deps.catalog.collection(collection);
+    deps.catalog.require(collection);
     const body = await readRdfBody(c, {
       maxBodyBytes: deps.config.service.http.maxBodyBytes,
       contexts: deps.jsonldContexts,
       accept: "json",
-      extra: ["nquads", "ntriples"],
+      extra: HASH_EXTRA_FORMATS,
       baseIri: base,
     });
     return c.json(

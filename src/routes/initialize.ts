@@ -13,8 +13,8 @@ import { initializeItem } from "./contracts/initialize.ts";
 export function initializeRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   handle(app, initializeItem, async (c) => {
+    // An unknown collection is the initializer's 404.
     const { collection, uri: uris, base } = readQuery(c, initializeItem);
-    deps.catalog.collection(collection);
     const body = await readRdfBody(c, {
       maxBodyBytes: deps.config.service.http.maxBodyBytes,
       contexts: deps.jsonldContexts,

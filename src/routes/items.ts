@@ -5,14 +5,15 @@ import type { AppDeps } from "../app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { readRdfBody } from "../http/rdf_body.ts";
-import { formatEtag, noneMatchHits, parseEtagCondition } from "../http/etag.ts";
+import { formatEtag, notModified, parseEtagCondition } from "../http/etag.ts";
 import { ProblemError } from "../http/problem.ts";
-import { negotiateFormat, type RdfFormat } from "../rdf/formats.ts";
-import { mediaTypeOf } from "./media_types.ts";
+import { negotiateFormat } from "../rdf/formats.ts";
+import { ITEM_READ_FORMATS, mediaTypeOf, registeredTypesOf } from "./media_types.ts";
 import { createItem, deleteItem, readItem, updateItem } from "./contracts/items.ts";
 import { itemRdfResponse } from "./rdf_response.ts";
 
-const READ_FORMATS: RdfFormat[] = ["jsonld", "rdfjson", "turtle", "ntriples", "rdfxml", "n3"];
+/** The 406's list of what an item is available as. */
+const READ_TYPES = registeredTypesOf(ITEM_READ_FORMATS).join(", ");
 
 /** The item routes. */
 export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -24,8 +25,8 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
   };
 
   handle(app, createItem, async (c) => {
+    // An unknown collection is the items service's 404.
     const { collection, item, base } = readQuery(c, createItem);
-    deps.catalog.collection(collection);
     const body = await readRdfBody(c, { ...bodyOptions, baseIri: base });
     const record = await deps.items.create(collection, item, body.quads);
     const location = `/api/item?collection=${encodeURIComponent(collection)}&item=${
@@ -38,32 +39,28 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
 
   handle(app, readItem, async (c) => {
     const { collection, item } = readQuery(c, readItem);
-    const format = negotiateFormat(c.req.header("accept"), READ_FORMATS, "jsonld");
+    const format = negotiateFormat(c.req.header("accept"), ITEM_READ_FORMATS, "jsonld");
     if (!format) {
       throw new ProblemError(
         406,
         "not-acceptable",
         "Not acceptable",
-        "No acceptable RDF format; this resource is available as application/ld+json, " +
-          "application/rdf+json, text/turtle, application/n-triples, application/rdf+xml, text/n3.",
+        `No acceptable RDF format; this resource is available as ${READ_TYPES}.`,
       );
     }
     // A 304 needs only the record. A body comes with the record of its own version, which
     // may be newer than the one just looked up: its hash is the ETag.
     const known = await deps.items.record(collection, item);
-    if (noneMatchHits(c.req.header("if-none-match"), known.hash)) {
-      return c.body(null, 304, { ETag: formatEtag(known.hash) });
-    }
-    return await itemRdfResponse(() => deps.items.read(known), format, (record) => ({
-      "Content-Type": mediaTypeOf(format),
-      ETag: formatEtag(record.hash),
-      Vary: "Accept",
-    }));
+    return notModified(c, formatEtag(known.hash)) ??
+      await itemRdfResponse(() => deps.items.read(known), format, (record) => ({
+        "Content-Type": mediaTypeOf(format),
+        ETag: formatEtag(record.hash),
+        Vary: "Accept",
+      }));
   });
 
   handle(app, updateItem, async (c) => {
     const { collection, item, base } = readQuery(c, updateItem);
-    deps.catalog.collection(collection);
     const body = await readRdfBody(c, { ...bodyOptions, baseIri: base });
     const ifMatch = parseEtagCondition(c.req.header("if-match"));
     const record = await deps.items.update(collection, item, body.quads, ifMatch);

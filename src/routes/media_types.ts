@@ -1,31 +1,36 @@
 /**
- * The media type each RDF format is answered with, and the download extensions (API.md,
- * Item downloads). Shared by the routes and their contracts, so the OpenAPI document names
- * exactly the types the responses carry.
+ * Which RDF formats each route answers in, and with which `Content-Type`: all read from the
+ * format table (`RDF_FORMATS`, src/rdf/formats.ts), so the routes, their contracts (and so
+ * the OpenAPI document) and content negotiation name the same types.
  */
-import type { RdfFormat } from "../rdf/formats.ts";
+import { RDF_FORMATS, type RdfFormat } from "../rdf/formats.ts";
 
-/** Download extensions and the format each serves. */
-export const DOWNLOAD_FORMATS: Record<string, RdfFormat> = {
-  ttl: "turtle",
-  rdf: "rdfxml",
-  nt: "ntriples",
-  n3: "n3",
-  jsonld: "jsonld",
-};
+/** The formats an item is read in (`GET /api/item`), JSON-LD first (the default). */
+export const ITEM_READ_FORMATS: RdfFormat[] = [
+  "jsonld",
+  "rdfjson",
+  "turtle",
+  "ntriples",
+  "rdfxml",
+  "n3",
+];
 
-const MEDIA_TYPES: Record<RdfFormat, string> = {
-  turtle: "text/turtle; charset=utf-8",
-  rdfxml: "application/rdf+xml; charset=utf-8",
-  ntriples: "application/n-triples; charset=utf-8",
-  n3: "text/n3; charset=utf-8",
-  jsonld: "application/ld+json",
-  rdfjson: "application/rdf+json",
-  nquads: "application/n-quads; charset=utf-8",
-  trig: "application/trig; charset=utf-8",
-};
+/** The formats a CONSTRUCT or DESCRIBE is answered in, Turtle first (the default). */
+export const GRAPH_FORMATS: RdfFormat[] = ["turtle", "ntriples", "rdfxml", "jsonld"];
+
+/** The formats an item downloads as (API.md, Item downloads), by their first extension. */
+export const DOWNLOAD_FORMATS: Record<string, RdfFormat> = Object.fromEntries(
+  (["turtle", "rdfxml", "ntriples", "n3", "jsonld"] as const).map((
+    format,
+  ) => [RDF_FORMATS[format].extensions[0].slice(1), format]),
+);
 
 /** The Content-Type a response in `format` carries. */
 export function mediaTypeOf(format: RdfFormat): string {
-  return MEDIA_TYPES[format];
+  return RDF_FORMATS[format].contentType;
+}
+
+/** The registered media types (no parameters) of `formats`, in their order. */
+export function registeredTypesOf(formats: readonly RdfFormat[]): string[] {
+  return formats.map((format) => RDF_FORMATS[format].mediaType);
 }

@@ -33,11 +33,10 @@ import {
 } from "../sparql/results_formats.ts";
 import type { QueryDataset, SparqlQueryResult } from "../store/triple_store.ts";
 import { endpointNotFound, STORE_ENDPOINT_ID } from "../tools/sparql_endpoints.ts";
-import { mediaTypeOf } from "./media_types.ts";
+import { GRAPH_FORMATS, mediaTypeOf, registeredTypesOf } from "./media_types.ts";
 import * as contracts from "./contracts/sparql.ts";
 
 /** The formats a CONSTRUCT or DESCRIBE is answered in, the fallback first. */
-const GRAPH_FORMATS: RdfFormat[] = ["turtle", "ntriples", "rdfxml", "jsonld"];
 
 /** A protocol request: the query text and its dataset. */
 interface ProtocolRequest {
@@ -153,6 +152,9 @@ function updateRefused(): ProblemError {
   );
 }
 
+/** The graph formats for the 406's message: "a, b, c or d". */
+const GRAPH_TYPES = registeredTypesOf(GRAPH_FORMATS).join(", ").replace(/, ([^,]+)$/, " or $1");
+
 /** The format the answer is written in; 406 when the `Accept` header allows none. */
 function negotiate(form: QueryForm, accept: string | undefined): ResultsFormat | RdfFormat {
   const graph = form === "CONSTRUCT" || form === "DESCRIBE";
@@ -165,8 +167,8 @@ function negotiate(form: QueryForm, accept: string | undefined): ResultsFormat |
     "not-acceptable",
     "Not acceptable",
     graph
-      ? "A CONSTRUCT or DESCRIBE is answered as text/turtle, application/n-triples, " +
-        "application/rdf+xml or application/ld+json; the Accept header allows none of them."
+      ? `A CONSTRUCT or DESCRIBE is answered as ${GRAPH_TYPES}; the Accept header allows ` +
+        "none of them."
       : `A ${form} is answered as application/sparql-results+json, ` +
         "application/sparql-results+xml, text/csv or text/tab-separated-values; the Accept " +
         "header allows none of them.",

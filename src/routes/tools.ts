@@ -10,6 +10,7 @@ import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { ProblemError } from "../http/problem.ts";
 import { readBodyBytes, readBodyText } from "../http/body.ts";
+import { fileText, readMultipart, readUploadedFile } from "../http/upload.ts";
 import {
   formatFromFileName,
   formatFromMediaType,
@@ -59,15 +60,13 @@ export function toolRoutes(deps: AppDeps): Hono<AppEnv> {
 
   handle(app, contracts.generateShacl, async (c) => {
     const { namespace } = readQuery(c, contracts.generateShacl);
-    const contentType = c.req.header("content-type") ?? "";
-    const bytes = await readBodyBytes(c, maxBodyBytes);
-    const file = uploadedFile(await readMultipart(bytes, contentType));
+    const file = await readUploadedFile(c, maxBodyBytes);
     const format = uploadFormat(file);
     const { quads } = await parseRdf(await fileText(file), format, {
       contexts: deps.jsonldContexts,
     });
     const shapes = generateShacl(quads, namespace);
-    return c.body(shapes, 200, { "Content-Type": "text/turtle; charset=utf-8" });
+    return c.body(shapes, 200, { "Content-Type": mediaTypeOf("turtle") });
   });
 
   return app;
@@ -125,74 +124,6 @@ function queryResponse(result: SparqlQueryResult, accept: string | undefined): R
   return new Response(serializeRdf(result.quads, format), { headers });
 }
 
-/** A multipart body's fields; 415 when the body is not multipart, 400 when it is broken. */
-async function readMultipart(bytes: Uint8Array, contentType: string): Promise<FormData> {
-  if (!/^multipart\/form-data\s*;/i.test(contentType)) {
-    throw new ProblemError(
-      415,
-      "unsupported-media-type",
-      "Unsupported media type",
-      `Upload the file as multipart/form-data; got ${
-        contentType ? JSON.stringify(contentType) : "no Content-Type"
-      }.`,
-      [{ path: "Content-Type", message: "multipart/form-data expected" }],
-    );
-  }
-  try {
-    return await new Response(bytes as Uint8Array<ArrayBuffer>, {
-      headers: { "Content-Type": contentType },
-    }).formData();
-  } catch (error) {
-    throw new ProblemError(
-      400,
-      "invalid-multipart",
-      "Malformed multipart body",
-      `The multipart/form-data body could not be read: ${
-        error instanceof Error ? error.message : String(error)
-      }`,
-    );
-  }
-}
-
-/** The part named `file`, else the only file part; 400 when there is none or no telling. */
-function uploadedFile(form: FormData): File {
-  const named = form.get("file");
-  const namedFiles = form.getAll("file").filter((value) => value instanceof File).length;
-  if (namedFiles > 1) {
-    // Taking the first of several would silently ignore data the client sent.
-    throw new ProblemError(
-      400,
-      "ambiguous-file",
-      "Which file?",
-      `The body holds ${namedFiles} parts named 'file'; send exactly one.`,
-      [{ path: "file", message: "several parts named 'file'" }],
-    );
-  }
-  if (named instanceof File) return named;
-  const files = [...form.values()].filter((value): value is File => value instanceof File);
-  if (files.length === 1 && named === null) return files[0];
-  if (files.length > 1 && named === null) {
-    throw new ProblemError(
-      400,
-      "ambiguous-file",
-      "Which file?",
-      `The body holds ${files.length} files and none of them is the part 'file'; ` +
-        "send one file, or name the one to use 'file'.",
-      [{ path: "file", message: "several file parts, none named 'file'" }],
-    );
-  }
-  throw new ProblemError(
-    400,
-    "missing-file",
-    "Missing file",
-    named === null
-      ? "The multipart body holds no file: upload the RDF data as the part 'file'."
-      : "The part 'file' is a plain field, not a file upload: send it with a file name " +
-        "(curl: -F file=@data.ttl).",
-    [{ path: "file", message: "required" }],
-  );
-}
-
 /** The upload's RDF format: its content type if that names one, else its file extension. */
 function uploadFormat(file: File): RdfFormat | "json" {
   const byType = file.type ? formatFromMediaType(file.type) : undefined;
@@ -208,18 +139,4 @@ function uploadFormat(file: File): RdfFormat | "json" {
       ".n3 .jsonld .json.",
     [{ path: "file", message: "unknown RDF format" }],
   );
-}
-
-async function fileText(file: File): Promise<string> {
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());
-  } catch {
-    throw new ProblemError(
-      400,
-      "invalid-encoding",
-      "File is not UTF-8",
-      `The file ${JSON.stringify(file.name)} is not valid UTF-8.`,
-      [{ path: "file", message: "not UTF-8" }],
-    );
-  }
 }

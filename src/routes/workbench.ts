@@ -7,6 +7,7 @@ import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "../app_deps.ts";
 import { handle } from "../http/route_contract.ts";
 import { ProblemError } from "../http/problem.ts";
+import { notModified } from "../http/etag.ts";
 import { renderPage, WORKBENCH_CSP } from "../ui/layout.ts";
 import { PAGES } from "../ui/pages.ts";
 import { findAsset } from "../ui/assets.ts";
@@ -40,13 +41,9 @@ export function workbenchRoutes(_deps: AppDeps): Hono<AppEnv> {
       );
     }
     // Revalidated on each use, so a new version of the service is never served stale.
-    const headers = {
-      "ETag": asset.etag,
-      "Cache-Control": "no-cache",
-      "X-Content-Type-Options": "nosniff",
-    };
-    if (c.req.header("if-none-match") === asset.etag) return c.body(null, 304, headers);
-    return c.body(asset.body, 200, { ...headers, "Content-Type": asset.contentType });
+    const headers = { "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" };
+    return notModified(c, asset.etag, headers) ??
+      c.body(asset.body, 200, { ...headers, ETag: asset.etag, "Content-Type": asset.contentType });
   });
 
   handle(app, sparqlQueryPage, (c) => c.redirect("/ui/sparql", 302));

@@ -6,7 +6,7 @@
  * physical index readers see, and a rebuild swaps that row in one transaction.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { inTransaction, inUnsyncedTransaction } from "../store/local_db.ts";
+import { inTransaction, inUnsyncedTransaction, type Migration } from "../store/local_db.ts";
 import { ProblemError } from "../http/problem.ts";
 import type { BackendHealth } from "../store/triple_store.ts";
 import { type ClampWarning, clampWindow, type SearchLimits } from "./clamp.ts";
@@ -41,7 +41,14 @@ export interface EmbeddedSearchEngineOptions {
   warn?: ClampWarning;
 }
 
-const SCHEMA = `
+/**
+ * The engine's tables (migration 5). `IF NOT EXISTS`: before they were versioned, the engine
+ * created them itself, so a file written then may hold them already.
+ */
+export const EMBEDDED_SEARCH_MIGRATIONS: Migration[] = [{
+  version: 5,
+  description: "embedded search index",
+  sql: `
   CREATE TABLE IF NOT EXISTS search_physical_indices (
     name TEXT PRIMARY KEY,
     alias TEXT NOT NULL,
@@ -74,7 +81,8 @@ const SCHEMA = `
   CREATE VIRTUAL TABLE IF NOT EXISTS search_stems USING fts5 (
     stems, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0'
   );
-`;
+`,
+}];
 
 /** Documents written per transaction, so that other writers are never blocked for long. */
 const WRITE_BATCH = 500;
@@ -92,12 +100,14 @@ export class EmbeddedSearchEngine implements SearchEngine {
   readonly #activeRebuilds = new Set<string>();
   readonly #statements = new Map<string, StatementSync>();
 
-  /** Creates the engine's tables in `db` if missing; `db` stays the caller's to close. */
+  /**
+   * `db` must have been opened with `openLocalDatabase` (it holds the tables); it stays the
+   * caller's to close.
+   */
   constructor(db: DatabaseSync, options: EmbeddedSearchEngineOptions) {
     this.#db = db;
     this.#limits = options.limits;
     this.#warn = options.warn;
-    db.exec(SCHEMA);
   }
 
   /** Creates the collection's alias and its first physical index if missing. */

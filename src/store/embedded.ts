@@ -17,7 +17,7 @@ import { open } from "node:fs/promises";
 import { DataFactory, Writer } from "n3";
 import type { Quad } from "n3";
 import { invalidTerm, itemExists, itemNotFound, preconditionFailed } from "./store_problems.ts";
-import { inUnsyncedTransaction } from "./local_db.ts";
+import { inUnsyncedTransaction, type Migration } from "./local_db.ts";
 import { SqliteIndexOutbox } from "./sqlite_index_outbox.ts";
 import {
   decodeObject,
@@ -45,6 +45,39 @@ import type {
   TripleStore,
   WriteCondition,
 } from "./triple_store.ts";
+
+/**
+ * The store's tables (migration 1): items and their triples (terms in N3.js id form), and
+ * the index outbox, whose entries commit with the item writes (sqlite_index_outbox.ts).
+ */
+export const EMBEDDED_STORE_MIGRATIONS: Migration[] = [{
+  version: 1,
+  description: "items, triples, index outbox",
+  sql: `CREATE TABLE items (
+     id INTEGER PRIMARY KEY,
+     collection TEXT NOT NULL,
+     uri TEXT NOT NULL UNIQUE,
+     hash TEXT NOT NULL,
+     triple_count INTEGER NOT NULL,
+     created TEXT NOT NULL,
+     modified TEXT NOT NULL
+   );
+   CREATE INDEX items_by_collection ON items(collection, uri);
+   CREATE TABLE triples (
+     item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+     s TEXT NOT NULL,
+     p TEXT NOT NULL,
+     o TEXT NOT NULL
+   );
+   CREATE INDEX triples_by_item ON triples(item_id, s);
+   CREATE TABLE index_outbox (
+     id INTEGER PRIMARY KEY,
+     collection TEXT NOT NULL,
+     uri TEXT NOT NULL,
+     enqueued TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0
+   );`,
+}];
 
 /** Items up to this many triples are read in one statement; larger ones are paged. */
 const SINGLE_READ_LIMIT = 20_000;

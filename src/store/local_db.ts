@@ -3,7 +3,8 @@
  *
  * It holds the embedded store's item graphs, the embedded store's index outbox, job history
  * (indexing, bulk import) and the embedded search index, so that an item write and its
- * outbox entry commit together.
+ * outbox entry commit together. Each table's DDL lives beside the module that owns it, as
+ * versioned migrations; `openMigratedDatabase` applies them.
  * WAL mode with `synchronous=FULL`: an acknowledged write survives SIGKILL and power loss.
  */
 import { DatabaseSync } from "node:sqlite";
@@ -13,70 +14,25 @@ import { join } from "node:path";
 /** The file name inside the data directory. */
 export const LOCAL_DB_FILE = "rdf-content-service.db";
 
-const MIGRATIONS: string[] = [
-  // 1: items and their triples (terms in N3.js id form), the outbox.
-  `CREATE TABLE items (
-     id INTEGER PRIMARY KEY,
-     collection TEXT NOT NULL,
-     uri TEXT NOT NULL UNIQUE,
-     hash TEXT NOT NULL,
-     triple_count INTEGER NOT NULL,
-     created TEXT NOT NULL,
-     modified TEXT NOT NULL
-   );
-   CREATE INDEX items_by_collection ON items(collection, uri);
-   CREATE TABLE triples (
-     item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
-     s TEXT NOT NULL,
-     p TEXT NOT NULL,
-     o TEXT NOT NULL
-   );
-   CREATE INDEX triples_by_item ON triples(item_id, s);
-   CREATE TABLE index_outbox (
-     id INTEGER PRIMARY KEY,
-     collection TEXT NOT NULL,
-     uri TEXT NOT NULL,
-     enqueued TEXT NOT NULL,
-     attempts INTEGER NOT NULL DEFAULT 0
-   );`,
-  // 2: indexing job history (src/indexing/job_store.ts).
-  `CREATE TABLE index_jobs (
-     seq INTEGER PRIMARY KEY,
-     id TEXT NOT NULL UNIQUE,
-     scope_type TEXT NOT NULL,
-     scope_uri TEXT NOT NULL,
-     scope_items TEXT,
-     clear INTEGER NOT NULL,
-     state TEXT NOT NULL,
-     started_at TEXT,
-     finished_at TEXT,
-     total INTEGER NOT NULL DEFAULT 0,
-     processed INTEGER NOT NULL DEFAULT 0,
-     indexed INTEGER NOT NULL DEFAULT 0,
-     deleted INTEGER NOT NULL DEFAULT 0,
-     failed INTEGER NOT NULL DEFAULT 0,
-     errors TEXT NOT NULL DEFAULT '[]'
-   );
-   CREATE INDEX index_jobs_by_state ON index_jobs(state);`,
-  // 3: rebuild indices a job created and has not swapped in (src/indexing/sqlite_job_store.ts).
-  `ALTER TABLE index_jobs ADD COLUMN rebuilds TEXT NOT NULL DEFAULT '[]';`,
-  // 4: jobs of other kinds (bulk import), each a JSON record (src/indexing/sqlite_kind_job_store.ts).
-  `CREATE TABLE jobs (
-     seq INTEGER PRIMARY KEY,
-     id TEXT NOT NULL UNIQUE,
-     kind TEXT NOT NULL,
-     lock TEXT NOT NULL,
-     state TEXT NOT NULL,
-     record TEXT NOT NULL
-   );
-   CREATE INDEX jobs_by_kind_state ON jobs(kind, state, lock);`,
-];
+/**
+ * One step of the file's schema: the DDL of the tables one module owns, declared beside that
+ * module. Versions run 1, 2, 3, … across all owners; a database records each one it has.
+ */
+export interface Migration {
+  version: number;
+  /** What the step adds, for errors and readers. */
+  description: string;
+  sql: string;
+}
 
-/** The schema version of a database this code has migrated. */
-export const SCHEMA_VERSION = MIGRATIONS.length;
-
-/** Opens (and migrates) the local database at `dataDir`; `":memory:"` for tests. */
-export function openLocalDatabase(dataDir: string): DatabaseSync {
+/**
+ * Opens the database at `dataDir` (`":memory:"` for tests) and applies the `migrations` it
+ * lacks. The service's own list is src/local_database.ts's.
+ */
+export function openMigratedDatabase(
+  dataDir: string,
+  migrations: readonly Migration[],
+): DatabaseSync {
   let path = ":memory:";
   if (dataDir !== ":memory:") {
     mkdirSync(dataDir, { recursive: true });
@@ -87,22 +43,32 @@ export function openLocalDatabase(dataDir: string): DatabaseSync {
   db.exec("PRAGMA synchronous = FULL");
   db.exec("PRAGMA foreign_keys = ON");
   db.exec("PRAGMA busy_timeout = 5000");
-  migrate(db);
+  migrate(db, migrations);
   return db;
 }
 
-function migrate(db: DatabaseSync): void {
+/**
+ * Brings `db` to the last of `migrations`: each step it lacks, in version order, in its own
+ * transaction together with the row recording its version.
+ */
+function migrate(db: DatabaseSync, migrations: readonly Migration[]): void {
+  const steps = [...migrations].sort((a, b) => a.version - b.version);
+  steps.forEach((step, index) => {
+    // Two owners claiming one version, or a gap, would apply steps out of their order.
+    if (step.version !== index + 1) {
+      throw new Error(`schema migration ${step.version} (${step.description}) is out of sequence`);
+    }
+  });
   db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
   const row = db.prepare("SELECT max(version) AS v FROM schema_version").get() as
     | { v: number | null }
     | undefined;
-  let version = row?.v ?? 0;
-  while (version < MIGRATIONS.length) {
+  const current = row?.v ?? 0;
+  for (const step of steps.slice(current)) {
     inTransaction(db, () => {
-      db.exec(MIGRATIONS[version]);
-      db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(version + 1);
+      db.exec(step.sql);
+      db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(step.version);
     });
-    version++;
   }
 }
 

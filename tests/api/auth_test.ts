@@ -5,7 +5,7 @@
 import { strict as assert } from "node:assert";
 import { DEMO_COLLECTION, itemQuery, startTestService, uniqueItemUri } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
-import { requiredRole } from "../../src/http/auth.ts";
+import { requiredRole } from "../../src/routes/access.ts";
 import { rawRequest } from "../support/raw_http.ts";
 
 const TOKENS = {

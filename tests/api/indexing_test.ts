@@ -21,7 +21,7 @@ import { IndexOutboxWorker } from "../../src/indexing/outbox_worker.ts";
 import { collectionResolver } from "../../src/indexing/index_item.ts";
 import { parseConfigText } from "../../src/config/load.ts";
 import { Catalog } from "../../src/catalog/catalog.ts";
-import { openLocalDatabase } from "../../src/store/local_db.ts";
+import { openLocalDatabase } from "../../src/local_database.ts";
 import { EmbeddedTripleStore } from "../../src/store/embedded.ts";
 import { EmbeddedSearchEngine } from "../../src/search/embedded.ts";
 import type { TripleStore } from "../../src/store/triple_store.ts";

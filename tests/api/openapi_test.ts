@@ -15,7 +15,7 @@ import {
 } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
 import { createApp } from "../../src/app.ts";
-import { requiredRole } from "../../src/http/auth.ts";
+import { requiredRole } from "../../src/routes/access.ts";
 import { buildOpenApiDocument } from "../../src/openapi/document.ts";
 import { ALL_CONTRACTS } from "../../src/routes/contracts/all.ts";
 

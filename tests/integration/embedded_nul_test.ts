@@ -6,7 +6,8 @@
 import { strict as assert } from "node:assert";
 import { join } from "node:path";
 import { DataFactory } from "n3";
-import { LOCAL_DB_FILE, openLocalDatabase } from "../../src/store/local_db.ts";
+import { LOCAL_DB_FILE } from "../../src/store/local_db.ts";
+import { openLocalDatabase } from "../../src/local_database.ts";
 import { EmbeddedTripleStore } from "../../src/store/embedded.ts";
 
 const { namedNode, literal, quad } = DataFactory;

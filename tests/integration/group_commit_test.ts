@@ -11,7 +11,8 @@
 import { strict as assert } from "node:assert";
 import { DataFactory, type Quad } from "n3";
 import { ProblemError } from "../../src/http/problem.ts";
-import { LOCAL_DB_FILE, openLocalDatabase } from "../../src/store/local_db.ts";
+import { LOCAL_DB_FILE } from "../../src/store/local_db.ts";
+import { openLocalDatabase } from "../../src/local_database.ts";
 import { EmbeddedTripleStore } from "../../src/store/embedded.ts";
 import { SparqlTripleStore } from "../../src/store/sparql.ts";
 import type { ItemRecord, TripleStore } from "../../src/store/triple_store.ts";

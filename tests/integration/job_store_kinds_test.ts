@@ -10,7 +10,7 @@ import { SparqlJobStore } from "../../src/indexing/sparql_job_store.ts";
 import { SqliteKindJobStore } from "../../src/indexing/sqlite_kind_job_store.ts";
 import { SqliteJobStore } from "../../src/indexing/sqlite_job_store.ts";
 import type { IndexJob, JobStore, StoredJob } from "../../src/indexing/job_store.ts";
-import { openLocalDatabase } from "../../src/store/local_db.ts";
+import { openLocalDatabase } from "../../src/local_database.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
 
 const endpoints = sparqlEndpointsFromEnv();

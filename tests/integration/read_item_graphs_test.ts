@@ -6,7 +6,7 @@
  */
 import { strict as assert } from "node:assert";
 import { DataFactory, type Quad } from "n3";
-import { openLocalDatabase } from "../../src/store/local_db.ts";
+import { openLocalDatabase } from "../../src/local_database.ts";
 import { EmbeddedTripleStore } from "../../src/store/embedded.ts";
 import { SparqlTripleStore } from "../../src/store/sparql.ts";
 import type { TripleStore } from "../../src/store/triple_store.ts";

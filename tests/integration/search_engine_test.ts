@@ -5,7 +5,7 @@
 import { strict as assert } from "node:assert";
 import { Parser } from "n3";
 import { ProblemError } from "../../src/http/problem.ts";
-import { openLocalDatabase } from "../../src/store/local_db.ts";
+import { openLocalDatabase } from "../../src/local_database.ts";
 import type { SearchLimits } from "../../src/search/clamp.ts";
 import { buildSearchDocument } from "../../src/search/documents.ts";
 import { fieldMappings } from "../../src/search/mapped_fields.ts";

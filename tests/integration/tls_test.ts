@@ -15,7 +15,7 @@ import { ConfigError, parseConfigText } from "../../src/config/load.ts";
 import { ProblemError } from "../../src/http/problem.ts";
 import { OpenSearchEngine } from "../../src/search/opensearch.ts";
 import { EmbeddedTripleStore } from "../../src/store/embedded.ts";
-import { openLocalDatabase } from "../../src/store/local_db.ts";
+import { openLocalDatabase } from "../../src/local_database.ts";
 import { SparqlTripleStore } from "../../src/store/sparql.ts";
 import { SparqlHttpClient } from "../../src/store/sparql_client.ts";
 import { SparqlEndpointRegistry } from "../../src/tools/sparql_endpoints.ts";

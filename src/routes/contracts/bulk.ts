@@ -2,12 +2,13 @@
 import { z } from "zod";
 import { booleanParam, integerParam, optionalIri } from "../../http/query_schema.ts";
 import { defineContract } from "../../http/route_contract.ts";
+import { registeredTypesOf } from "../media_types.ts";
 import { BAD_PARAMETERS, BASE, COLLECTION, COUNT, NO_PARAMETERS } from "./shared.ts";
 
 const TAGS = ["Bulk"];
 
 /** The media types of the two bulk formats. */
-export const BULK_MEDIA_TYPES = ["application/n-quads", "application/trig"];
+export const BULK_MEDIA_TYPES = registeredTypesOf(["nquads", "trig"]);
 
 /** An import job as the routes answer it. */
 const IMPORT_JOB = z.object({
@@ -62,7 +63,7 @@ export const importItems = defineContract({
   body: {
     description: "The items: N-Quads or TriG, UTF-8. Read as it arrives, never held whole.",
     required: true,
-    content: { "application/n-quads": undefined, "application/trig": undefined },
+    content: Object.fromEntries(BULK_MEDIA_TYPES.map((type) => [type, undefined])),
   },
   responses: {
     202: {

@@ -1,10 +1,13 @@
 /** Contracts of `/api/item/hash` (API.md, Hash): a GET with a body, as in the seed, or a POST. */
 import { z } from "zod";
 import { defineContract, type HttpMethod } from "../../http/route_contract.ts";
+import { bodyMediaTypes } from "../../http/rdf_body.ts";
+import type { RdfFormat } from "../../rdf/formats.ts";
 import {
   BAD_RDF_BODY,
   BASE,
   BODY_TOO_LARGE,
+  bodyContent,
   COLLECTION,
   COUNT,
   UNKNOWN_COLLECTION,
@@ -18,6 +21,9 @@ const HASH_RESULT = z.object({
   canonicalization: z.literal("RDFC-1.0"),
   quads: COUNT,
 });
+
+/** What a hashed body may be in beyond the RDF-in-JSON flavours. */
+export const HASH_EXTRA_FORMATS: RdfFormat[] = ["nquads", "ntriples"];
 
 /** The hash query: which collection's settings apply. */
 export const HASH_QUERY = z.object({ collection: COLLECTION, base: BASE });
@@ -36,13 +42,7 @@ function hashContract(method: HttpMethod, operationId: string, note: string) {
     body: {
       description: "The RDF data to hash.",
       required: true,
-      content: {
-        "application/ld+json": undefined,
-        "application/rdf+json": undefined,
-        "application/json": undefined,
-        "application/n-quads": undefined,
-        "application/n-triples": undefined,
-      },
+      content: bodyContent(bodyMediaTypes("json", HASH_EXTRA_FORMATS)),
     },
     responses: {
       200: { description: "The hash.", content: ["application/json"], schema: HASH_RESULT },

@@ -1,6 +1,8 @@
 /** Contract of `POST /api/item/initialize` (API.md, Initialise with extra data). */
 import { z } from "zod";
 import { iriList } from "../../http/query_schema.ts";
+import { JSON_BODY_FORMATS } from "../../http/rdf_body.ts";
+import { mediaTypeOf } from "../media_types.ts";
 import { defineContract } from "../../http/route_contract.ts";
 import {
   BAD_RDF_BODY,
@@ -31,7 +33,7 @@ export const initializeItem = defineContract({
   responses: {
     200: {
       description: "The body with the defaults added, in the flavour the request used.",
-      content: ["application/ld+json", "application/rdf+json"],
+      content: JSON_BODY_FORMATS.map(mediaTypeOf),
     },
   },
   problems: {

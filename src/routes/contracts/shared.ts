@@ -5,6 +5,8 @@
 import { z } from "zod";
 import { optionalIri, requiredIri } from "../../http/query_schema.ts";
 import type { BodyContract } from "../../http/route_contract.ts";
+import { bodyMediaTypes } from "../../http/rdf_body.ts";
+import { ITEM_READ_FORMATS, registeredTypesOf } from "../media_types.ts";
 
 /** `collection`: which configured collection an operation works on. */
 export const COLLECTION = requiredIri(
@@ -21,42 +23,23 @@ export const BASE = optionalIri(
     "applies over it. Without it, a relative IRI is 400 `relative-iri`.",
 );
 
-/** The RDF-in-JSON flavours every RDF body accepts (API.md, Conventions). */
-const RDF_IN_JSON = {
-  "application/ld+json": undefined,
-  "application/rdf+json": undefined,
-  "application/json": undefined,
-};
+/** A body contract's `content`: each media type, with no schema. */
+export function bodyContent(mediaTypes: string[]): BodyContract["content"] {
+  return Object.fromEntries(mediaTypes.map((type) => [type, undefined]));
+}
 
-/** A body of RDF in JSON only (initialise). */
+/** A body of RDF in JSON only (initialise; API.md, Conventions). */
 export function rdfJsonBody(description: string): BodyContract {
-  return { description, required: true, content: { ...RDF_IN_JSON } };
+  return { description, required: true, content: bodyContent(bodyMediaTypes("json")) };
 }
 
 /** A body of RDF in JSON or any text RDF syntax (create and update). */
 export function rdfAnyBody(description: string): BodyContract {
-  return {
-    description,
-    required: true,
-    content: {
-      ...RDF_IN_JSON,
-      "text/turtle": undefined,
-      "application/n-triples": undefined,
-      "application/rdf+xml": undefined,
-      "text/n3": undefined,
-    },
-  };
+  return { description, required: true, content: bodyContent(bodyMediaTypes("any")) };
 }
 
 /** Media types an item can be read as, JSON-LD first (the default). */
-export const RDF_READ_TYPES = [
-  "application/ld+json",
-  "application/rdf+json",
-  "text/turtle",
-  "application/n-triples",
-  "application/rdf+xml",
-  "text/n3",
-];
+export const RDF_READ_TYPES = registeredTypesOf(ITEM_READ_FORMATS);
 
 /** The 400 of an operation with query parameters. */
 export const BAD_PARAMETERS =

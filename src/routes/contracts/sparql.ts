@@ -1,5 +1,6 @@
 /** Contracts of the SPARQL 1.1 Protocol endpoints (API.md, SPARQL endpoint). */
 import { z } from "zod";
+import { GRAPH_FORMATS, mediaTypeOf } from "../media_types.ts";
 import { defineContract, type RouteContract } from "../../http/route_contract.ts";
 import { BODY_TOO_LARGE } from "./shared.ts";
 
@@ -27,10 +28,7 @@ const RESULT_TYPES = [
   "application/sparql-results+xml; charset=utf-8",
   "text/csv; charset=utf-8",
   "text/tab-separated-values; charset=utf-8",
-  "text/turtle; charset=utf-8",
-  "application/n-triples; charset=utf-8",
-  "application/rdf+xml; charset=utf-8",
-  "application/ld+json",
+  ...GRAPH_FORMATS.map(mediaTypeOf),
 ];
 
 const RESPONSES = {

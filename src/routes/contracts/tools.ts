@@ -1,6 +1,7 @@
 /** Contracts of the admin tools (API.md, Admin tools). */
 import { z } from "zod";
 import { requiredIri, requiredText } from "../../http/query_schema.ts";
+import { mediaTypeOf } from "../media_types.ts";
 import { defineContract } from "../../http/route_contract.ts";
 import { BAD_PARAMETERS, BODY_TOO_LARGE, NO_PARAMETERS } from "./shared.ts";
 
@@ -65,11 +66,7 @@ export const querySparqlEndpoint = defineContract({
     200: {
       description:
         "SPARQL 1.1 JSON results (SELECT, ASK); Turtle or JSON-LD (CONSTRUCT, DESCRIBE).",
-      content: [
-        "application/sparql-results+json",
-        "text/turtle; charset=utf-8",
-        "application/ld+json",
-      ],
+      content: ["application/sparql-results+json", mediaTypeOf("turtle"), mediaTypeOf("jsonld")],
       headers: {
         "X-Results-Truncated": "`true` when the rows were cut at `maxResultsLimit`.",
         "X-Result-Count": "Rows or triples answered.",
@@ -122,7 +119,7 @@ export const generateShacl = defineContract({
       }),
     },
   },
-  responses: { 200: { description: "The shapes.", content: ["text/turtle; charset=utf-8"] } },
+  responses: { 200: { description: "The shapes.", content: [mediaTypeOf("turtle")] } },
   problems: {
     400: `${BAD_PARAMETERS} Or no file part, or a parse error with line and column.`,
     413: BODY_TOO_LARGE,

@@ -1,0 +1,28 @@
+/**
+ * The service's SQLite file as this version of the code lays it out: every owner's schema
+ * migrations (each declared beside the code that owns its tables) in one list, applied in
+ * version order by src/store/local_db.ts. Here, at the wiring level, because the owners sit
+ * in several layers (store, indexing, search) and the store may not import the others.
+ */
+import type { DatabaseSync } from "node:sqlite";
+import { type Migration, openMigratedDatabase } from "./store/local_db.ts";
+import { EMBEDDED_STORE_MIGRATIONS } from "./store/embedded.ts";
+import { INDEX_JOB_MIGRATIONS } from "./indexing/sqlite_job_store.ts";
+import { KIND_JOB_MIGRATIONS } from "./indexing/sqlite_kind_job_store.ts";
+import { EMBEDDED_SEARCH_MIGRATIONS } from "./search/embedded.ts";
+
+/** Every migration of the file, in version order. */
+export const LOCAL_MIGRATIONS: readonly Migration[] = [
+  ...EMBEDDED_STORE_MIGRATIONS,
+  ...INDEX_JOB_MIGRATIONS,
+  ...KIND_JOB_MIGRATIONS,
+  ...EMBEDDED_SEARCH_MIGRATIONS,
+].sort((a, b) => a.version - b.version);
+
+/** The schema version of a database this code has migrated. */
+export const SCHEMA_VERSION = LOCAL_MIGRATIONS.length;
+
+/** Opens (and migrates) the local database at `dataDir`; `":memory:"` for tests. */
+export function openLocalDatabase(dataDir: string): DatabaseSync {
+  return openMigratedDatabase(dataDir, LOCAL_MIGRATIONS);
+}

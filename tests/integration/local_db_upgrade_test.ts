@@ -1,0 +1,137 @@
+/**
+ * A database written before the schema became one migration list (version 4, the embedded
+ * search engine's tables made unversioned, or absent where OpenSearch was used) opens with
+ * this code: it is brought to SCHEMA_VERSION and every row written before is still read by
+ * the real store, search engine and job stores.
+ */
+import { strict as assert } from "node:assert";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { DataFactory } from "n3";
+import { LOCAL_MIGRATIONS, openLocalDatabase, SCHEMA_VERSION } from "../../src/local_database.ts";
+import { LOCAL_DB_FILE, openMigratedDatabase } from "../../src/store/local_db.ts";
+import { EmbeddedTripleStore } from "../../src/store/embedded.ts";
+import { EmbeddedSearchEngine } from "../../src/search/embedded.ts";
+import type { SearchDocument } from "../../src/search/search_engine.ts";
+import { SqliteJobStore } from "../../src/indexing/sqlite_job_store.ts";
+
+const FIXTURE = new URL("../fixtures/local-db/schema-v4.sql", import.meta.url);
+const COLLECTION = "https://data.example.org/collection/upgrade";
+const ITEM = "https://data.example.org/id/upgrade/1";
+const LIMITS = { maxResultsLimit: 100, maxWindow: 10_000 };
+const REF = { collection: COLLECTION, indexName: "upgrade-test" };
+
+/** A data directory holding a version-4 file: with the search tables or without. */
+async function versionFourFile(withSearchTables: boolean): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "rcs-upgrade-" });
+  const sql = await Deno.readTextFile(FIXTURE);
+  const db = new DatabaseSync(join(dir, LOCAL_DB_FILE));
+  db.exec(withSearchTables ? sql : sql.slice(0, sql.indexOf("-- search:")));
+  db.close();
+  return dir;
+}
+
+function version(db: DatabaseSync): number {
+  return (db.prepare("SELECT max(version) AS v FROM schema_version").get() as { v: number }).v;
+}
+
+const { namedNode, literal, quad } = DataFactory;
+const TITLE = quad(
+  namedNode(ITEM),
+  namedNode("http://purl.org/dc/terms/title"),
+  literal("Upgraded fox", "en"),
+);
+
+const DOCUMENT: SearchDocument = {
+  uri: ITEM,
+  collection: COLLECTION,
+  workspace: "https://data.example.org/workspace",
+  types: [],
+  hash: "0".repeat(64),
+  modified: "2025-01-01T00:00:00.000Z",
+  text: "Upgraded fox",
+};
+
+Deno.test("a version-4 file with the embedded search tables upgrades with its data", async () => {
+  const dir = await versionFourFile(true);
+  try {
+    // Written at version 4, with the tables as the code of then laid them out.
+    const old = new DatabaseSync(join(dir, LOCAL_DB_FILE));
+    const oldStore = new EmbeddedTripleStore(old);
+    await oldStore.createItem({ collection: COLLECTION, uri: ITEM, quads: [TITLE], hash: "h1" });
+    await oldStore.close();
+    const oldEngine = new EmbeddedSearchEngine(old, { limits: LIMITS, warn: () => {} });
+    await oldEngine.ensureIndex(REF);
+    await oldEngine.upsert(REF, [DOCUMENT]);
+    await oldEngine.close();
+    old.prepare(
+      `INSERT INTO index_jobs (id, scope_type, scope_uri, clear, state, started_at, finished_at)
+       VALUES ('job-1', 'collection', ?, 0, 'succeeded', '2025-01-01T00:00:00Z',
+         '2025-01-01T00:01:00Z')`,
+    ).run(COLLECTION);
+    const outbox = (old.prepare("SELECT count(*) AS n FROM index_outbox").get() as { n: number })
+      .n;
+    assert.equal(version(old), 4);
+    old.close();
+
+    const db = openLocalDatabase(dir);
+    try {
+      assert.equal(version(db), SCHEMA_VERSION);
+      const store = new EmbeddedTripleStore(db);
+      const read = await store.readItem(COLLECTION, ITEM);
+      assert.equal(read.record.hash, "h1");
+      const quads = [];
+      for await (const q of read.quads) quads.push(q);
+      assert.equal(quads.length, 1);
+      assert.ok(quads[0].equals(TITLE));
+      await store.close();
+      assert.equal(
+        (db.prepare("SELECT count(*) AS n FROM index_outbox").get() as { n: number }).n,
+        outbox,
+      );
+      const engine = new EmbeddedSearchEngine(db, { limits: LIMITS, warn: () => {} });
+      const found = await engine.search(REF, { q: "fox" });
+      assert.deepEqual(found.hits.map((hit) => hit.uri), [ITEM]);
+      await engine.close();
+      const job = await new SqliteJobStore(db).get("job-1");
+      assert.equal(job?.state, "succeeded");
+    } finally {
+      db.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a version-4 file without the search tables gets them", async () => {
+  const dir = await versionFourFile(false);
+  try {
+    const db = openLocalDatabase(dir);
+    try {
+      assert.equal(version(db), SCHEMA_VERSION);
+      const engine = new EmbeddedSearchEngine(db, { limits: LIMITS, warn: () => {} });
+      await engine.ensureIndex(REF);
+      await engine.upsert(REF, [DOCUMENT]);
+      await engine.refresh(REF);
+      assert.equal((await engine.search(REF, { q: "fox" })).total, 1);
+      await engine.close();
+    } finally {
+      db.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("migrations are applied once, in order; a gap or a clash is refused", () => {
+  assert.deepEqual(LOCAL_MIGRATIONS.map((m) => m.version), [1, 2, 3, 4, 5]);
+  assert.equal(SCHEMA_VERSION, LOCAL_MIGRATIONS.length);
+  const db = openLocalDatabase(":memory:");
+  const rows = db.prepare("SELECT version FROM schema_version ORDER BY version").all();
+  assert.deepEqual(rows.map((row) => row.version), [1, 2, 3, 4, 5]);
+  db.close();
+  const clash = [...LOCAL_MIGRATIONS, { ...LOCAL_MIGRATIONS[0] }];
+  assert.throws(() => openMigratedDatabase(":memory:", clash), /out of sequence/);
+  const gap = LOCAL_MIGRATIONS.filter((m) => m.version !== 3);
+  assert.throws(() => openMigratedDatabase(":memory:", gap), /out of sequence/);
+});

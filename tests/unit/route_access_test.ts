@@ -1,0 +1,58 @@
+/**
+ * Every route the app registers has an access declaration (its contract's `access`), and the
+ * role a request needs is read from it: a route added without a contract, or a contract left
+ * out of the list roles are read from, fails here.
+ */
+import { strict as assert } from "node:assert";
+import { createApp } from "../../src/app.ts";
+import type { AppDeps } from "../../src/app_deps.ts";
+import { BUILT_IN_CUSTOMER_YML } from "../../src/config/defaults.ts";
+import { parseConfigText } from "../../src/config/load.ts";
+import { configuredContracts, contractRouter, requiredRole } from "../../src/routes/access.ts";
+
+const ACCESS = ["open", "reader", "editor", "admin"];
+
+/**
+ * Dependencies that are never called: building the app only registers routes. Any property
+ * is another such stand-in, so the test needs no store or engine.
+ */
+function unusedDeps(): AppDeps {
+  const stub: object = new Proxy(() => stub, {
+    get: (_target, key) => key === "then" ? undefined : stub,
+  });
+  const config = parseConfigText(BUILT_IN_CUSTOMER_YML, "test", () => undefined);
+  return new Proxy({ config, version: "test" }, {
+    get: (target, key) => key in target ? target[key as keyof typeof target] : stub,
+  }) as unknown as AppDeps;
+}
+
+Deno.test("every registered route has an access declaration, and it is the one enforced", () => {
+  const app = createApp(unusedDeps());
+  const contractOf = contractRouter(configuredContracts());
+  const routes = app.routes.filter((route) =>
+    !(route.method === "ALL" && /^\/?\*$/.test(route.path))
+  );
+  assert.ok(routes.length > 30, `only ${routes.length} routes found`);
+  for (const route of routes) {
+    const key = `${route.method} ${route.path}`;
+    const contract = contractOf(route.method, route.path);
+    assert.ok(contract, `${key} has no contract, so no access declaration`);
+    assert.equal(
+      contract.path.replace(/\{([^}]+)\}/g, ":$1"),
+      route.path,
+      `${key} is matched by another route's contract`,
+    );
+    assert.ok(ACCESS.includes(contract.access), `${key}: access ${contract.access}`);
+    const concrete = route.path.replace(/:[^/]+/g, "x");
+    const expected = contract.access === "open" ? undefined : contract.access;
+    assert.equal(requiredRole(route.method, concrete), expected, key);
+  }
+});
+
+Deno.test("a request no route takes needs a valid token, then is answered 404", () => {
+  assert.equal(requiredRole("GET", "/no/such/path"), "reader");
+  assert.equal(requiredRole("POST", "/ui/sparql"), "reader");
+  // HEAD is routed as GET.
+  assert.equal(requiredRole("HEAD", "/health"), undefined);
+  assert.equal(requiredRole("HEAD", "/metrics"), "admin");
+});
