@@ -4,7 +4,7 @@
  * normal write path, the index outbox), several items in flight at once.
  *
  * The job record and its single-flight lock (one import per collection) live in the job
- * store (`src/indexing/job_store.ts`) like indexing jobs: shared by every instance on a
+ * store (`src/jobs/job_store.ts`) like indexing jobs: shared by every instance on a
  * SPARQL store, with a heartbeat renewed every third of a lease. `written` counts only items
  * whose write the store acknowledged, so after a crash every item the job reported as
  * written is stored (and its outbox entry with it); the job itself is then marked failed.
@@ -20,7 +20,7 @@ import {
   type JobStore,
   MAX_JOB_ERRORS,
   type StoredJob,
-} from "../indexing/job_store.ts";
+} from "../jobs/job_store.ts";
 import { log } from "../log/logger.ts";
 import { type BulkFormat, type GraphBlock, graphBlocks } from "./graph_blocks.ts";
 import { blockItem, problemLine } from "./block_item.ts";

@@ -9,7 +9,7 @@ import { FIELD_TYPES } from "../search/mapped_fields.ts";
 import { parseFieldPath, prefixesOf } from "../search/field_paths.ts";
 import { SEARCH_LANGUAGES } from "../search/languages.ts";
 import { SERVICE_SEARCH_FIELDS } from "../search/documents.ts";
-import { maskUrlCredentials } from "../tools/settings_dump.ts";
+import { maskUrlCredentials } from "./settings_dump.ts";
 
 const emptyAsUndefined = (value: unknown) => value === "" || value === null ? undefined : value;
 
@@ -271,7 +271,7 @@ export const configSchema = z.object({
         maxResultsLimit: integer(1).default(10000),
         maxWindow: integer(1).default(10000),
       }).prefault({}),
-      /** `POST /api/search`: the raw query DSL, behind the gate of src/search/dsl_gate.ts. */
+      /** `POST /api/search`: the raw query DSL, behind the gate of src/search/opensearch/dsl_gate.ts. */
       dsl: z.object({
         /** The least role that may use it; `none` switches it off. */
         role: z.enum(["reader", "editor", "admin", "none"]).default("editor"),

@@ -44,7 +44,7 @@ import {
   type JobScope,
   type JobStore,
   MAX_JOB_ERRORS,
-} from "./job_store.ts";
+} from "../jobs/job_store.ts";
 
 /** Where a job re-queues items it may have indexed stale: the index outbox (see above). */
 export interface IndexChangeFeed {

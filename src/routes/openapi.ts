@@ -1,7 +1,7 @@
 /** `GET /openapi.json`: the OpenAPI 3.1 description of every route (API.md, Operations). */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
-import type { AppDeps } from "../app_deps.ts";
+import type { AppDeps } from "./app_deps.ts";
 import { handle, type RouteContract } from "../http/route_contract.ts";
 import { requiredRole } from "../http/auth.ts";
 import { buildOpenApiDocument } from "../openapi/document.ts";

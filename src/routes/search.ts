@@ -1,6 +1,6 @@
 /**
  * `/api/search` (API.md, Search): a simple search as query parameters, or an OpenSearch
- * query DSL body, which passes the DSL gate (src/search/dsl_gate.ts) first. Windows beyond
+ * query DSL body, which passes the DSL gate (src/search/opensearch/dsl_gate.ts) first. Windows beyond
  * the limits are clamped by the engine, never refused.
  *
  * `filter=field:value` splits at the first colon, so values may hold colons (IRIs:
@@ -11,7 +11,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
-import type { AppDeps } from "../app_deps.ts";
+import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { ProblemError } from "../http/problem.ts";
@@ -22,7 +22,7 @@ import type {
   SearchRange,
   SearchSort,
 } from "../search/search_engine.ts";
-import { gateQueryBody } from "../search/dsl_gate.ts";
+import { gateQueryBody } from "../search/opensearch/dsl_gate.ts";
 import { searchItems, searchItemsWithDsl } from "./contracts/search.ts";
 
 /** The search routes. */

@@ -6,8 +6,8 @@ import type { CollectionConfig, ServiceConfig } from "../config/schema.ts";
 import { readCaCertificates } from "../config/ca_file.ts";
 import { log } from "../log/logger.ts";
 import type { ClampWarning } from "./clamp.ts";
-import { EmbeddedSearchEngine } from "./embedded.ts";
-import { OpenSearchEngine } from "./opensearch.ts";
+import { EmbeddedSearchEngine } from "./sqlite_fts/sqlite_fts_engine.ts";
+import { OpenSearchEngine } from "./opensearch/opensearch_engine.ts";
 import type { CollectionIndexRef, SearchEngine } from "./search_engine.ts";
 import { fieldMappings } from "./mapped_fields.ts";
 

@@ -11,8 +11,8 @@
 import type { ServiceConfig } from "../config/schema.ts";
 import { readCaCertificates } from "../config/ca_file.ts";
 import { ProblemError } from "../http/problem.ts";
-import { queryRemoteEndpoint } from "../sparql/remote_query.ts";
-import { SparqlHttpClient } from "../store/sparql_client.ts";
+import { queryRemoteEndpoint } from "../sparql_protocol/remote_query.ts";
+import { SparqlHttpClient } from "../sparql_protocol/client.ts";
 import type { SparqlQueryOptions, SparqlQueryResult, TripleStore } from "../store/triple_store.ts";
 
 /** Id of the service's own store in the endpoint list. */

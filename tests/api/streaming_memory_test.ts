@@ -5,8 +5,8 @@
 import { strict as assert } from "node:assert";
 import { DataFactory } from "n3";
 import type { Quad } from "n3";
-import { openLocalDatabase } from "../../src/store/local_db.ts";
-import { EmbeddedTripleStore } from "../../src/store/embedded.ts";
+import { openLocalDatabase } from "../../src/store/sqlite/local_db.ts";
+import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
 import { startServiceProcess } from "../support/process.ts";
 import { DEMO_COLLECTION, itemQuery } from "../support/service.ts";
 

@@ -11,9 +11,9 @@
 import { strict as assert } from "node:assert";
 import { DataFactory, type Quad } from "n3";
 import { ProblemError } from "../../src/http/problem.ts";
-import { LOCAL_DB_FILE, openLocalDatabase } from "../../src/store/local_db.ts";
-import { EmbeddedTripleStore } from "../../src/store/embedded.ts";
-import { SparqlTripleStore } from "../../src/store/sparql.ts";
+import { LOCAL_DB_FILE, openLocalDatabase } from "../../src/store/sqlite/local_db.ts";
+import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
+import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_store.ts";
 import type { ItemRecord, TripleStore } from "../../src/store/triple_store.ts";
 import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";

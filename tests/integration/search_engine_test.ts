@@ -5,12 +5,12 @@
 import { strict as assert } from "node:assert";
 import { Parser } from "n3";
 import { ProblemError } from "../../src/http/problem.ts";
-import { openLocalDatabase } from "../../src/store/local_db.ts";
+import { openLocalDatabase } from "../../src/store/sqlite/local_db.ts";
 import type { SearchLimits } from "../../src/search/clamp.ts";
 import { buildSearchDocument } from "../../src/search/documents.ts";
 import { fieldMappings } from "../../src/search/mapped_fields.ts";
-import { EmbeddedSearchEngine } from "../../src/search/embedded.ts";
-import { OpenSearchEngine } from "../../src/search/opensearch.ts";
+import { EmbeddedSearchEngine } from "../../src/search/sqlite_fts/sqlite_fts_engine.ts";
+import { OpenSearchEngine } from "../../src/search/opensearch/opensearch_engine.ts";
 import type {
   CollectionIndexRef,
   SearchDocument,

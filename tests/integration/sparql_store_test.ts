@@ -12,11 +12,14 @@ import { DataFactory, Parser } from "n3";
 import type { Quad } from "n3";
 import canonize from "rdf-canonize";
 import { ProblemError } from "../../src/http/problem.ts";
-import { SparqlTripleStore, type SparqlTripleStoreConfig } from "../../src/store/sparql.ts";
-import { basicAuthorization } from "../../src/store/sparql_client.ts";
-import { readSparqlJsonResults } from "../../src/store/sparql_results.ts";
-import { readSmallSparqlJsonResults } from "../../src/sparql/results_json.ts";
-import { iriToSparql, literalToSparql } from "../../src/store/sparql_terms.ts";
+import {
+  SparqlTripleStore,
+  type SparqlTripleStoreConfig,
+} from "../../src/store/remote_sparql/remote_sparql_store.ts";
+import { basicAuthorization } from "../../src/sparql_protocol/client.ts";
+import { readSparqlJsonResults } from "../../src/sparql_protocol/results_json.ts";
+import { readSmallSparqlJsonResults } from "../../src/sparql_protocol/results_document.ts";
+import { iriToSparql, literalToSparql } from "../../src/sparql_protocol/terms.ts";
 import type { TripleStore } from "../../src/store/triple_store.ts";
 import { freePort } from "../support/ports.ts";
 import {

@@ -13,11 +13,11 @@ import { join } from "node:path";
 import { DataFactory } from "n3";
 import { ConfigError, parseConfigText } from "../../src/config/load.ts";
 import { ProblemError } from "../../src/http/problem.ts";
-import { OpenSearchEngine } from "../../src/search/opensearch.ts";
-import { EmbeddedTripleStore } from "../../src/store/embedded.ts";
-import { openLocalDatabase } from "../../src/store/local_db.ts";
-import { SparqlTripleStore } from "../../src/store/sparql.ts";
-import { SparqlHttpClient } from "../../src/store/sparql_client.ts";
+import { OpenSearchEngine } from "../../src/search/opensearch/opensearch_engine.ts";
+import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
+import { openLocalDatabase } from "../../src/store/sqlite/local_db.ts";
+import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_store.ts";
+import { SparqlHttpClient } from "../../src/sparql_protocol/client.ts";
 import { SparqlEndpointRegistry } from "../../src/tools/sparql_endpoints.ts";
 import {
   FusekiInstance,

@@ -7,7 +7,7 @@ import {
   MASK,
   maskSecrets,
   maskUrlCredentials,
-} from "../../src/tools/settings_dump.ts";
+} from "../../src/config/settings_dump.ts";
 
 const SECRETS = {
   token: "admin-token-0123456789abcdef",

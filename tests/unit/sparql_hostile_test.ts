@@ -5,7 +5,7 @@
  */
 import { strict as assert } from "node:assert";
 import oxigraph from "oxigraph";
-import { analyzeQuery } from "../../src/sparql/analyze_query.ts";
+import { analyzeQuery } from "../../src/sparql_protocol/analyze_query.ts";
 import { parseRuleQuery } from "../../src/initialize/rule_query.ts";
 import { ProblemError } from "../../src/http/problem.ts";
 

@@ -39,7 +39,7 @@ const MIGRATIONS: string[] = [
      enqueued TEXT NOT NULL,
      attempts INTEGER NOT NULL DEFAULT 0
    );`,
-  // 2: indexing job history (src/indexing/job_store.ts).
+  // 2: indexing job history (src/jobs/job_store.ts).
   `CREATE TABLE index_jobs (
      seq INTEGER PRIMARY KEY,
      id TEXT NOT NULL UNIQUE,
@@ -58,9 +58,9 @@ const MIGRATIONS: string[] = [
      errors TEXT NOT NULL DEFAULT '[]'
    );
    CREATE INDEX index_jobs_by_state ON index_jobs(state);`,
-  // 3: rebuild indices a job created and has not swapped in (src/indexing/sqlite_job_store.ts).
+  // 3: rebuild indices a job created and has not swapped in (src/jobs/sqlite_job_store.ts).
   `ALTER TABLE index_jobs ADD COLUMN rebuilds TEXT NOT NULL DEFAULT '[]';`,
-  // 4: jobs of other kinds (bulk import), each a JSON record (src/indexing/sqlite_kind_job_store.ts).
+  // 4: jobs of other kinds (bulk import), each a JSON record (src/jobs/sqlite_kind_job_store.ts).
   `CREATE TABLE jobs (
      seq INTEGER PRIMARY KEY,
      id TEXT NOT NULL UNIQUE,

@@ -9,7 +9,7 @@
  * info of URLs (`scheme://user:pass@host`) and secret-looking query parameters masked.
  */
 import { stringify } from "yaml";
-import type { ServiceConfig } from "../config/schema.ts";
+import type { ServiceConfig } from "./schema.ts";
 
 /** What a secret is shown as. */
 export const MASK = "******";

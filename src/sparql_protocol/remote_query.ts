@@ -7,12 +7,8 @@ import { Parser } from "n3";
 import type { Quad } from "n3";
 import { ProblemError } from "../http/problem.ts";
 import { analyzeQuery } from "./analyze_query.ts";
-import { type SparqlHttpClient, storeProblemFromError } from "../store/sparql_client.ts";
-import {
-  malformedResults,
-  readSparqlJsonResults,
-  streamNTriples,
-} from "../store/sparql_results.ts";
+import { type SparqlHttpClient, storeProblemFromError } from "./client.ts";
+import { malformedResults, readSparqlJsonResults, streamNTriples } from "./results_json.ts";
 import type { SparqlQueryOptions, SparqlQueryResult } from "../store/triple_store.ts";
 
 const SPARQL_JSON = "application/sparql-results+json";

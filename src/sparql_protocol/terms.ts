@@ -8,7 +8,7 @@
  */
 import type { Literal, Quad, Term } from "n3";
 import { ProblemError } from "../http/problem.ts";
-import { invalidTerm } from "./store_problems.ts";
+import { invalidTerm } from "../store/store_problems.ts";
 
 const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
 const RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString";

@@ -7,11 +7,11 @@
  * SQLite, the system of record.
  */
 import { Parser } from "n3";
-import { ProblemError } from "../http/problem.ts";
-import type { SparqlQueryOptions, SparqlQueryResult } from "./triple_store.ts";
-import type { SparqlWorkerReply, SparqlWorkerRequest } from "./sparql_worker_protocol.ts";
-import { analyzeQuery } from "../sparql/analyze_query.ts";
-import { parseSparqlJsonResults } from "../sparql/results_json.ts";
+import { ProblemError } from "../../http/problem.ts";
+import type { SparqlQueryOptions, SparqlQueryResult } from "../triple_store.ts";
+import type { SparqlWorkerReply, SparqlWorkerRequest } from "./oxigraph_worker_protocol.ts";
+import { analyzeQuery } from "../../sparql_protocol/analyze_query.ts";
+import { parseSparqlJsonResults } from "../../sparql_protocol/results_document.ts";
 
 /** Produces the whole store as N-Quads chunks (each a few thousand lines). */
 export type MirrorSource = () => AsyncIterable<string>;
@@ -113,7 +113,7 @@ export class EmbeddedSparqlEngine {
   }
 
   async #build(): Promise<Worker> {
-    const worker = new Worker(new URL("./sparql_worker.ts", import.meta.url), { type: "module" });
+    const worker = new Worker(new URL("./oxigraph_worker.ts", import.meta.url), { type: "module" });
     worker.onmessage = (event: MessageEvent<SparqlWorkerReply>) => this.#onReply(event.data);
     worker.onerror = (event) => {
       event.preventDefault();

@@ -16,7 +16,7 @@ import { DatabaseSync as Database } from "node:sqlite";
 import { open } from "node:fs/promises";
 import { DataFactory, Writer } from "n3";
 import type { Quad } from "n3";
-import { invalidTerm, itemExists, itemNotFound, preconditionFailed } from "./store_problems.ts";
+import { invalidTerm, itemExists, itemNotFound, preconditionFailed } from "../store_problems.ts";
 import { inUnsyncedTransaction } from "./local_db.ts";
 import { SqliteIndexOutbox } from "./sqlite_index_outbox.ts";
 import {
@@ -26,14 +26,14 @@ import {
   encodeTerm,
   OBJECT_COLUMN,
 } from "./term_ids.ts";
-import { EmbeddedSparqlEngine } from "./embedded_sparql.ts";
+import { EmbeddedSparqlEngine } from "./oxigraph_mirror.ts";
 import {
   DEFAULT_GROUP_COMMIT,
   type GroupCommitOptions,
   GroupCommitter,
   outcomeOf,
   type WriteOutcome,
-} from "./group_commit.ts";
+} from "../group_commit.ts";
 import type {
   BackendHealth,
   ItemGraph,
@@ -44,7 +44,7 @@ import type {
   SparqlQueryResult,
   TripleStore,
   WriteCondition,
-} from "./triple_store.ts";
+} from "../triple_store.ts";
 
 /** Items up to this many triples are read in one statement; larger ones are paged. */
 const SINGLE_READ_LIMIT = 20_000;

@@ -49,11 +49,11 @@
  * that applies it reads the item as written or newer.
  */
 import { DataFactory, type Quad } from "n3";
-import { ProblemError } from "../http/problem.ts";
-import { queryRemoteEndpoint } from "../sparql/remote_query.ts";
-import { integerLiteral, METADATA_NAMESPACE, PROLOGUE, selectRows } from "./sparql_lookup.ts";
+import { ProblemError } from "../../http/problem.ts";
+import { queryRemoteEndpoint } from "../../sparql_protocol/remote_query.ts";
+import { integerLiteral, METADATA_NAMESPACE, PROLOGUE, selectRows } from "./lookup.ts";
 import { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
-import { itemExists, itemNotFound, preconditionFailed } from "./store_problems.ts";
+import { itemExists, itemNotFound, preconditionFailed } from "../store_problems.ts";
 import type {
   BackendHealth,
   ItemGraph,
@@ -64,26 +64,26 @@ import type {
   SparqlQueryResult,
   TripleStore,
   WriteCondition,
-} from "./triple_store.ts";
+} from "../triple_store.ts";
 import {
   type SparqlEndpointConfig,
   SparqlHttpClient,
   storeProblemFromError,
-} from "./sparql_client.ts";
+} from "../../sparql_protocol/client.ts";
 import {
   malformedResults,
   type SparqlRow,
   streamNTriples,
   streamSparqlJsonRows,
-} from "./sparql_results.ts";
-import { iriToSparql, stringToSparql, triplesToSparql } from "./sparql_terms.ts";
-import { groupBySubject } from "./subject_groups.ts";
+} from "../../sparql_protocol/results_json.ts";
+import { iriToSparql, stringToSparql, triplesToSparql } from "../../sparql_protocol/terms.ts";
+import { groupBySubject } from "../../rdf/subject_groups.ts";
 import {
   DEFAULT_GROUP_COMMIT,
   type GroupCommitOptions,
   GroupCommitter,
   type WriteOutcome as Settled,
-} from "./group_commit.ts";
+} from "../group_commit.ts";
 
 /** The graph that holds item metadata unless configured otherwise. */
 export const DEFAULT_METADATA_GRAPH = "urn:rdf-content-service:meta";

@@ -2,11 +2,7 @@
  * SPARQL 1.1 Query Results JSON Format, both ways, with n3 terms.
  */
 import type { Term } from "n3";
-import {
-  malformedResults,
-  rowFromSparqlJson,
-  type SparqlJsonTerm,
-} from "../store/sparql_results.ts";
+import { malformedResults, rowFromSparqlJson, type SparqlJsonTerm } from "./results_json.ts";
 
 /** One binding value as the JSON format writes it. */
 export type JsonTerm = SparqlJsonTerm;

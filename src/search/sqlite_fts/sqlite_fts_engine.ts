@@ -6,14 +6,14 @@
  * physical index readers see, and a rebuild swaps that row in one transaction.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { inTransaction, inUnsyncedTransaction } from "../store/local_db.ts";
-import { ProblemError } from "../http/problem.ts";
-import type { BackendHealth } from "../store/triple_store.ts";
-import { type ClampWarning, clampWindow, type SearchLimits } from "./clamp.ts";
-import { fieldRows, searchSql, stemText, textMatch } from "./embedded_query.ts";
-import { startSearch } from "./facets.ts";
-import { highlightDocument } from "./highlight.ts";
-import { mappingViolation, numericMappedFields } from "./opensearch_mappings.ts";
+import { inTransaction, inUnsyncedTransaction } from "../../store/sqlite/local_db.ts";
+import { ProblemError } from "../../http/problem.ts";
+import type { BackendHealth } from "../../store/triple_store.ts";
+import { type ClampWarning, clampWindow, type SearchLimits } from "../clamp.ts";
+import { fieldRows, searchSql, stemText, textMatch } from "./fts_query.ts";
+import { startSearch } from "../facets.ts";
+import { highlightDocument } from "../highlight.ts";
+import { mappingViolation, numericMappedFields } from "../opensearch/mappings.ts";
 import {
   type BulkFailure,
   type BulkResult,
@@ -32,7 +32,7 @@ import {
   type SearchHit,
   type SearchRequest,
   type SearchResponse,
-} from "./search_engine.ts";
+} from "../search_engine.ts";
 
 /** Options of {@link EmbeddedSearchEngine}. */
 export interface EmbeddedSearchEngineOptions {

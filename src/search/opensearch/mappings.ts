@@ -7,10 +7,10 @@
  * `mappings` are merged over the defaults, but cannot retype the service's own fields:
  * paging and removal depend on them.
  */
-import { ProblemError } from "../http/problem.ts";
-import { analyzerOf, languageTextField, SEARCH_LANGUAGES } from "./languages.ts";
-import type { SearchLimits } from "./clamp.ts";
-import type { SearchAnyFilter, SearchFilter, SearchRange, SearchSort } from "./search_engine.ts";
+import { ProblemError } from "../../http/problem.ts";
+import { analyzerOf, languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
+import type { SearchLimits } from "../clamp.ts";
+import type { SearchAnyFilter, SearchFilter, SearchRange, SearchSort } from "../search_engine.ts";
 
 /** Longest string that `<field>.keyword` indexes; longer values are only full-text. */
 export const KEYWORD_IGNORE_ABOVE = 2048;

@@ -17,22 +17,22 @@
  *   for a leftover while its job lives (leftovers are dropped only by the next rebuild,
  *   which runs under the indexing job lock, or by the clean-up of a dead job).
  */
-import { displayUrl } from "../log/display_url.ts";
+import { displayUrl } from "../../log/display_url.ts";
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { Client, errors } from "@opensearch-project/opensearch";
-import { ProblemError } from "../http/problem.ts";
-import type { BackendHealth } from "../store/triple_store.ts";
+import { ProblemError } from "../../http/problem.ts";
+import type { BackendHealth } from "../../store/triple_store.ts";
 import {
   clampQueryBody,
   clampResponseBuckets,
   type ClampWarning,
   clampWindow,
   type SearchLimits,
-} from "./clamp.ts";
-import { fieldResolver, indexCreationBody } from "./opensearch_mappings.ts";
-import { startSearch } from "./facets.ts";
-import { languageTextField, SEARCH_LANGUAGES } from "./languages.ts";
+} from "../clamp.ts";
+import { fieldResolver, indexCreationBody } from "./mappings.ts";
+import { startSearch } from "../facets.ts";
+import { languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
 import {
   type BulkFailure,
   type BulkResult,
@@ -54,7 +54,7 @@ import {
   type SearchRequest,
   type SearchResponse,
   type WriteOptions,
-} from "./search_engine.ts";
+} from "../search_engine.ts";
 
 /** How bulk writes are cut and retried. */
 export interface BulkPolicy {
