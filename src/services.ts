@@ -23,7 +23,6 @@ import { ItemService } from "./items/item_service.ts";
 import { SparqlEndpointRegistry } from "./tools/sparql_endpoints.ts";
 import { CollectionShapes } from "./items/shacl_validator.ts";
 import { Initializer } from "./initialize/initializer.ts";
-import { buildSearchEngine } from "./search/build_engine.ts";
 import { collectionResolver } from "./indexing/index_item.ts";
 import type { JobStore } from "./jobs/job_store.ts";
 import type { IndexOutbox } from "./store/index_outbox.ts";
@@ -38,6 +37,10 @@ import { IndexOutboxWorker } from "./indexing/outbox_worker.ts";
 import { canonicalHash } from "./rdf/canonical_hash.ts";
 import { SERVICE_VERSION } from "./version.ts";
 import { ServiceMetrics } from "./metrics/metrics.ts";
+import type { ClampWarning } from "./search/clamp.ts";
+import { EmbeddedSearchEngine } from "./search/sqlite_fts/sqlite_fts_engine.ts";
+import { OpenSearchEngine } from "./search/opensearch/opensearch_engine.ts";
+import type { SearchEngine } from "./search/search_engine.ts";
 
 /** The dependencies plus a way to release them. */
 export interface Services {
@@ -266,4 +269,35 @@ async function handOverLocalOutbox(db: DatabaseSync, outbox: IndexOutbox): Promi
       error: error instanceof Error ? error.message : String(error),
     });
   }
+}
+
+/** Clamp warnings go to the service log as one `warn` line each. */
+export const logClampWarning: ClampWarning = (entry) => {
+  const { msg, ...fields } = entry;
+  log("warn", typeof msg === "string" ? msg : "search query clamped", fields);
+};
+
+/**
+ * Builds `service.search.backend`: the embedded engine in `db` (the service's own SQLite
+ * file), or an OpenSearch client for the nodes of `service.search.opensearch.node`
+ * (connects lazily). Throws a ConfigError when the configured CA file cannot be used.
+ */
+export function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): SearchEngine {
+  const search = config.service.search;
+  const limits = search.query;
+  if (search.backend === "opensearch") {
+    const { caFile } = search.opensearch;
+    return new OpenSearchEngine({
+      node: search.opensearch.node,
+      username: search.opensearch.username,
+      password: search.opensearch.password,
+      caCertificates: caFile
+        ? readCaCertificates(caFile, "service.search.opensearch.caFile")
+        : undefined,
+      limits,
+      warn: logClampWarning,
+      rawSearchTimeoutMs: search.dsl.timeoutMs,
+    });
+  }
+  return new EmbeddedSearchEngine(db, { limits, warn: logClampWarning });
 }

@@ -25,7 +25,7 @@
  * missed the rebuild when it wrote.
  */
 import type { Catalog } from "../catalog/catalog.ts";
-import { ProblemError } from "../http/problem.ts";
+import { Conflict, DomainError, Unavailable } from "../errors/domain_error.ts";
 import { log } from "../log/logger.ts";
 import { type IndexTarget, isRebuildTarget, type SearchEngine } from "../search/search_engine.ts";
 import type { ItemRecord, TripleStore } from "../store/triple_store.ts";
@@ -198,7 +198,7 @@ export class IndexJobRunner {
       const parts = this.#parts(scope);
       if (this.#current) throw runningProblem(this.#current.job.id);
       if (this.#closing) {
-        throw new ProblemError(503, "shutting-down", "Shutting down", "The service is stopping.");
+        throw new Unavailable("shutting-down", "Shutting down", "The service is stopping.");
       }
       await this.#recovered;
       return await this.#startRecorded(scope, options, parts);
@@ -657,9 +657,8 @@ async function* inBatches<T>(
 }
 
 /** 409 while a job runs; `runningJob` names it. */
-export function runningProblem(runningJob: string): ProblemError {
-  return new ProblemError(
-    409,
+export function runningProblem(runningJob: string): DomainError {
+  return new Conflict(
     "indexing-running",
     "Indexing is running",
     `Indexing job ${runningJob} is running; only one job runs at a time.`,

@@ -9,7 +9,7 @@
  * alias in one atomic step, so searches keep answering from the old index until the new
  * one is complete, and a failed rebuild leaves the old one serving.
  */
-import { ProblemError } from "../http/problem.ts";
+import { Conflict, DomainError, InternalFault } from "../errors/domain_error.ts";
 import type { ClampChange, SearchWindow } from "./clamp.ts";
 import type { BackendHealth } from "../store/triple_store.ts";
 
@@ -191,10 +191,10 @@ export interface RawSearchResult {
 /**
  * A search engine holding one index per collection.
  *
- * Errors are {@link ProblemError}s: 503 `search-unavailable` when the engine cannot be
- * reached, 502 `search-error` when it fails unexpectedly, 400 `invalid-search-query` for a
- * query DSL body the engine refuses, 501 `not-implemented` for `rawSearch` on the embedded
- * engine.
+ * Errors are DomainErrors (`src/errors/`): unavailable `search-unavailable` when the engine
+ * cannot be reached, backend-failed `search-error` when it fails unexpectedly, invalid-input
+ * `invalid-search-query` for a query DSL body the engine refuses, not-implemented
+ * `not-implemented` for `rawSearch` on the embedded engine.
  */
 export interface SearchEngine {
   readonly kind: "embedded" | "opensearch";
@@ -270,20 +270,18 @@ export function isPhysicalIndexOf(indexName: string, physicalName: string): bool
     /^\d{17}$/.test(physicalName.slice(indexName.length + 1));
 }
 
-/** 409 for a write, commit or abort naming a rebuild that is not in progress. */
-export function rebuildNotActiveProblem(target: RebuildTarget): ProblemError {
-  return new ProblemError(
-    409,
+/** A conflict: a write, commit or abort naming a rebuild that is not in progress. */
+export function rebuildNotActiveProblem(target: RebuildTarget): DomainError {
+  return new Conflict(
     "rebuild-not-active",
     "No such rebuild",
     `Index ${target.physicalName} is not being rebuilt for ${target.ref.indexName}.`,
   );
 }
 
-/** 500 for a configured index name no engine accepts (see {@link isValidIndexName}). */
-export function invalidIndexNameProblem(name: string): ProblemError {
-  return new ProblemError(
-    500,
+/** An internal fault: a configured index name no engine accepts (see {@link isValidIndexName}). */
+export function invalidIndexNameProblem(name: string): DomainError {
+  return new InternalFault(
     "invalid-index-name",
     "Invalid index name",
     `"${name}" cannot name a search index: use lowercase letters, digits, - and _.`,

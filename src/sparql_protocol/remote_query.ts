@@ -5,9 +5,9 @@
  */
 import { Parser } from "n3";
 import type { Quad } from "n3";
-import { ProblemError } from "../http/problem.ts";
+import { InvalidInput } from "../errors/domain_error.ts";
 import { analyzeQuery } from "./analyze_query.ts";
-import { type SparqlHttpClient, storeProblemFromError } from "./client.ts";
+import { EndpointRefusal, type SparqlHttpClient, storeProblemFromError } from "./client.ts";
 import { malformedResults, readSparqlJsonResults, streamNTriples } from "./results_json.ts";
 import type { SparqlQueryOptions, SparqlQueryResult } from "../store/triple_store.ts";
 
@@ -109,9 +109,8 @@ async function firstQuads(
  * function) is the caller's mistake: 400 `invalid-sparql` with the endpoint's words.
  */
 function refusedQueryAsInvalid(error: unknown): unknown {
-  if (error instanceof ProblemError && error.extensions.endpointStatus === 400) {
-    return new ProblemError(
-      400,
+  if (error instanceof EndpointRefusal && error.badRequest) {
+    return new InvalidInput(
       "invalid-sparql",
       "Invalid SPARQL",
       `The SPARQL endpoint refused the query: ${error.message.replace(/^.*? with HTTP 400: /, "")}`,

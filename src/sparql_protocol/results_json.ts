@@ -7,7 +7,7 @@
  */
 import { DataFactory, Parser } from "n3";
 import type { Quad, Term } from "n3";
-import { ProblemError } from "../http/problem.ts";
+import { BackendFailed, DomainError } from "../errors/domain_error.ts";
 
 /** One row of SPARQL JSON results: variable name → term. */
 export type SparqlRow = Map<string, Term>;
@@ -26,9 +26,8 @@ export type SparqlJsonResults =
   | { kind: "boolean"; value: boolean };
 
 /** The endpoint sent something that is not what the protocol promises. */
-export function malformedResults(detail: string): ProblemError {
-  return new ProblemError(
-    502,
+export function malformedResults(detail: string): DomainError {
+  return new BackendFailed(
     "store-error",
     "Triple store error",
     `The SPARQL endpoint sent a malformed response: ${detail}`,

@@ -10,7 +10,7 @@
  */
 import type { ServiceConfig } from "../config/schema.ts";
 import { readCaCertificates } from "../config/ca_file.ts";
-import { ProblemError } from "../http/problem.ts";
+import { DomainError, NotFound } from "../errors/domain_error.ts";
 import { queryRemoteEndpoint } from "../sparql_protocol/remote_query.ts";
 import { SparqlHttpClient } from "../sparql_protocol/client.ts";
 import type { SparqlQueryOptions, SparqlQueryResult, TripleStore } from "../store/triple_store.ts";
@@ -133,9 +133,8 @@ export class SparqlEndpointRegistry {
 }
 
 /** 404 for an endpoint id that is not in the list. */
-export function endpointNotFound(id: string, known: string[]): ProblemError {
-  return new ProblemError(
-    404,
+export function endpointNotFound(id: string, known: string[]): DomainError {
+  return new NotFound(
     "endpoint-not-found",
     "SPARQL endpoint not found",
     `No SPARQL endpoint has the id ${JSON.stringify(id)}; known ids: ${known.join(", ")}.`,

@@ -10,7 +10,7 @@
  */
 import { strict as assert } from "node:assert";
 import { DataFactory, type Quad } from "n3";
-import { ProblemError } from "../../src/http/problem.ts";
+import { ProblemError, problemOf as asProblem } from "../../src/http/problem.ts";
 import { LOCAL_DB_FILE, openLocalDatabase } from "../../src/store/sqlite/local_db.ts";
 import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
 import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_store.ts";
@@ -52,7 +52,7 @@ async function titleOf(store: TripleStore, uri: string): Promise<string | undefi
     assert.equal(quads.length, 3, `${uri} is whole`);
     return quads.find((q) => q.predicate.value.endsWith("/title"))?.object.value;
   } catch (error) {
-    if (error instanceof ProblemError && error.status === 404) return undefined;
+    if (asProblem(error)?.status === 404) return undefined;
     throw error;
   }
 }
@@ -62,8 +62,9 @@ type Settled = { value: unknown } | { status: number; slug: string };
 function settle(work: Promise<unknown>): Promise<Settled> {
   return work.then(
     (value) => ({ value }),
-    (error) => {
-      if (!(error instanceof ProblemError)) throw error;
+    (thrown) => {
+      const error = asProblem(thrown);
+      if (!(error instanceof ProblemError)) throw thrown;
       return { status: error.status, slug: error.slug };
     },
   );

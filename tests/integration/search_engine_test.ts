@@ -4,7 +4,7 @@
  */
 import { strict as assert } from "node:assert";
 import { Parser } from "n3";
-import { ProblemError } from "../../src/http/problem.ts";
+import { ProblemError, problemOf as asProblem } from "../../src/http/problem.ts";
 import { openLocalDatabase } from "../../src/store/sqlite/local_db.ts";
 import type { SearchLimits } from "../../src/search/clamp.ts";
 import { buildSearchDocument } from "../../src/search/documents.ts";
@@ -70,8 +70,9 @@ async function collect(iterable: AsyncIterable<string>): Promise<string[]> {
 }
 
 async function assertProblem(promise: Promise<unknown>, status: number, slug: string) {
-  await assert.rejects(promise, (error) => {
-    assert.ok(error instanceof ProblemError, `expected a ProblemError, got ${error}`);
+  await assert.rejects(promise, (thrown) => {
+    const error = asProblem(thrown);
+    assert.ok(error instanceof ProblemError, `expected a ProblemError, got ${thrown}`);
     assert.equal(error.status, status);
     assert.equal(error.slug, slug);
     return true;
@@ -811,10 +812,11 @@ Deno.test("OpenSearchEngine: no node answers, the 503 names every node, not a pa
   try {
     await assert.rejects(
       engine.search({ collection: COLLECTION, indexName: "gone" }, {}),
-      (error) => {
+      (thrown) => {
+        const error = asProblem(thrown);
         assert.ok(
           error instanceof ProblemError && error.slug === "search-unavailable",
-          String(error),
+          String(thrown),
         );
         const [first, second] = nodes.map((node) => `http://${new URL(node).host}`);
         const where = `OpenSearch at ${first}, ${second} cannot serve the request: `;

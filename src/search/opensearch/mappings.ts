@@ -7,13 +7,11 @@
  * `mappings` are merged over the defaults, but cannot retype the service's own fields:
  * paging and removal depend on them.
  */
-import { ProblemError } from "../../http/problem.ts";
+import { InvalidInput } from "../../errors/domain_error.ts";
 import { analyzerOf, languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
 import type { SearchLimits } from "../clamp.ts";
+import { KEYWORD_IGNORE_ABOVE } from "../mapped_fields.ts";
 import type { SearchAnyFilter, SearchFilter, SearchRange, SearchSort } from "../search_engine.ts";
-
-/** Longest string that `<field>.keyword` indexes; longer values are only full-text. */
-export const KEYWORD_IGNORE_ABOVE = 2048;
 
 const SERVICE_FIELD_MAPPINGS: Record<string, Record<string, unknown>> = {
   uri: { type: "keyword" },
@@ -241,8 +239,7 @@ export function fieldResolver(fieldMappings: Record<string, unknown>): FieldReso
       }
       const sortable = mapping.type === "text" ? keywordOf(field, mapping) : field;
       if (sortable === undefined) {
-        throw new ProblemError(
-          400,
+        throw new InvalidInput(
           "invalid-sort",
           "Field cannot be sorted",
           `Field "${field}" is full-text only in this collection's mappings and cannot be sorted on.`,

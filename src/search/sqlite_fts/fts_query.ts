@@ -14,7 +14,7 @@ import type {
   SearchRequest,
   SearchSort,
 } from "../search_engine.ts";
-import { KEYWORD_IGNORE_ABOVE } from "../opensearch/mappings.ts";
+import { KEYWORD_IGNORE_ABOVE } from "../mapped_fields.ts";
 import { languageTextField, SEARCH_LANGUAGES, stemOf, stemsOf, WORD } from "../languages.ts";
 import type { SearchWindow } from "../clamp.ts";
 

@@ -7,7 +7,12 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { inTransaction, inUnsyncedTransaction } from "../../store/sqlite/local_db.ts";
-import { ProblemError } from "../../http/problem.ts";
+import {
+  BackendFailed,
+  DomainError,
+  NotImplemented,
+  Unavailable,
+} from "../../errors/domain_error.ts";
 import type { BackendHealth } from "../../store/triple_store.ts";
 import { type ClampWarning, clampWindow, type SearchLimits } from "../clamp.ts";
 import { fieldRows, searchSql, stemText, textMatch } from "./fts_query.ts";
@@ -281,8 +286,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
   /** Query DSL bodies need OpenSearch. */
   rawSearch(_index: CollectionIndexRef, _body: Record<string, unknown>): Promise<RawSearchResult> {
     return Promise.reject(
-      new ProblemError(
-        501,
+      new NotImplemented(
         "not-implemented",
         "Not implemented",
         "Query DSL search needs the opensearch search backend; this service uses the embedded one.",
@@ -448,7 +452,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
     try {
       return (synced ? inTransaction : inUnsyncedTransaction)(this.#db, work);
     } catch (error) {
-      if (error instanceof ProblemError) throw error;
+      if (error instanceof DomainError) throw error;
       throw searchError(error);
     }
   }
@@ -473,11 +477,11 @@ function documentProblem(
   return mappingViolation(document, mappings);
 }
 
-function searchError(error: unknown): ProblemError {
+function searchError(error: unknown): DomainError {
   const message = messageOf(error);
   return /SQLITE_BUSY|database is locked/i.test(message)
-    ? new ProblemError(503, "search-unavailable", "Search unavailable", message)
-    : new ProblemError(502, "search-error", "Search failed", message);
+    ? new Unavailable("search-unavailable", "Search unavailable", message)
+    : new BackendFailed("search-error", "Search failed", message);
 }
 
 function messageOf(error: unknown): string {

@@ -49,7 +49,7 @@
  * that applies it reads the item as written or newer.
  */
 import { DataFactory, type Quad } from "n3";
-import { ProblemError } from "../../http/problem.ts";
+import { type DomainError, isErrorKind } from "../../errors/domain_error.ts";
 import { queryRemoteEndpoint } from "../../sparql_protocol/remote_query.ts";
 import { integerLiteral, METADATA_NAMESPACE, PROLOGUE, selectRows } from "./lookup.ts";
 import { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
@@ -499,7 +499,7 @@ interface GuardedWrite {
 
 /** An answer of the endpoint that refused a request: nothing of it was applied. */
 function isRefusal(error: unknown): boolean {
-  return error instanceof ProblemError && error.status === 502;
+  return isErrorKind(error, "backend-failed");
 }
 
 /** What a guarded write found afterwards. */
@@ -540,7 +540,7 @@ function refusal(
   uri: string,
   condition: WriteCondition,
   outcome: WriteOutcome,
-): ProblemError {
+): DomainError {
   if (condition.ifMatch !== undefined && outcome.collection === collection) {
     return preconditionFailed(uri, outcome.hash ?? "");
   }

@@ -7,7 +7,7 @@
  * SQLite, the system of record.
  */
 import { Parser } from "n3";
-import { ProblemError } from "../../http/problem.ts";
+import { InvalidInput, Timeout, Unavailable } from "../../errors/domain_error.ts";
 import type { SparqlQueryOptions, SparqlQueryResult } from "../triple_store.ts";
 import type { SparqlWorkerReply, SparqlWorkerRequest } from "./oxigraph_worker_protocol.ts";
 import { analyzeQuery } from "../../sparql_protocol/analyze_query.ts";
@@ -48,8 +48,7 @@ export class EmbeddedSparqlEngine {
         this.#pending.delete(id);
         this.#reset(new Error("superseded by a timeout"));
         reject(
-          new ProblemError(
-            504,
+          new Timeout(
             "query-timeout",
             "Query timed out",
             `The query did not finish within ${options.timeoutMs} ms and was stopped.`,
@@ -145,12 +144,11 @@ export class EmbeddedSparqlEngine {
     if (reply.op === "result") pending.resolve(reply.text);
     else if (!reply.trapped) {
       pending.reject(
-        new ProblemError(400, "query-failed", "Query failed", `The query failed: ${reply.message}`),
+        new InvalidInput("query-failed", "Query failed", `The query failed: ${reply.message}`),
       );
     } else {
       pending.reject(
-        new ProblemError(
-          400,
+        new InvalidInput(
           "query-failed",
           "Query failed",
           `The query engine failed on this query (${reply.message}) and was restarted; ` +
@@ -159,8 +157,7 @@ export class EmbeddedSparqlEngine {
       );
       // The next query rebuilds the mirror in a fresh worker.
       this.#reset(
-        new ProblemError(
-          503,
+        new Unavailable(
           "query-engine-restarted",
           "Query engine restarted",
           "Another query made the embedded query engine fail; it was restarted. Retry the query.",
