@@ -9,7 +9,7 @@ import { FIELD_TYPES } from "../search/mapped_fields.ts";
 import { parseFieldPath, prefixesOf } from "../search/field_paths.ts";
 import { SEARCH_LANGUAGES } from "../search/languages.ts";
 import { SERVICE_SEARCH_FIELDS } from "../search/documents.ts";
-import { maskUrlCredentials } from "./settings_dump.ts";
+import { maskUrlCredentials } from "./secret_masking.ts";
 
 const emptyAsUndefined = (value: unknown) => value === "" || value === null ? undefined : value;
 

@@ -6,18 +6,9 @@
  */
 import type { Quad, Term } from "n3";
 import type { IndexOutbox } from "./index_outbox.ts";
+import type { ItemRecord } from "./item_record.ts";
 
-/** What the store knows about one item besides its triples. */
-export interface ItemRecord {
-  collection: string;
-  uri: string;
-  /** SHA-256 of the RDFC-1.0 canonical form: the item's ETag. */
-  hash: string;
-  tripleCount: number;
-  /** ISO 8601 timestamps. */
-  created: string;
-  modified: string;
-}
+export type { ItemRecord } from "./item_record.ts";
 
 /**
  * One version of an item, as {@link TripleStore.readItem} returns it: a record and the
@@ -80,8 +71,9 @@ export interface BackendHealth {
  * Item graphs keyed by (collection, item URI). Item URIs are unique across collections:
  * each item is one named graph.
  *
- * Errors are {@link ProblemError}s: 404 `item-not-found`, 409 `item-exists`,
- * 412 `precondition-failed`, 503 `store-unavailable`, 502 `store-error`.
+ * Errors are DomainErrors (`src/errors/`): not-found `item-not-found`, conflict `item-exists`,
+ * precondition-failed `precondition-failed`, unavailable `store-unavailable`, backend-failed
+ * `store-error`.
  */
 export interface TripleStore {
   readonly kind: "embedded" | "sparql";
