@@ -258,6 +258,11 @@ export const configSchema = z.object({
     }).prefault({}),
     search: z.object({
       backend: z.enum(["embedded", "opensearch"]).default("embedded"),
+      /**
+       * Put before every collection's `index` on either engine, so that several services can
+       * share one cluster. Empty: `opensearch.indexPrefix` (its older name) applies.
+       */
+      indexPrefix: z.preprocess((v) => v ?? "", z.string()).default(""),
       opensearch: z.object({
         /** Every node of the cluster: requests spread over them and fail over. */
         node: z.preprocess(emptyAsUndefined, nodeUrls.default(["http://127.0.0.1:9200"])),
@@ -265,6 +270,7 @@ export const configSchema = z.object({
         password: optionalString,
         /** PEM file of CA certificates trusted for HTTPS to the nodes. */
         caFile: optionalString,
+        /** The older name of `service.search.indexPrefix`, still read when that one is empty. */
         indexPrefix: z.preprocess((v) => v ?? "", z.string()).default(""),
       }).prefault({}),
       query: z.object({

@@ -146,7 +146,7 @@ export function collectionIndexRef(
   const fields = fieldMappings(collection.fields);
   return {
     collection: collection.uri,
-    indexName: `${config.service.search.opensearch.indexPrefix}${collection.index}`,
+    indexName: `${indexPrefixOf(config)}${collection.index}`,
     // The collection's explicit mappings override what its fields imply.
     mappings: Object.keys(fields).length === 0 ? collection.mappings : {
       ...collection.mappings,
@@ -156,4 +156,10 @@ export function collectionIndexRef(
       },
     },
   };
+}
+
+/** `service.search.indexPrefix`, or its older name `service.search.opensearch.indexPrefix`. */
+export function indexPrefixOf(config: ServiceConfig): string {
+  const search = config.service.search;
+  return search.indexPrefix !== "" ? search.indexPrefix : search.opensearch.indexPrefix;
 }

@@ -16,11 +16,12 @@ import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { ProblemError } from "../http/problem.ts";
 import { readBodyText } from "../http/body.ts";
-import type {
-  SearchAnyFilter,
-  SearchFilter,
-  SearchRange,
-  SearchSort,
+import {
+  rawSearch,
+  type SearchAnyFilter,
+  type SearchFilter,
+  type SearchRange,
+  type SearchSort,
 } from "../search/search_engine.ts";
 import { gateQueryBody } from "../search/opensearch/dsl_gate.ts";
 import { searchItems, searchItemsWithDsl } from "./contracts/search.ts";
@@ -73,7 +74,7 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
         [{ path: gate.path, message: gate.message }],
       );
     }
-    const result = await deps.search.rawSearch(index, body);
+    const result = await rawSearch(deps.search, index, body);
     return c.json(result.response);
   });
 

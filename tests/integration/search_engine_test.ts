@@ -11,11 +11,12 @@ import { buildSearchDocument } from "../../src/search/documents.ts";
 import { fieldMappings } from "../../src/search/mapped_fields.ts";
 import { EmbeddedSearchEngine } from "../../src/search/sqlite_fts/sqlite_fts_engine.ts";
 import { OpenSearchEngine } from "../../src/search/opensearch/opensearch_engine.ts";
-import type {
-  CollectionIndexRef,
-  SearchDocument,
-  SearchEngine,
-  SearchFieldValue,
+import {
+  type CollectionIndexRef,
+  rawSearch,
+  type SearchDocument,
+  type SearchEngine,
+  type SearchFieldValue,
 } from "../../src/search/search_engine.ts";
 import {
   deleteIndicesWithPrefix,
@@ -642,10 +643,10 @@ export function defineSearchEngineSuite(
         },
       };
       if (engine.kind === "embedded") {
-        await assertProblem(engine.rawSearch(ref, body), 501, "not-implemented");
+        await assertProblem(rawSearch(engine, ref, body), 501, "not-implemented");
         return;
       }
-      const { response, changes } = await engine.rawSearch(ref, body);
+      const { response, changes } = await rawSearch(engine, ref, body);
       assert.deepEqual(changes.map((change) => [change.path, change.applied]), [
         ["size", 3],
         ["aggs.genres.terms.size", 3],
@@ -661,7 +662,7 @@ export function defineSearchEngineSuite(
       assert.equal(buckets.length, 3);
       assert.ok(buckets.every((bucket) => bucket.top.hits.hits.length === 1));
       await assertProblem(
-        engine.rawSearch(ref, { query: { no_such_query: {} } }),
+        rawSearch(engine, ref, { query: { no_such_query: {} } }),
         400,
         "invalid-search-query",
       );

@@ -52,6 +52,7 @@ import {
   isRebuildTarget,
   isValidIndexName,
   physicalIndexName,
+  type RawSearchCapable,
   type RawSearchResult,
   rebuildNotActiveProblem,
   type RebuildTarget,
@@ -133,7 +134,7 @@ interface BulkOperation {
 }
 
 /** Search on an OpenSearch node or cluster. */
-export class OpenSearchEngine implements SearchEngine {
+export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
   /** Which engine this is. */
   readonly kind = "opensearch" as const;
   readonly #client: Client;

@@ -7,18 +7,13 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { inTransaction, inUnsyncedTransaction } from "../../store/sqlite/local_db.ts";
-import {
-  BackendFailed,
-  DomainError,
-  NotImplemented,
-  Unavailable,
-} from "../../errors/domain_error.ts";
+import { BackendFailed, DomainError, Unavailable } from "../../errors/domain_error.ts";
 import type { BackendHealth } from "../../store/triple_store.ts";
 import { type ClampWarning, clampWindow, type SearchLimits } from "../clamp.ts";
 import { fieldRows, searchSql, stemText, textMatch } from "./fts_query.ts";
 import { startSearch } from "../facets.ts";
 import { highlightDocument } from "../highlight.ts";
-import { mappingViolation, numericMappedFields } from "../opensearch/mappings.ts";
+import { mappingViolation, numericMappedFields } from "../declared_mappings.ts";
 import {
   type BulkFailure,
   type BulkResult,
@@ -29,7 +24,6 @@ import {
   isRebuildTarget,
   isValidIndexName,
   physicalIndexName,
-  type RawSearchResult,
   rebuildNotActiveProblem,
   type RebuildTarget,
   type SearchDocument,
@@ -281,17 +275,6 @@ export class EmbeddedSearchEngine implements SearchEngine {
       throw searchError(error);
     }
     return response;
-  }
-
-  /** Query DSL bodies need OpenSearch. */
-  rawSearch(_index: CollectionIndexRef, _body: Record<string, unknown>): Promise<RawSearchResult> {
-    return Promise.reject(
-      new NotImplemented(
-        "not-implemented",
-        "Not implemented",
-        "Query DSL search needs the opensearch search backend; this service uses the embedded one.",
-      ),
-    );
   }
 
   /** Healthy while the SQLite file answers. */
