@@ -19,7 +19,7 @@ import {
 import { parseRdf } from "../rdf/parse.ts";
 import { generateShacl } from "../rdf/shacl/generate.ts";
 import { serializeRdf } from "../rdf/serialize.ts";
-import { writeSparqlJsonResults } from "../sparql_protocol/results_document.ts";
+import { writeSparqlJsonResults } from "../sparql_protocol/results_json.ts";
 import { refuseLongQuery, requireQueryText } from "../sparql_protocol/analyze_query.ts";
 import type { SparqlQueryResult } from "../store/triple_store.ts";
 import { endpointNotFound } from "../tools/sparql_endpoints.ts";

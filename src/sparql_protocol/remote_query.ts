@@ -8,7 +8,8 @@ import type { Quad } from "n3";
 import { InvalidInput } from "../errors/domain_error.ts";
 import { analyzeQuery } from "./analyze_query.ts";
 import { EndpointRefusal, type SparqlHttpClient, storeProblemFromError } from "./client.ts";
-import { malformedResults, readSparqlJsonResults, streamNTriples } from "./results_json.ts";
+import { malformedResults, readSparqlJsonResults } from "./results_json.ts";
+import { streamNTriples } from "./ntriples_stream.ts";
 import type { SparqlQueryOptions, SparqlQueryResult } from "../store/triple_store.ts";
 
 const SPARQL_JSON = "application/sparql-results+json";

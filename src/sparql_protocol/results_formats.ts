@@ -8,7 +8,7 @@
  */
 import type { Term } from "n3";
 import { parseAccept } from "../rdf/formats.ts";
-import { termToJson } from "./results_document.ts";
+import { termToJson } from "./results_json.ts";
 
 /** A results format of the SPARQL 1.1 Protocol. */
 export type ResultsFormat = "json" | "xml" | "csv" | "tsv";

@@ -17,8 +17,10 @@ import {
   type SparqlTripleStoreConfig,
 } from "../../src/store/remote_sparql/remote_sparql_store.ts";
 import { basicAuthorization } from "../../src/sparql_protocol/client.ts";
-import { readSparqlJsonResults } from "../../src/sparql_protocol/results_json.ts";
-import { readSmallSparqlJsonResults } from "../../src/sparql_protocol/results_document.ts";
+import {
+  readSmallSparqlJsonResults,
+  readSparqlJsonResults,
+} from "../../src/sparql_protocol/results_json.ts";
 import { iriToSparql, literalToSparql } from "../../src/sparql_protocol/terms.ts";
 import type { TripleStore } from "../../src/store/triple_store.ts";
 import { freePort } from "../support/ports.ts";

@@ -73,9 +73,9 @@ import {
 import {
   malformedResults,
   type SparqlRow,
-  streamNTriples,
   streamSparqlJsonRows,
 } from "../../sparql_protocol/results_json.ts";
+import { streamNTriples } from "../../sparql_protocol/ntriples_stream.ts";
 import { iriToSparql, stringToSparql, triplesToSparql } from "../../sparql_protocol/terms.ts";
 import { groupBySubject } from "../../rdf/subject_groups.ts";
 import {

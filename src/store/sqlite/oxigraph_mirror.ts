@@ -11,7 +11,7 @@ import { InvalidInput, Timeout, Unavailable } from "../../errors/domain_error.ts
 import type { SparqlQueryOptions, SparqlQueryResult } from "../triple_store.ts";
 import type { SparqlWorkerReply, SparqlWorkerRequest } from "./oxigraph_worker_protocol.ts";
 import { analyzeQuery } from "../../sparql_protocol/analyze_query.ts";
-import { parseSparqlJsonResults } from "../../sparql_protocol/results_document.ts";
+import { parseSparqlJsonResults } from "../../sparql_protocol/results_json.ts";
 
 /** Produces the whole store as N-Quads chunks (each a few thousand lines). */
 export type MirrorSource = () => AsyncIterable<string>;
