@@ -27,7 +27,7 @@ export interface IndexedCollection {
   linkHits: Map<string, number>;
 }
 
-/** Looks a configured collection up by URI; throws 404 `collection-not-found` otherwise. */
+/** Looks a configured collection up by URI; throws not-found `collection-not-found` otherwise. */
 export type CollectionResolver = (collection: string) => IndexedCollection;
 
 /** The resolver over the configured catalog. */

@@ -189,8 +189,8 @@ export class IndexJobRunner {
   }
 
   /**
-   * Starts a job and returns it as it starts. Throws 404 for an unknown workspace or
-   * collection and 409 `indexing-running` (with `runningJob`) while another job runs on
+   * Starts a job and returns it as it starts. Throws not-found for an unknown workspace or
+   * collection and conflict `indexing-running` (with `runningJob`) while another job runs on
    * any instance.
    */
   start(scope: JobScope, options: StartOptions = {}): Promise<IndexJob> {
@@ -656,7 +656,7 @@ async function* inBatches<T>(
   if (batch.length > 0) yield batch;
 }
 
-/** 409 while a job runs; `runningJob` names it. */
+/** conflict while a job runs; `runningJob` names it. */
 export function runningProblem(runningJob: string): DomainError {
   return new Conflict(
     "indexing-running",

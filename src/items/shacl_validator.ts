@@ -1,6 +1,6 @@
 /**
  * SHACL validation of item writes (API.md: a collection with `shapes` validates every
- * write; violations are 422 with the report's results in `errors`).
+ * write; violations are unprocessable with the report's results in `errors`).
  *
  * Shapes files are read and parsed once at start-up, so a missing or broken file stops the
  * service with the key path instead of failing writes later.

@@ -3,7 +3,7 @@
  * through `jsonld.toRDF`, without ever touching the network.
  *
  * Remote contexts are resolved only from the configured local copies
- * (`service.jsonld.contexts`); any other URL is refused with a 400 that names it.
+ * (`service.jsonld.contexts`); any other URL is refused as invalid input, naming it.
  *
  * Nothing is dropped silently: where the JSON-LD algorithms would drop data with a warning
  * (a relative IRI, a property that expands to no IRI, a free-floating value), the body is
@@ -82,7 +82,7 @@ const DATA_DROPPED: Record<string, string> = {
   "rdfDirection not set": "@direction has no place in an RDF 1.1 literal",
 };
 
-/** 400 `invalid-jsonld` with the JSON-LD error code, as the JSON-LD 1.1 API names it. */
+/** invalid-input `invalid-jsonld` with the JSON-LD error code, as the JSON-LD 1.1 API names it. */
 function invalidJsonLd(message: string, code?: string): DomainError {
   return new InvalidInput(
     "invalid-jsonld",
@@ -304,8 +304,8 @@ function protectDoubleStrings(node: unknown): void {
 /**
  * Converts a parsed JSON-LD document to n3 quads, running `jsonld.toRDF` once.
  *
- * Errors: 400 `remote-context-refused` for a context URL without a local copy; 400
- * `relative-iri` for an IRI that stays relative (no `baseIri`, no @base); 400
+ * Errors: invalid-input `remote-context-refused` for a context URL without a local copy; invalid-input
+ * `relative-iri` for an IRI that stays relative (no `baseIri`, no @base); invalid-input
  * `invalid-jsonld` with the JSON-LD error code for anything the JSON-LD 1.1 API calls an
  * error, and for data its algorithms would drop (a property that expands to no IRI).
  * Blank nodes are renamed per document (`j<n>_b<i>`).

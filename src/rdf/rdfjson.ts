@@ -63,7 +63,7 @@ function pointer(...segments: (string | number)[]): string {
 /**
  * Parses an RDF/JSON document (already parsed from JSON) into default-graph quads.
  *
- * Every problem is reported at its JSON Pointer path: a 400 `rdf-syntax` problem listing
+ * Every problem is reported at its JSON Pointer path: an invalid-input `rdf-syntax` error listing
  * up to twenty of them. Language tags are lower-cased, as the other parsers do. Blank
  * node labels are renamed per document (`r<n>_<i>`), so two documents never share one.
  */

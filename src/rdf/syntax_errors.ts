@@ -5,7 +5,7 @@
  */
 import { InvalidInput } from "../errors/domain_error.ts";
 
-/** A malformed RDF body (400), naming the line and column when the parser knows them. */
+/** A malformed RDF body (invalid-input), naming the line and column when the parser knows them. */
 export function rdfSyntaxProblem(
   format: string,
   message: string,
@@ -22,7 +22,7 @@ export function rdfSyntaxProblem(
 }
 
 /**
- * A relative IRI (400) in an RDF body that has no base to resolve it against: names the
+ * A relative IRI (invalid-input) in an RDF body that has no base to resolve it against: names the
  * IRI and says how to give one (the `base` query parameter, or the syntax's own).
  */
 export function relativeIriProblem(format: string, iri: string): InvalidInput {

@@ -33,12 +33,12 @@ export interface AnalyzeOptions {
   dataset?: QueryDataset;
   /**
    * Graphs the query may not name (FROM, FROM NAMED, GRAPH <iri>, or the protocol's
-   * dataset): 400 `reserved-graph`. The SPARQL store's metadata graph is one.
+   * dataset): invalid-input `reserved-graph`. The SPARQL store's metadata graph is one.
    */
   reservedGraphs?: readonly string[];
 }
 
-/** 413 `query-too-large` for a query text over `maxBytes` (UTF-8), before it is parsed. */
+/** too-large `query-too-large` for a query text over `maxBytes` (UTF-8), before it is parsed. */
 export function refuseLongQuery(query: string, maxBytes: number): void {
   // Every UTF-16 unit is at most 3 UTF-8 bytes: short texts need no encoding to pass.
   if (query.length * 3 <= maxBytes) return;
@@ -52,7 +52,7 @@ export function refuseLongQuery(query: string, maxBytes: number): void {
   );
 }
 
-/** 400 `missing-query` unless `query` holds a query text: the query tool's and `/sparql`'s rule. */
+/** invalid-input `missing-query` unless `query` holds a query text: the query tool's and `/sparql`'s rule. */
 export function requireQueryText(query: string | undefined): string {
   if (query !== undefined && query.trim() !== "") return query;
   throw new InvalidInput(
@@ -64,7 +64,7 @@ export function requireQueryText(query: string | undefined): string {
   );
 }
 
-/** Parses `text`; 400 `invalid-sparql` (with line and column) or 400 `sparql-update-refused`. */
+/** Parses `text`; invalid-input `invalid-sparql` (with line and column) or invalid-input `sparql-update-refused`. */
 export function analyzeQuery(text: string, options: AnalyzeOptions = {}): AnalyzedQuery {
   if (nestsDeeperThan(text, MAX_NESTING)) {
     throw new InvalidInput(
@@ -219,7 +219,7 @@ function refuseForbiddenPatterns(parsed: sparqljs.SparqlQuery, reserved: Set<str
   }
 }
 
-/** 400 `reserved-graph` when the protocol's dataset names a reserved graph. */
+/** invalid-input `reserved-graph` when the protocol's dataset names a reserved graph. */
 function refuseReservedDataset(dataset: QueryDataset | undefined, reserved: readonly string[]) {
   for (const iri of dataset?.defaultGraphs ?? []) {
     if (reserved.includes(iri)) throw reservedGraph(iri, "default-graph-uri");

@@ -20,7 +20,7 @@ const ACCEPT_GRAPH = "application/n-triples, text/turtle;q=0.8, text/plain;q=0.1
 export interface RemoteQueryOptions extends SparqlQueryOptions {
   /** Sent as the protocol's `default-graph-uri` (Fuseki: `urn:x-arq:UnionGraph`). */
   defaultGraphUri?: string;
-  /** Graphs the query may not name (400 `reserved-graph`): the store's metadata graph. */
+  /** Graphs the query may not name (invalid-input `reserved-graph`): the store's metadata graph. */
   reservedGraphs?: readonly string[];
 }
 
@@ -107,7 +107,7 @@ async function firstQuads(
 
 /**
  * A query the endpoint refused as a bad request (syntax it does not support, an unknown
- * function) is the caller's mistake: 400 `invalid-sparql` with the endpoint's words.
+ * function) is the caller's mistake: invalid-input `invalid-sparql` with the endpoint's words.
  */
 function refusedQueryAsInvalid(error: unknown): unknown {
   if (error instanceof EndpointRefusal && error.badRequest) {

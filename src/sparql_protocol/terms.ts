@@ -26,7 +26,7 @@ const STRING_ESCAPES: Record<string, string> = {
 const LANGUAGE_TAG = /^[a-zA-Z]+(-[a-zA-Z0-9]+)*$/;
 
 /**
- * `<iri>` for SPARQL. An IRI SPARQL cannot express is refused with 400 `invalid-iri`
+ * `<iri>` for SPARQL. An IRI SPARQL cannot express is refused with invalid-input `invalid-iri`
  * rather than sent to break the whole update.
  */
 export function iriToSparql(iri: string): string {

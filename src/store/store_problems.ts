@@ -7,7 +7,7 @@ import {
   PreconditionFailed,
 } from "../errors/domain_error.ts";
 
-/** 404 for an item the collection does not hold. */
+/** not-found for an item the collection does not hold. */
 export function itemNotFound(collection: string, uri: string): DomainError {
   return new NotFound(
     "item-not-found",
@@ -16,7 +16,7 @@ export function itemNotFound(collection: string, uri: string): DomainError {
   );
 }
 
-/** 409 for a URI that already names an item. */
+/** conflict for a URI that already names an item. */
 export function itemExists(uri: string, collection: string): DomainError {
   return new Conflict(
     "item-exists",
@@ -25,7 +25,7 @@ export function itemExists(uri: string, collection: string): DomainError {
   );
 }
 
-/** 412 when `If-Match` names another version. */
+/** precondition-failed when `If-Match` names another version. */
 export function preconditionFailed(uri: string, current: string): DomainError {
   return new PreconditionFailed(
     "precondition-failed",
@@ -34,7 +34,7 @@ export function preconditionFailed(uri: string, current: string): DomainError {
   );
 }
 
-/** 400 for a term that is not item data (a variable, a quoted triple). */
+/** invalid-input for a term that is not item data (a variable, a quoted triple). */
 export function invalidTerm(termType: string): DomainError {
   return new InvalidInput(
     "invalid-term",

@@ -49,7 +49,7 @@ export type SparqlQueryResult =
 export interface SparqlQueryOptions {
   /** Most rows (or triples) returned; more sets `truncated`. */
   limit: number;
-  /** Abort after this many milliseconds with a 504 problem. */
+  /** Abort after this many milliseconds with a timeout problem. */
   timeoutMs: number;
   /** The SPARQL 1.1 Protocol's dataset; it replaces the query's own FROM clauses. */
   dataset?: QueryDataset;
@@ -87,7 +87,7 @@ export interface TripleStore {
   /**
    * One version of the item: its record and its triples, read together so that no write can
    * come between them (a record read first and the graph after could be a version apart);
-   * 404 `item-not-found` if the collection holds no such item. The quads stream: a large
+   * not-found `item-not-found` if the collection holds no such item. The quads stream: a large
    * item is never held whole in memory by the embedded store, which keeps the item's
    * snapshot open until the caller has iterated `quads` to its end or stopped.
    *
@@ -109,11 +109,11 @@ export interface TripleStore {
     uris: string[],
     current?: ReadonlyMap<string, ItemRecord>,
   ): Promise<ItemGraph[]>;
-  /** Creates an item; 409 if the URI exists in any collection. Atomic. */
+  /** Creates an item; conflict if the URI exists in any collection. Atomic. */
   createItem(write: ItemWrite): Promise<ItemRecord>;
-  /** Replaces an item's whole graph; 404 if missing, 412 if `ifMatch` differs. Atomic. */
+  /** Replaces an item's whole graph; not-found if missing, precondition-failed if `ifMatch` differs. Atomic. */
   replaceItem(write: ItemWrite, condition?: WriteCondition): Promise<ItemRecord>;
-  /** Deletes an item; 404 if missing, 412 if `ifMatch` differs. Atomic. */
+  /** Deletes an item; not-found if missing, precondition-failed if `ifMatch` differs. Atomic. */
   deleteItem(collection: string, uri: string, condition?: WriteCondition): Promise<void>;
   /** Every item of a collection, in URI order. */
   listItems(collection: string): AsyncIterable<ItemRecord>;

@@ -121,8 +121,8 @@ export class SparqlEndpointRegistry {
   }
 
   /**
-   * Runs a read-only query on endpoint `id`: 404 `endpoint-not-found`, 400
-   * `invalid-sparql` / `sparql-update-refused`, 504 `query-timeout`, 502/503 when a remote
+   * Runs a read-only query on endpoint `id`: not-found `endpoint-not-found`, invalid-input
+   * `invalid-sparql` / `sparql-update-refused`, timeout `query-timeout`, backend-failed/unavailable when a remote
    * endpoint fails.
    */
   query(id: string, sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult> {
@@ -132,7 +132,7 @@ export class SparqlEndpointRegistry {
   }
 }
 
-/** 404 for an endpoint id that is not in the list. */
+/** not-found for an endpoint id that is not in the list. */
 export function endpointNotFound(id: string, known: string[]): DomainError {
   return new NotFound(
     "endpoint-not-found",

@@ -15,10 +15,10 @@
  * transaction: no other write can slip in between check and write. SPARQL Update does not
  * say whether a guarded operation matched, so a write whose guard held also leaves a
  * receipt (`<urn:rdf-content-service:receipt:UUID> rcs:receiptFor <item>`); a query for the
- * receipt then tells success from 409/404/412 exactly, even if another write changes the
+ * receipt then tells success from conflict/not-found/precondition-failed exactly, even if another write changes the
  * item in the meantime. Receipts are deleted by the next update this store sends.
  *
- * A write that fails with 503 may still have been applied when the connection broke after
+ * A write that fails with unavailable may still have been applied when the connection broke after
  * the request was sent (an update is never retried for that reason); the item's state on
  * the endpoint is then either the old or the new one, never a mix.
  *
@@ -418,7 +418,7 @@ export class SparqlTripleStore implements TripleStore {
    * tells, per write, whether its receipt exists (its guard held) and what the item looks
    * like now. A request the endpoint refuses as a whole (an error answer: nothing of it was
    * applied) is sent again write by write, so that only the write that spoils it fails. A
-   * request whose fate is unknown (503: the connection broke) fails every write of it, as
+   * request whose fate is unknown (unavailable: the connection broke) fails every write of it, as
    * a single write does, and is never sent again.
    */
   async #commitGroup(writes: GuardedWrite[]): Promise<Settled<WriteOutcome>[]> {
@@ -534,7 +534,7 @@ function recordFromRow(collection: string, uri: string, row: SparqlRow): ItemRec
   };
 }
 
-/** Why a replace or delete did not apply: 412 if the item is there with another hash. */
+/** Why a replace or delete did not apply: precondition-failed if the item is there with another hash. */
 function refusal(
   collection: string,
   uri: string,

@@ -35,7 +35,7 @@ export class EmbeddedSparqlEngine {
     this.#source = source;
   }
 
-  /** Runs a read-only query; 400 for updates or syntax errors, 504 on timeout. */
+  /** Runs a read-only query; invalid-input for updates or syntax errors, timeout on timeout. */
   async query(sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult> {
     const analyzed = analyzeQuery(sparql, { rowLimit: options.limit, dataset: options.dataset });
     const form = analyzed.form === "CONSTRUCT" || analyzed.form === "DESCRIBE"

@@ -394,7 +394,7 @@ export class EmbeddedTripleStore implements TripleStore {
     }
   }
 
-  /** Checks and applies one write; throws its 409/404/412. Returns the row and outbox entry. */
+  /** Checks and applies one write; throws its conflict/not-found/precondition-failed. Returns the row and outbox entry. */
   #apply(pending: PendingWrite): { row: ItemRow; entry: number } {
     if (pending.kind === "create") {
       const { write } = pending;
