@@ -23,7 +23,7 @@ import { fiftyTripleItem, startBaseline } from "./items_bench.ts";
 import { startServiceProcess } from "../tests/support/process.ts";
 import { DEMO_COLLECTION, itemQuery } from "../tests/support/service.ts";
 import { sparqlEndpointsFromEnv } from "../tests/support/fuseki.ts";
-import { basicAuthorization } from "../src/store/sparql_client.ts";
+import { basicAuthorization } from "../src/sparql_protocol/client.ts";
 
 const C = encodeURIComponent(DEMO_COLLECTION);
 

@@ -4,7 +4,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "./http/app_env.ts";
-import type { AppDeps } from "./app_deps.ts";
+import type { AppDeps } from "./routes/app_deps.ts";
 import { requestId } from "./http/request_id.ts";
 import { accessLog } from "./http/access_log.ts";
 import { requestMetrics } from "./http/request_metrics.ts";

@@ -9,7 +9,7 @@ import { createApp } from "./app.ts";
 import { startServer } from "./http/server.ts";
 import { log } from "./log/logger.ts";
 import { isLoopbackHost } from "./http/loopback.ts";
-import { backupDestination, backupLocalDatabase } from "./store/backup.ts";
+import { backupDestination, backupLocalDatabase } from "./store/sqlite/backup.ts";
 import { SERVICE_VERSION } from "./version.ts";
 
 /** How long requests in flight may run on after SIGTERM/SIGINT. */

@@ -7,13 +7,16 @@ import { join, resolve } from "node:path";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { ServiceConfig } from "./config/schema.ts";
 import { readCaCertificates } from "./config/ca_file.ts";
-import type { AppDeps } from "./app_deps.ts";
+import type { AppDeps } from "./routes/app_deps.ts";
 import { Catalog } from "./catalog/catalog.ts";
-import { LOCAL_DB_FILE } from "./store/local_db.ts";
+import { LOCAL_DB_FILE } from "./store/sqlite/local_db.ts";
 import { openLocalDatabase } from "./local_database.ts";
 import type { DatabaseSync } from "node:sqlite";
-import { EmbeddedTripleStore } from "./store/embedded.ts";
-import { DEFAULT_METADATA_GRAPH, SparqlTripleStore } from "./store/sparql.ts";
+import { EmbeddedTripleStore } from "./store/sqlite/sqlite_store.ts";
+import {
+  DEFAULT_METADATA_GRAPH,
+  SparqlTripleStore,
+} from "./store/remote_sparql/remote_sparql_store.ts";
 import type { TripleStore } from "./store/triple_store.ts";
 import { ItemCache } from "./store/item_cache.ts";
 import { CachingTripleStore } from "./store/caching_triple_store.ts";
@@ -21,21 +24,24 @@ import { ItemService } from "./items/item_service.ts";
 import { SparqlEndpointRegistry } from "./tools/sparql_endpoints.ts";
 import { CollectionShapes } from "./items/shacl_validator.ts";
 import { Initializer } from "./initialize/initializer.ts";
-import { buildSearchEngine } from "./search/build_engine.ts";
 import { collectionResolver } from "./indexing/index_item.ts";
-import type { JobStore } from "./indexing/job_store.ts";
+import type { JobStore } from "./jobs/job_store.ts";
 import type { IndexOutbox } from "./store/index_outbox.ts";
 import { log } from "./log/logger.ts";
-import { SqliteJobStore } from "./indexing/sqlite_job_store.ts";
-import { SparqlJobStore } from "./indexing/sparql_job_store.ts";
-import { SparqlHttpClient } from "./store/sparql_client.ts";
+import { SqliteJobStore } from "./jobs/sqlite_job_store.ts";
+import { SparqlJobStore } from "./jobs/sparql_job_store.ts";
+import { SparqlHttpClient } from "./sparql_protocol/client.ts";
 import { CLOCK_ALLOWANCE_MS, IndexJobRunner } from "./indexing/job_runner.ts";
 import { type ImportJob, ImportJobRunner } from "./bulk/import_jobs.ts";
-import { SqliteKindJobStore } from "./indexing/sqlite_kind_job_store.ts";
+import { SqliteKindJobStore } from "./jobs/sqlite_kind_job_store.ts";
 import { IndexOutboxWorker } from "./indexing/outbox_worker.ts";
 import { canonicalHash } from "./rdf/canonical_hash.ts";
 import { SERVICE_VERSION } from "./version.ts";
 import { ServiceMetrics } from "./metrics/metrics.ts";
+import type { ClampWarning } from "./search/clamp.ts";
+import { EmbeddedSearchEngine } from "./search/sqlite_fts/sqlite_fts_engine.ts";
+import { OpenSearchEngine } from "./search/opensearch/opensearch_engine.ts";
+import type { SearchEngine } from "./search/search_engine.ts";
 
 /** The dependencies plus a way to release them. */
 export interface Services {
@@ -264,4 +270,35 @@ async function handOverLocalOutbox(db: DatabaseSync, outbox: IndexOutbox): Promi
       error: error instanceof Error ? error.message : String(error),
     });
   }
+}
+
+/** Clamp warnings go to the service log as one `warn` line each. */
+export const logClampWarning: ClampWarning = (entry) => {
+  const { msg, ...fields } = entry;
+  log("warn", typeof msg === "string" ? msg : "search query clamped", fields);
+};
+
+/**
+ * Builds `service.search.backend`: the embedded engine in `db` (the service's own SQLite
+ * file), or an OpenSearch client for the nodes of `service.search.opensearch.node`
+ * (connects lazily). Throws a ConfigError when the configured CA file cannot be used.
+ */
+export function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): SearchEngine {
+  const search = config.service.search;
+  const limits = search.query;
+  if (search.backend === "opensearch") {
+    const { caFile } = search.opensearch;
+    return new OpenSearchEngine({
+      node: search.opensearch.node,
+      username: search.opensearch.username,
+      password: search.opensearch.password,
+      caCertificates: caFile
+        ? readCaCertificates(caFile, "service.search.opensearch.caFile")
+        : undefined,
+      limits,
+      warn: logClampWarning,
+      rawSearchTimeoutMs: search.dsl.timeoutMs,
+    });
+  }
+  return new EmbeddedSearchEngine(db, { limits, warn: logClampWarning });
 }

@@ -1,11 +1,12 @@
 /**
  * One graph block of an import to the item it holds: parsed alone (so a syntax error stays
  * in its item), every quad in one named graph whose IRI is the item's URI, the quads moved
- * to the default graph as an item body is. Failures are {@link ProblemError}s whose lines
+ * to the default graph as an item body is. Failures are {@link DomainError}s whose lines
  * are lines of the whole input.
  */
 import { DataFactory, type Quad } from "n3";
-import { ProblemError, rdfSyntaxProblem } from "../http/problem.ts";
+import { DomainError, InvalidInput } from "../errors/domain_error.ts";
+import { rdfSyntaxProblem } from "../rdf/syntax_errors.ts";
 import { parseRdf } from "../rdf/parse.ts";
 import type { BulkFormat, GraphBlock } from "./graph_blocks.ts";
 
@@ -27,17 +28,16 @@ export async function blockItem(
   try {
     quads = (await parseRdf(block.text, format, { baseIri })).quads;
   } catch (error) {
-    throw error instanceof ProblemError && error.slug === "rdf-syntax"
+    throw error instanceof DomainError && error.slug === "rdf-syntax"
       ? relocated(error, block, format)
       : error;
   }
   const graph = quads[0]?.graph;
   if (!graph) {
-    throw new ProblemError(400, "empty-body", "Empty graph", "The graph block holds no triples.");
+    throw new InvalidInput("empty-body", "Empty graph", "The graph block holds no triples.");
   }
   if (graph.termType !== "NamedNode") {
-    throw new ProblemError(
-      400,
+    throw new InvalidInput(
       "graph-name-not-iri",
       "Graph name is not an IRI",
       `The graph is named by the blank node _:${graph.value}; an item's graph is named by ` +
@@ -45,8 +45,7 @@ export async function blockItem(
     );
   }
   if (quads.some((quad) => !quad.graph.equals(graph))) {
-    throw new ProblemError(
-      400,
+    throw new InvalidInput(
       "rdf-syntax",
       "Several graphs in one block",
       `The lines starting at line ${block.line} name more than one graph.`,
@@ -62,7 +61,7 @@ export async function blockItem(
 }
 
 /** The syntax problem with the block's line turned into the input's line. */
-function relocated(error: ProblemError, block: GraphBlock, format: BulkFormat): ProblemError {
+function relocated(error: DomainError, block: GraphBlock, format: BulkFormat): DomainError {
   const at = /^(\d+):(\d+)$/.exec(error.errors?.[0]?.path ?? "");
   if (!at) return error;
   // Line 1 of the text is the directives line; line 2 is the input's `textLine`.
@@ -74,7 +73,7 @@ function relocated(error: ProblemError, block: GraphBlock, format: BulkFormat): 
 
 /** The input line a problem points at, if it names one; else the block's first line. */
 export function problemLine(error: unknown, block: GraphBlock): number {
-  if (error instanceof ProblemError) {
+  if (error instanceof DomainError) {
     const at = /^(\d+):\d+$/.exec(error.errors?.[0]?.path ?? "");
     if (error.slug === "rdf-syntax" && at) return Number(at[1]);
   }

@@ -4,12 +4,18 @@
  * normal write path, the index outbox), several items in flight at once.
  *
  * The job record and its single-flight lock (one import per collection) live in the job
- * store (`src/indexing/job_store.ts`) like indexing jobs: shared by every instance on a
+ * store (`src/jobs/job_store.ts`) like indexing jobs: shared by every instance on a
  * SPARQL store, with a heartbeat renewed every third of a lease. `written` counts only items
  * whose write the store acknowledged, so after a crash every item the job reported as
  * written is stored (and its outbox entry with it); the job itself is then marked failed.
  */
-import { ProblemError } from "../http/problem.ts";
+import {
+  Conflict,
+  DomainError,
+  InvalidInput,
+  isSystemFailure,
+  Unavailable,
+} from "../errors/domain_error.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { ItemService } from "../items/item_service.ts";
 import {
@@ -20,7 +26,7 @@ import {
   type JobStore,
   MAX_JOB_ERRORS,
   type StoredJob,
-} from "../indexing/job_store.ts";
+} from "../jobs/job_store.ts";
 import { log } from "../log/logger.ts";
 import { type BulkFormat, type GraphBlock, graphBlocks } from "./graph_blocks.ts";
 import { blockItem, problemLine } from "./block_item.ts";
@@ -119,7 +125,7 @@ export class ImportJobRunner {
   ): Promise<{ job: ImportJob; bodyRead: Promise<ImportJob>; done: Promise<ImportJob> }> {
     this.#options.catalog.require(request.collection);
     if (this.#closing) {
-      throw new ProblemError(503, "shutting-down", "Shutting down", "The service is stopping.");
+      throw new Unavailable("shutting-down", "Shutting down", "The service is stopping.");
     }
     await this.#recovered;
     const job: ImportJob = {
@@ -246,8 +252,7 @@ export class ImportJobRunner {
       uri = item.uri;
       const earlier = seen.get(uri);
       if (earlier !== undefined) {
-        throw new ProblemError(
-          400,
+        throw new InvalidInput(
           "graph-not-contiguous",
           "Graph split in two",
           `The graph <${uri}> started at line ${earlier} already; a graph's triples must be ` +
@@ -267,7 +272,7 @@ export class ImportJobRunner {
         });
       }
     } catch (error) {
-      if (!(error instanceof ProblemError) || error.status >= 500) throw error;
+      if (!(error instanceof DomainError) || isSystemFailure(error)) throw error;
       this.#refuse(job, {
         item: uri,
         line: problemLine(error, block),
@@ -291,14 +296,14 @@ export class ImportJobRunner {
         await items.update(collection, uri, quads, undefined, bulk);
         return true;
       } catch (error) {
-        if (!(error instanceof ProblemError) || error.slug !== "item-not-found") throw error;
+        if (!(error instanceof DomainError) || error.slug !== "item-not-found") throw error;
       }
     }
     try {
       await items.create(collection, uri, quads, bulk);
       return true;
     } catch (error) {
-      if (mode === "create" && error instanceof ProblemError && error.slug === "item-exists") {
+      if (mode === "create" && error instanceof DomainError && error.slug === "item-exists") {
         return false;
       }
       throw error;
@@ -401,9 +406,8 @@ async function* decoded(
 }
 
 /** 409 while an import of the collection runs; `runningJob` names it. */
-export function importRunning(collection: string, runningJob: string): ProblemError {
-  return new ProblemError(
-    409,
+export function importRunning(collection: string, runningJob: string): DomainError {
+  return new Conflict(
     "import-running",
     "An import of this collection is running",
     `Import job ${runningJob} is importing into <${collection}>; one import per collection ` +
@@ -414,7 +418,7 @@ export function importRunning(collection: string, runningJob: string): ProblemEr
 }
 
 /** The problem's detail and its first field error, which often says what is wrong. */
-function withFirstDetail(error: ProblemError): string {
+function withFirstDetail(error: DomainError): string {
   const first = error.errors?.[0];
   if (!first || error.slug === "rdf-syntax") return error.message;
   return `${error.message} (${first.path}: ${first.message})`;

@@ -2,7 +2,7 @@
  * Workspaces and collections as configured in customer.yml, looked up by URI.
  */
 import type { CollectionConfig, WorkspaceConfig } from "../config/schema.ts";
-import { ProblemError } from "../http/problem.ts";
+import { NotFound } from "../errors/domain_error.ts";
 
 /** A collection together with the workspace that holds it. */
 export interface CollectionEntry {
@@ -24,12 +24,11 @@ export class Catalog {
     }
   }
 
-  /** The workspace, or 404 `workspace-not-found`. */
+  /** The workspace, or NotFound `workspace-not-found`. */
   workspace(uri: string): WorkspaceConfig {
     const workspace = this.#workspaces.get(uri);
     if (!workspace) {
-      throw new ProblemError(
-        404,
+      throw new NotFound(
         "workspace-not-found",
         "Workspace not found",
         `No workspace <${uri}> is configured.`,
@@ -39,12 +38,11 @@ export class Catalog {
     return workspace;
   }
 
-  /** The collection and its workspace, or 404 `collection-not-found`. */
+  /** The collection and its workspace, or NotFound `collection-not-found`. */
   collection(uri: string): CollectionEntry {
     const entry = this.#collections.get(uri);
     if (!entry) {
-      throw new ProblemError(
-        404,
+      throw new NotFound(
         "collection-not-found",
         "Collection not found",
         `No collection <${uri}> is configured.`,

@@ -27,12 +27,13 @@ export const BUILT_IN_CUSTOMER_YML = `service:
       maxWaitMs: \${SERVICE_STORE_GROUP_MAX_WAIT_MS:1000}      # longest wait for the commit ahead before going beside it
   search:
     backend: \${SERVICE_SEARCH_BACKEND:embedded}     # embedded | opensearch
+    indexPrefix: \${SERVICE_SEARCH_INDEX_PREFIX:}   # before every collection's index, on either engine
     opensearch:
       node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}   # one URL, or every node: comma-separated
       username: \${SERVICE_OPENSEARCH_USER:}
       password: \${SERVICE_OPENSEARCH_PASSWORD:}
       caFile: \${SERVICE_OPENSEARCH_CA_FILE:}       # PEM CA certificates trusted for https:// nodes
-      indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}
+      indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}   # older name of service.search.indexPrefix
     query:
       maxResultsLimit: \${SERVICE_ES_MAX_RESULTS:10000}
       maxWindow: \${SERVICE_ES_MAX_WINDOW:10000}

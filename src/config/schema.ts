@@ -9,7 +9,7 @@ import { FIELD_TYPES } from "../search/mapped_fields.ts";
 import { parseFieldPath, prefixesOf } from "../search/field_paths.ts";
 import { SEARCH_LANGUAGES } from "../search/languages.ts";
 import { SERVICE_SEARCH_FIELDS } from "../search/documents.ts";
-import { maskUrlCredentials } from "../tools/settings_dump.ts";
+import { maskUrlCredentials } from "./secret_masking.ts";
 
 const emptyAsUndefined = (value: unknown) => value === "" || value === null ? undefined : value;
 
@@ -258,6 +258,11 @@ export const configSchema = z.object({
     }).prefault({}),
     search: z.object({
       backend: z.enum(["embedded", "opensearch"]).default("embedded"),
+      /**
+       * Put before every collection's `index` on either engine, so that several services can
+       * share one cluster. Empty: `opensearch.indexPrefix` (its older name) applies.
+       */
+      indexPrefix: z.preprocess((v) => v ?? "", z.string()).default(""),
       opensearch: z.object({
         /** Every node of the cluster: requests spread over them and fail over. */
         node: z.preprocess(emptyAsUndefined, nodeUrls.default(["http://127.0.0.1:9200"])),
@@ -265,13 +270,14 @@ export const configSchema = z.object({
         password: optionalString,
         /** PEM file of CA certificates trusted for HTTPS to the nodes. */
         caFile: optionalString,
+        /** The older name of `service.search.indexPrefix`, still read when that one is empty. */
         indexPrefix: z.preprocess((v) => v ?? "", z.string()).default(""),
       }).prefault({}),
       query: z.object({
         maxResultsLimit: integer(1).default(10000),
         maxWindow: integer(1).default(10000),
       }).prefault({}),
-      /** `POST /api/search`: the raw query DSL, behind the gate of src/search/dsl_gate.ts. */
+      /** `POST /api/search`: the raw query DSL, behind the gate of src/search/opensearch/dsl_gate.ts. */
       dsl: z.object({
         /** The least role that may use it; `none` switches it off. */
         role: z.enum(["reader", "editor", "admin", "none"]).default("editor"),

@@ -7,7 +7,7 @@
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app_env.ts";
-import { type ProblemBody, ProblemError } from "./problem.ts";
+import { type ProblemBody, problemOf } from "./problem.ts";
 import { log } from "../log/logger.ts";
 
 /** Media type of every error response. */
@@ -23,9 +23,10 @@ export function problemResponse(c: Context<AppEnv>, body: ProblemBody): Response
 
 /** Maps thrown errors to problem responses. */
 export const handleError: ErrorHandler<AppEnv> = (error, c) => {
-  if (error instanceof ProblemError) {
-    const response = problemResponse(c, error.toBody());
-    if (error.status === 401) {
+  const problem = problemOf(error);
+  if (problem) {
+    const response = problemResponse(c, problem.toBody());
+    if (problem.status === 401) {
       response.headers.set("WWW-Authenticate", 'Bearer realm="rdf-content-service"');
     }
     return response;

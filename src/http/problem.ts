@@ -1,17 +1,17 @@
 /**
  * RFC 9457 problem details: the one error shape the service answers with.
  *
- * Domain code throws {@link ProblemError}; the app's error handler turns it into an
- * `application/problem+json` response. Anything else thrown becomes a 500 that names the
- * request id and never leaks a stack.
+ * Domain code throws {@link DomainError}s (`src/errors/`), which know no HTTP; this module
+ * gives each error kind its status, once ({@link STATUS_OF_KIND}). The HTTP layer and routes
+ * throw {@link ProblemError}s for what only HTTP knows (authentication, negotiation, route
+ * parameters). The app's error handler turns both into an `application/problem+json`
+ * response. Anything else thrown becomes a 500 that names the request id and never leaks a
+ * stack.
  */
+import { DomainError, type ErrorKind, type FieldError } from "../errors/domain_error.ts";
 
 /** One entry of a problem's `errors` list: where the input is wrong, and why. */
-export interface ProblemFieldError {
-  /** A parameter name, a JSON pointer, or `line:column` in an RDF body. */
-  path: string;
-  message: string;
-}
+export type ProblemFieldError = FieldError;
 
 /** The JSON body of a problem response. */
 export interface ProblemBody {
@@ -62,41 +62,6 @@ export class ProblemError extends Error {
   }
 }
 
-/** 400 for a malformed RDF body, naming the line and column when the parser knows them. */
-export function rdfSyntaxProblem(
-  format: string,
-  message: string,
-  line?: number,
-  column?: number,
-): ProblemError {
-  const where = line === undefined ? "body" : `line ${line}${column ? `, column ${column}` : ""}`;
-  return new ProblemError(
-    400,
-    "rdf-syntax",
-    "Malformed RDF",
-    `The ${format} body could not be parsed at ${where}: ${message}`,
-    [{ path: line === undefined ? "body" : `${line}:${column ?? 0}`, message }],
-  );
-}
-
-/**
- * 400 for a relative IRI in an RDF body that has no base to resolve it against: names the
- * IRI and says how to give one (the `base` query parameter, or the syntax's own).
- */
-export function relativeIriProblem(format: string, iri: string): ProblemError {
-  return new ProblemError(
-    400,
-    "relative-iri",
-    "Relative IRI without a base",
-    `The ${format} body holds the relative IRI <${iri}> and no base to resolve it against. ` +
-      "Pass the document's base as the `base` query parameter (an absolute IRI, e.g. " +
-      "`&base=https://example.org/doc`), declare one in the document (@base in Turtle and " +
-      "N3, xml:base in RDF/XML, @base in a JSON-LD @context), or write the IRI absolute.",
-    [{ path: "base", message: `relative IRI <${iri}> with no base` }],
-    { iri },
-  );
-}
-
 /** 404 for a job id no record has; `kind` names the kind of job ("indexing", "import"). */
 export function jobNotFound(kind: string, id: string): ProblemError {
   return new ProblemError(
@@ -105,4 +70,41 @@ export function jobNotFound(kind: string, id: string): ProblemError {
     "Job not found",
     `No ${kind} job ${JSON.stringify(id)} is recorded.`,
   );
+}
+
+/** The HTTP status of each kind of domain error: the one place a kind becomes a status. */
+export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
+  "invalid-input": 400,
+  "not-found": 404,
+  "conflict": 409,
+  "precondition-failed": 412,
+  "too-large": 413,
+  "unsupported-media": 415,
+  "unprocessable": 422,
+  "internal": 500,
+  "not-implemented": 501,
+  "backend-failed": 502,
+  "unavailable": 503,
+  "timeout": 504,
+};
+
+/** The problem a domain error is answered with: same slug, title, detail and members. */
+export function problemFromDomain(error: DomainError): ProblemError {
+  const problem = new ProblemError(
+    STATUS_OF_KIND[error.kind],
+    error.slug,
+    error.title,
+    error.message,
+    error.errors,
+    error.extensions,
+  );
+  problem.cause = error;
+  return problem;
+}
+
+/** The problem an error is answered with, or undefined for an unexpected error (a 500). */
+export function problemOf(error: unknown): ProblemError | undefined {
+  if (error instanceof ProblemError) return error;
+  if (error instanceof DomainError) return problemFromDomain(error);
+  return undefined;
 }

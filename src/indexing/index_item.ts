@@ -5,13 +5,12 @@
  * an item twice, always converges on what the store holds.
  */
 import type { Catalog } from "../catalog/catalog.ts";
-import type { ServiceConfig } from "../config/schema.ts";
-import { ProblemError } from "../http/problem.ts";
-import { collectionIndexRef } from "../search/build_engine.ts";
+import type { CollectionConfig, ServiceConfig } from "../config/schema.ts";
+import { isErrorKind, isSystemFailure } from "../errors/domain_error.ts";
 import { buildSearchDocument } from "../search/documents.ts";
 import type { CollectionIndexRef, SearchDocument } from "../search/search_engine.ts";
 import type { ItemGraph, ItemRecord, TripleStore } from "../store/triple_store.ts";
-import { compileIndexFields, type IndexField } from "../search/mapped_fields.ts";
+import { compileIndexFields, fieldMappings, type IndexField } from "../search/mapped_fields.ts";
 import { LinkedGraphLoader, type MappedFields, mappedFieldsOf } from "./linked_graphs.ts";
 
 /** A collection as indexing sees it: where its documents go and how they are shaped. */
@@ -28,7 +27,7 @@ export interface IndexedCollection {
   linkHits: Map<string, number>;
 }
 
-/** Looks a configured collection up by URI; throws 404 `collection-not-found` otherwise. */
+/** Looks a configured collection up by URI; throws not-found `collection-not-found` otherwise. */
 export type CollectionResolver = (collection: string) => IndexedCollection;
 
 /** The resolver over the configured catalog. */
@@ -64,7 +63,7 @@ export type ItemDocument =
  * results keep the input order. `current`: records known current (see
  * {@link TripleStore.readItemGraphs}).
  *
- * Throws only when the store itself fails (a 5xx problem): callers retry those later
+ * Throws only when the store itself fails (a system failure, not the input's): callers retry those later
  * rather than blaming an item. Anything else wrong with one item is `failed` for that item.
  */
 export async function readItemDocuments(
@@ -77,7 +76,7 @@ export async function readItemDocuments(
   try {
     graphs = await store.readItemGraphs(collection.uri, uris, current);
   } catch (error) {
-    if (isStoreFailure(error) || uris.length === 1) return [failedOrThrow(uris[0], error)];
+    if (isSystemFailure(error) || uris.length === 1) return [failedOrThrow(uris[0], error)];
     // Find the item that spoils the batch, so that only it fails.
     return (await Promise.all(
       uris.map((uri) => readItemDocuments(store, collection, [uri])),
@@ -126,16 +125,41 @@ function documentOf(
   }, { context: collection.context, mapped });
 }
 
-function isStoreFailure(error: unknown): boolean {
-  return error instanceof ProblemError && error.status >= 500;
-}
-
 function failedOrThrow(uri: string, error: unknown): ItemDocument {
-  if (isStoreFailure(error)) throw error;
-  if (error instanceof ProblemError && error.status === 404) return { uri, outcome: "gone" };
+  if (isSystemFailure(error)) throw error;
+  if (isErrorKind(error, "not-found")) return { uri, outcome: "gone" };
   return {
     uri,
     outcome: "failed",
     message: error instanceof Error ? error.message : String(error),
   };
+}
+
+/**
+ * The index of a collection: `<indexPrefix><collection.index>` on either engine, so that
+ * several services (or test runs) can share one OpenSearch cluster.
+ */
+export function collectionIndexRef(
+  config: ServiceConfig,
+  collection: CollectionConfig,
+): CollectionIndexRef {
+  const fields = fieldMappings(collection.fields);
+  return {
+    collection: collection.uri,
+    indexName: `${indexPrefixOf(config)}${collection.index}`,
+    // The collection's explicit mappings override what its fields imply.
+    mappings: Object.keys(fields).length === 0 ? collection.mappings : {
+      ...collection.mappings,
+      properties: {
+        ...fields,
+        ...(collection.mappings?.properties as Record<string, unknown> | undefined),
+      },
+    },
+  };
+}
+
+/** `service.search.indexPrefix`, or its older name `service.search.opensearch.indexPrefix`. */
+export function indexPrefixOf(config: ServiceConfig): string {
+  const search = config.service.search;
+  return search.indexPrefix !== "" ? search.indexPrefix : search.opensearch.indexPrefix;
 }

@@ -25,7 +25,7 @@
  * missed the rebuild when it wrote.
  */
 import type { Catalog } from "../catalog/catalog.ts";
-import { ProblemError } from "../http/problem.ts";
+import { Conflict, DomainError, Unavailable } from "../errors/domain_error.ts";
 import { log } from "../log/logger.ts";
 import { type IndexTarget, isRebuildTarget, type SearchEngine } from "../search/search_engine.ts";
 import type { ItemRecord, TripleStore } from "../store/triple_store.ts";
@@ -44,7 +44,7 @@ import {
   type JobScope,
   type JobStore,
   MAX_JOB_ERRORS,
-} from "./job_store.ts";
+} from "../jobs/job_store.ts";
 
 /** Where a job re-queues items it may have indexed stale: the index outbox (see above). */
 export interface IndexChangeFeed {
@@ -189,8 +189,8 @@ export class IndexJobRunner {
   }
 
   /**
-   * Starts a job and returns it as it starts. Throws 404 for an unknown workspace or
-   * collection and 409 `indexing-running` (with `runningJob`) while another job runs on
+   * Starts a job and returns it as it starts. Throws not-found for an unknown workspace or
+   * collection and conflict `indexing-running` (with `runningJob`) while another job runs on
    * any instance.
    */
   start(scope: JobScope, options: StartOptions = {}): Promise<IndexJob> {
@@ -198,7 +198,7 @@ export class IndexJobRunner {
       const parts = this.#parts(scope);
       if (this.#current) throw runningProblem(this.#current.job.id);
       if (this.#closing) {
-        throw new ProblemError(503, "shutting-down", "Shutting down", "The service is stopping.");
+        throw new Unavailable("shutting-down", "Shutting down", "The service is stopping.");
       }
       await this.#recovered;
       return await this.#startRecorded(scope, options, parts);
@@ -656,10 +656,9 @@ async function* inBatches<T>(
   if (batch.length > 0) yield batch;
 }
 
-/** 409 while a job runs; `runningJob` names it. */
-export function runningProblem(runningJob: string): ProblemError {
-  return new ProblemError(
-    409,
+/** conflict while a job runs; `runningJob` names it. */
+export function runningProblem(runningJob: string): DomainError {
+  return new Conflict(
     "indexing-running",
     "Indexing is running",
     `Indexing job ${runningJob} is running; only one job runs at a time.`,

@@ -9,7 +9,7 @@
  */
 import oxigraph from "oxigraph";
 import type { Quad } from "n3";
-import { ProblemError } from "../http/problem.ts";
+import { InvalidInput } from "../errors/domain_error.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { InitializeRule } from "../config/schema.ts";
 import type { TripleStore } from "../store/triple_store.ts";
@@ -56,8 +56,7 @@ export class Initializer {
     for (const quad of body) working.add(toOxigraphQuad(quad));
     const missing = uris.filter((uri) => !mentions(working, uri));
     if (missing.length > 0) {
-      throw new ProblemError(
-        400,
+      throw new InvalidInput(
         "uri-not-in-body",
         "URI not in body",
         `Listed URIs must occur in the body; these do not: ${

@@ -10,7 +10,7 @@
 import sparqljs from "sparqljs";
 import { DataFactory } from "n3";
 import { isAbsoluteIri } from "../rdf/iri.ts";
-import { unindentedGenerator } from "../sparql/generator.ts";
+import { unindentedGenerator } from "../sparql_protocol/generator.ts";
 
 /** A rule query that can be instantiated for one URI. */
 export interface BoundableQuery {

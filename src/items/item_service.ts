@@ -3,7 +3,7 @@
  * over the TripleStore interface.
  */
 import type { Quad } from "n3";
-import { ProblemError } from "../http/problem.ts";
+import { InvalidInput } from "../errors/domain_error.ts";
 import type { Catalog, CollectionEntry } from "../catalog/catalog.ts";
 import type { ItemRead, ItemRecord, TripleStore } from "../store/triple_store.ts";
 import { chooseItemUri } from "./item_uri.ts";
@@ -83,8 +83,7 @@ export class ItemService {
     if (
       !quads.some((quad) => quad.subject.termType === "NamedNode" && quad.subject.value === uri)
     ) {
-      throw new ProblemError(
-        400,
+      throw new InvalidInput(
         "item-not-described",
         "Body does not describe the item",
         `No triple of the body has <${uri}> as its subject.`,
@@ -109,8 +108,7 @@ export class ItemService {
 function itemGraph(body: Quad[]): Quad[] {
   const named = body.find((quad) => quad.graph.termType !== "DefaultGraph");
   if (named) {
-    throw new ProblemError(
-      400,
+    throw new InvalidInput(
       "named-graphs-not-allowed",
       "Named graphs are not allowed",
       `An item is one graph; the body has triples in the named graph <${named.graph.value}>.`,
@@ -118,7 +116,7 @@ function itemGraph(body: Quad[]): Quad[] {
     );
   }
   if (body.length === 0) {
-    throw new ProblemError(400, "empty-body", "Empty body", "The body holds no triples.", [
+    throw new InvalidInput("empty-body", "Empty body", "The body holds no triples.", [
       { path: "body", message: "no triples" },
     ]);
   }

@@ -5,7 +5,7 @@
  */
 import { DataFactory } from "n3";
 import type { Quad, Quad_Object, Quad_Subject } from "n3";
-import { ProblemError } from "../http/problem.ts";
+import { InvalidInput } from "../errors/domain_error.ts";
 import { findRootSubjects } from "../rdf/roots.ts";
 
 /** The chosen URI and the graph to store (a blank-node root renamed to it). */
@@ -36,8 +36,7 @@ export function chooseItemUri(
         quads: renameBlankNode(quads, roots.blankNodes[0], itemParameter),
       };
     }
-    throw new ProblemError(
-      400,
+    throw new InvalidInput(
       "item-not-described",
       "Body does not describe the item",
       `No triple of the body has <${itemParameter}> as its subject.`,
@@ -50,8 +49,7 @@ export function chooseItemUri(
       ...roots.iris.map((iri) => `<${iri}>`),
       ...roots.blankNodes.map((b) => `_:${b}`),
     ];
-    throw new ProblemError(
-      400,
+    throw new InvalidInput(
       count === 0 ? "no-root-subject" : "several-root-subjects",
       count === 0 ? "No root subject" : "Several root subjects",
       count === 0
@@ -63,8 +61,7 @@ export function chooseItemUri(
   }
   if (roots.iris.length === 1) return { uri: roots.iris[0], quads };
   if (!template) {
-    throw new ProblemError(
-      400,
+    throw new InvalidInput(
       "blank-root-subject",
       "Item needs a URI",
       "The body's root subject is a blank node and the collection has no itemUriTemplate; " +

@@ -1,6 +1,6 @@
 /**
  * SHACL validation of item writes (API.md: a collection with `shapes` validates every
- * write; violations are 422 with the report's results in `errors`).
+ * write; violations are unprocessable with the report's results in `errors`).
  *
  * Shapes files are read and parsed once at start-up, so a missing or broken file stops the
  * service with the key path instead of failing writes later.
@@ -12,7 +12,7 @@ import SHACLValidator from "rdf-validate-shacl";
 import type { CollectionEntry } from "../catalog/catalog.ts";
 import type { WorkspaceConfig } from "../config/schema.ts";
 import { ConfigError } from "../config/load.ts";
-import { ProblemError } from "../http/problem.ts";
+import { Unprocessable } from "../errors/domain_error.ts";
 import type { ShapeValidator } from "./item_service.ts";
 
 /** Results listed in one problem; the count says how many there were in all. */
@@ -47,8 +47,7 @@ export class CollectionShapes implements ShapeValidator {
     const report = await validator.validate(new Store(quads));
     if (report.conforms) return;
     const results = report.results;
-    throw new ProblemError(
-      422,
+    throw new Unprocessable(
       "shacl-violation",
       "The item does not conform to the collection's shapes",
       `${results.length} SHACL result(s) from the shapes of <${entry.collection.uri}>` +

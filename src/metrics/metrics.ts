@@ -8,7 +8,7 @@
  * the progress of the newest job, and the item cache's hits and misses.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import { ProblemError } from "../http/problem.ts";
+import { DomainError, isSystemFailure } from "../errors/domain_error.ts";
 import type { IndexOutboxWorker } from "../indexing/outbox_worker.ts";
 import type { IndexJobRunner } from "../indexing/job_runner.ts";
 import type { ItemCache } from "../store/item_cache.ts";
@@ -91,8 +91,8 @@ export class ServiceMetrics {
             (error) => {
               stop();
               // Not found, exists, precondition failed, bad query: the backend answered.
-              if (!(error instanceof ProblemError) || error.status >= 500) {
-                const problem = error instanceof ProblemError ? error.slug : "error";
+              if (!(error instanceof DomainError) || isSystemFailure(error)) {
+                const problem = error instanceof DomainError ? error.slug : "error";
                 this.#backendErrors.inc({ backend, operation: property, problem });
               }
               throw error;

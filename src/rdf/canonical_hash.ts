@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 // @ts-types="@types/n3"
 import { type BlankNode, DataFactory, type Quad, type Term } from "n3";
 import canonize from "rdf-canonize";
-import { ProblemError } from "../http/problem.ts";
+import { DomainError, Unprocessable } from "../errors/domain_error.ts";
 import { distinctQuads } from "./dedupe.ts";
 
 /**
@@ -85,7 +85,7 @@ const CANONICAL_PREFIX = "c14n";
 /**
  * Canonicalises `quads` with RDFC-1.0 and reports the issued blank node identifiers.
  *
- * @throws {ProblemError} 422 `canonicalization-limit` when the graph needs more work than
+ * @throws {DomainError} 422 `canonicalization-limit` when the graph needs more work than
  *   the work factor or the time limit allows.
  * @throws {RangeError} on an invalid `maxWorkFactor` or `timeLimitMs`.
  */
@@ -144,7 +144,7 @@ export async function canonicalizeDataset(
 /**
  * The RDFC-1.0 canonical N-Quads document of `quads` (duplicates count once).
  *
- * @throws {ProblemError} 422 `canonicalization-limit`, as {@link canonicalizeDataset}.
+ * @throws {DomainError} 422 `canonicalization-limit`, as {@link canonicalizeDataset}.
  */
 export async function canonicalize(
   quads: Iterable<Quad>,
@@ -157,7 +157,7 @@ export async function canonicalize(
  * SHA-256 over the UTF-8 RDFC-1.0 canonical N-Quads of `quads`: equal for isomorphic
  * graphs whatever their blank node labels, quad order or duplicates.
  *
- * @throws {ProblemError} 422 `canonicalization-limit`, as {@link canonicalizeDataset}.
+ * @throws {DomainError} 422 `canonicalization-limit`, as {@link canonicalizeDataset}.
  */
 export async function canonicalHash(
   quads: Iterable<Quad>,
@@ -180,9 +180,8 @@ export function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-function limitProblem(reason: string): ProblemError {
-  return new ProblemError(
-    422,
+function limitProblem(reason: string): DomainError {
+  return new Unprocessable(
     "canonicalization-limit",
     "Graph too complex to canonicalize",
     `The graph cannot be canonicalized within the configured limit: ${reason}. ` +

@@ -3,7 +3,7 @@
  * through `jsonld.toRDF`, without ever touching the network.
  *
  * Remote contexts are resolved only from the configured local copies
- * (`service.jsonld.contexts`); any other URL is refused with a 400 that names it.
+ * (`service.jsonld.contexts`); any other URL is refused as invalid input, naming it.
  *
  * Nothing is dropped silently: where the JSON-LD algorithms would drop data with a warning
  * (a relative IRI, a property that expands to no IRI, a free-floating value), the body is
@@ -14,7 +14,8 @@
 import { DataFactory, type Quad } from "n3";
 import jsonld from "jsonld";
 import ContextResolver from "jsonld/lib/ContextResolver.js";
-import { ProblemError, relativeIriProblem } from "../http/problem.ts";
+import { DomainError, InvalidInput } from "../errors/domain_error.ts";
+import { relativeIriProblem } from "./syntax_errors.ts";
 
 const { namedNode, blankNode, literal, defaultGraph, quad: makeQuad } = DataFactory;
 
@@ -81,10 +82,9 @@ const DATA_DROPPED: Record<string, string> = {
   "rdfDirection not set": "@direction has no place in an RDF 1.1 literal",
 };
 
-/** 400 `invalid-jsonld` with the JSON-LD error code, as the JSON-LD 1.1 API names it. */
-function invalidJsonLd(message: string, code?: string): ProblemError {
-  return new ProblemError(
-    400,
+/** invalid-input `invalid-jsonld` with the JSON-LD error code, as the JSON-LD 1.1 API names it. */
+function invalidJsonLd(message: string, code?: string): DomainError {
+  return new InvalidInput(
     "invalid-jsonld",
     "Invalid JSON-LD",
     code ? `${message} (${code})` : message,
@@ -223,12 +223,11 @@ function contextCache(contexts: Record<string, unknown>): BoundedCache<unknown> 
  * also pushed to `refusals`: jsonld.js wraps some loader errors (scoped contexts) without
  * keeping the cause.
  */
-function localDocumentLoader(contexts: Record<string, unknown>, refusals: ProblemError[]) {
+function localDocumentLoader(contexts: Record<string, unknown>, refusals: DomainError[]) {
   // deno-lint-ignore require-await -- jsonld expects a promise-returning loader
   return async (url: string): Promise<RemoteDocument> => {
     if (!Object.hasOwn(contexts, url)) {
-      const refusal = new ProblemError(
-        400,
+      const refusal = new InvalidInput(
         "remote-context-refused",
         "Remote JSON-LD context refused",
         `The JSON-LD context ${url} is not fetched: only contexts configured in ` +
@@ -250,10 +249,10 @@ function localDocumentLoader(contexts: Record<string, unknown>, refusals: Proble
   };
 }
 
-/** The ProblemError a failure was caused by, when our document loader threw it. */
-function problemCause(error: unknown): ProblemError | undefined {
+/** The DomainError a failure was caused by, when our document loader threw it. */
+function problemCause(error: unknown): DomainError | undefined {
   for (let current = error, depth = 0; current && depth < 10; depth++) {
-    if (current instanceof ProblemError) return current;
+    if (current instanceof DomainError) return current;
     const candidate = current as { cause?: unknown; details?: { cause?: unknown } };
     current = candidate.details?.cause ?? candidate.cause;
   }
@@ -305,8 +304,8 @@ function protectDoubleStrings(node: unknown): void {
 /**
  * Converts a parsed JSON-LD document to n3 quads, running `jsonld.toRDF` once.
  *
- * Errors: 400 `remote-context-refused` for a context URL without a local copy; 400
- * `relative-iri` for an IRI that stays relative (no `baseIri`, no @base); 400
+ * Errors: invalid-input `remote-context-refused` for a context URL without a local copy; invalid-input
+ * `relative-iri` for an IRI that stays relative (no `baseIri`, no @base); invalid-input
  * `invalid-jsonld` with the JSON-LD error code for anything the JSON-LD 1.1 API calls an
  * error, and for data its algorithms would drop (a property that expands to no IRI).
  * Blank nodes are renamed per document (`j<n>_b<i>`).
@@ -315,15 +314,14 @@ export async function parseJsonLd(doc: unknown, options: JsonLdParseOptions = {}
   const contexts = options.contexts ?? NO_CONTEXTS;
   if (typeof doc !== "object" || doc === null) {
     // jsonld.js would take a string for the URL of a document to load.
-    throw new ProblemError(
-      400,
+    throw new InvalidInput(
       "invalid-jsonld",
       "Invalid JSON-LD",
       `A JSON-LD document is a JSON object or array; got ${doc === null ? "null" : typeof doc}.`,
       [{ path: "body", message: "object or array expected" }],
     );
   }
-  const refusals: ProblemError[] = [];
+  const refusals: DomainError[] = [];
   let dataset: JsonLdQuad[];
   try {
     checkTypeRedefinitions(doc);
@@ -342,14 +340,13 @@ export async function parseJsonLd(doc: unknown, options: JsonLdParseOptions = {}
       skipExpansion: true,
     }) as JsonLdQuad[];
   } catch (error) {
-    if (error instanceof ProblemError) throw error;
+    if (error instanceof DomainError) throw error;
     const refused = problemCause(error) ?? refusals[0];
     if (refused) throw refused;
     if (error instanceof RangeError) {
       // jsonld.js recurses once per level of nesting: a hostile depth exhausts the stack,
       // which is the client's input, not the service, failing.
-      throw new ProblemError(
-        400,
+      throw new InvalidInput(
         "invalid-jsonld",
         "Invalid JSON-LD",
         "The JSON-LD document is nested too deeply to be processed.",

@@ -3,12 +3,13 @@
  *
  * Turtle, N-Triples, N-Quads, TriG and N3 go through N3.js (its errors carry line
  * numbers); RDF/XML through oxigraph, behind a guard against entity expansion; JSON-LD
- * and RDF/JSON through their own modules. Everything user-facing is a {@link ProblemError}.
+ * and RDF/JSON through their own modules. Everything user-facing is a DomainError (`src/errors/`).
  */
 // @ts-types="@types/n3"
 import { Parser, type Quad, type Term } from "n3";
 import oxigraph from "oxigraph";
-import { ProblemError, rdfSyntaxProblem, relativeIriProblem } from "../http/problem.ts";
+import { UnsupportedMedia } from "../errors/domain_error.ts";
+import { rdfSyntaxProblem, relativeIriProblem } from "./syntax_errors.ts";
 import { RDF_FORMATS, type RdfFormat } from "./formats.ts";
 import { isAbsoluteIri } from "./iri.ts";
 import { parseJsonLd } from "./jsonld_parse.ts";
@@ -100,8 +101,7 @@ function detectJsonFlavour(doc: unknown): "jsonld" | "rdfjson" {
     if (keys.some((key) => key.startsWith("@"))) return "jsonld";
     if (keys.length > 0 && keys.every(isAbsoluteIri)) return "jsonld";
   }
-  throw new ProblemError(
-    415,
+  throw new UnsupportedMedia(
     "unsupported-media-type",
     "Unsupported media type",
     "The JSON body is neither JSON-LD (no @context, @id, @graph or @type, nor IRI keys) nor " +

@@ -11,7 +11,7 @@
  */
 // @ts-types="@types/n3"
 import { type BlankNode, DataFactory, type Literal, type NamedNode, type Quad } from "n3";
-import { ProblemError, type ProblemFieldError } from "../http/problem.ts";
+import { type FieldError, InvalidInput } from "../errors/domain_error.ts";
 import { isAbsoluteIri } from "./iri.ts";
 
 const { namedNode, blankNode, literal, quad: makeQuad } = DataFactory;
@@ -63,12 +63,12 @@ function pointer(...segments: (string | number)[]): string {
 /**
  * Parses an RDF/JSON document (already parsed from JSON) into default-graph quads.
  *
- * Every problem is reported at its JSON Pointer path: a 400 `rdf-syntax` problem listing
+ * Every problem is reported at its JSON Pointer path: an invalid-input `rdf-syntax` error listing
  * up to twenty of them. Language tags are lower-cased, as the other parsers do. Blank
  * node labels are renamed per document (`r<n>_<i>`), so two documents never share one.
  */
 export function parseRdfJson(doc: unknown): Quad[] {
-  const errors: ProblemFieldError[] = [];
+  const errors: FieldError[] = [];
   const fail: Fail = (path, message) => {
     if (errors.length < MAX_REPORTED_ERRORS) errors.push({ path, message });
     return undefined;
@@ -116,8 +116,7 @@ export function parseRdfJson(doc: unknown): Quad[] {
   }
   if (errors.length > 0) {
     const first = errors[0];
-    throw new ProblemError(
-      400,
+    throw new InvalidInput(
       "rdf-syntax",
       "Malformed RDF",
       `The RDF/JSON body is not valid at ${first.path || "/"}: ${first.message}`,

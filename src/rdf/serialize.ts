@@ -6,7 +6,7 @@
  * with memory bounded by one chunk plus what the format's writer keeps between quads.
  */
 import type { Quad } from "n3";
-import { groupBySubject } from "../store/subject_groups.ts";
+import { groupBySubject } from "./subject_groups.ts";
 import type { RdfFormat } from "./formats.ts";
 import { createJsonLdWriter } from "./writers/jsonld.ts";
 import { createNQuadsWriter, createNTriplesWriter } from "./writers/ntriples.ts";

@@ -1,7 +1,7 @@
 /** `/api/admin/import` and `/api/admin/export`: bulk in, bulk out (logic in src/bulk/). */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
-import type { AppDeps } from "../app_deps.ts";
+import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { jobNotFound, ProblemError } from "../http/problem.ts";

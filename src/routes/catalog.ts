@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
-import type { AppDeps } from "../app_deps.ts";
+import type { AppDeps } from "./app_deps.ts";
 import { handle } from "../http/route_contract.ts";
 import { listWorkspaces } from "./contracts/catalog.ts";
 

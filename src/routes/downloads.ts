@@ -1,7 +1,7 @@
 /** `/api/item.{ttl,rdf,nt,n3,jsonld}`: an item as a file, streamed (API.md, Item downloads). */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
-import type { AppDeps } from "../app_deps.ts";
+import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { formatEtag, notModified } from "../http/etag.ts";

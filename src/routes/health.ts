@@ -1,7 +1,7 @@
 /** `/health` (the process serves) and `/ready` (every backend answers). */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
-import type { AppDeps } from "../app_deps.ts";
+import type { AppDeps } from "./app_deps.ts";
 import { handle } from "../http/route_contract.ts";
 import { health, ready } from "./contracts/operations.ts";
 

@@ -2,11 +2,11 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
-import type { AppDeps } from "../app_deps.ts";
+import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { jobNotFound } from "../http/problem.ts";
-import type { IndexJob, JobScope } from "../indexing/job_store.ts";
+import type { IndexJob, JobScope } from "../jobs/job_store.ts";
 import {
   getIndexJob,
   indexCollection,

@@ -1,7 +1,7 @@
 /** `/api/item`: create, read, update, delete (API.md, Items). */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
-import type { AppDeps } from "../app_deps.ts";
+import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { readRdfBody } from "../http/rdf_body.ts";

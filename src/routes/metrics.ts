@@ -1,7 +1,7 @@
 /** `/metrics`: the Prometheus metrics, read at each scrape. */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
-import type { AppDeps } from "../app_deps.ts";
+import type { AppDeps } from "./app_deps.ts";
 import { handle } from "../http/route_contract.ts";
 import { metrics } from "./contracts/operations.ts";
 

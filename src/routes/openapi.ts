@@ -1,7 +1,7 @@
 /** `GET /openapi.json`: the OpenAPI 3.1 description of every route (API.md, Operations). */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
-import type { AppDeps } from "../app_deps.ts";
+import type { AppDeps } from "./app_deps.ts";
 import { handle } from "../http/route_contract.ts";
 import { buildOpenApiDocument } from "../openapi/document.ts";
 import { configuredContracts } from "./access.ts";

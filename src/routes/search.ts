@@ -1,6 +1,6 @@
 /**
  * `/api/search` (API.md, Search): a simple search as query parameters, or an OpenSearch
- * query DSL body, which passes the DSL gate (src/search/dsl_gate.ts) first. Windows beyond
+ * query DSL body, which passes the DSL gate (src/search/opensearch/dsl_gate.ts) first. Windows beyond
  * the limits are clamped by the engine, never refused.
  *
  * `filter=field:value` splits at the first colon, so values may hold colons (IRIs:
@@ -11,18 +11,19 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
-import type { AppDeps } from "../app_deps.ts";
+import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { ProblemError } from "../http/problem.ts";
 import { readBodyText } from "../http/body.ts";
-import type {
-  SearchAnyFilter,
-  SearchFilter,
-  SearchRange,
-  SearchSort,
+import {
+  rawSearch,
+  type SearchAnyFilter,
+  type SearchFilter,
+  type SearchRange,
+  type SearchSort,
 } from "../search/search_engine.ts";
-import { gateQueryBody } from "../search/dsl_gate.ts";
+import { gateQueryBody } from "../search/opensearch/dsl_gate.ts";
 import { searchItems, searchItemsWithDsl } from "./contracts/search.ts";
 
 /** The search routes. */
@@ -73,7 +74,7 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
         [{ path: gate.path, message: gate.message }],
       );
     }
-    const result = await deps.search.rawSearch(index, body);
+    const result = await rawSearch(deps.search, index, body);
     return c.json(result.response);
   });
 

@@ -11,7 +11,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
-import type { AppDeps } from "../app_deps.ts";
+import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { ProblemError } from "../http/problem.ts";
@@ -23,14 +23,14 @@ import {
   type QueryForm,
   refuseLongQuery,
   requireQueryText,
-} from "../sparql/analyze_query.ts";
+} from "../sparql_protocol/analyze_query.ts";
 import {
   negotiateResultsFormat,
   RESULTS_MEDIA_TYPES,
   type ResultsFormat,
   writeBindings,
   writeBoolean,
-} from "../sparql/results_formats.ts";
+} from "../sparql_protocol/results_formats.ts";
 import type { QueryDataset, SparqlQueryResult } from "../store/triple_store.ts";
 import { endpointNotFound, STORE_ENDPOINT_ID } from "../tools/sparql_endpoints.ts";
 import { GRAPH_FORMATS, mediaTypeOf, registeredTypesOf } from "./media_types.ts";

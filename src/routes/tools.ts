@@ -5,7 +5,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
-import type { AppDeps } from "../app_deps.ts";
+import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { ProblemError } from "../http/problem.ts";
@@ -20,11 +20,11 @@ import {
 import { parseRdf } from "../rdf/parse.ts";
 import { generateShacl } from "../rdf/shacl/generate.ts";
 import { serializeRdf } from "../rdf/serialize.ts";
-import { writeSparqlJsonResults } from "../sparql/results_json.ts";
-import { refuseLongQuery, requireQueryText } from "../sparql/analyze_query.ts";
+import { writeSparqlJsonResults } from "../sparql_protocol/results_json.ts";
+import { refuseLongQuery, requireQueryText } from "../sparql_protocol/analyze_query.ts";
 import type { SparqlQueryResult } from "../store/triple_store.ts";
 import { endpointNotFound } from "../tools/sparql_endpoints.ts";
-import { dumpSettings } from "../tools/settings_dump.ts";
+import { dumpSettings } from "../config/settings_dump.ts";
 import { mediaTypeOf } from "./media_types.ts";
 import * as contracts from "./contracts/tools.ts";
 

@@ -13,7 +13,9 @@ import type { Literal, Term } from "n3";
 import { type FieldPath, parseFieldPath, prefixesOf } from "./field_paths.ts";
 import { analyzerOf, searchLanguageOf } from "./languages.ts";
 import type { SearchFieldValue } from "./search_engine.ts";
-import { KEYWORD_IGNORE_ABOVE } from "./opensearch_mappings.ts";
+
+/** Longest string that `<field>.keyword` indexes; longer values are only full-text. */
+export const KEYWORD_IGNORE_ABOVE = 2048;
 
 /** The types a field may have. */
 export const FIELD_TYPES = [

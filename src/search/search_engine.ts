@@ -9,7 +9,7 @@
  * alias in one atomic step, so searches keep answering from the old index until the new
  * one is complete, and a failed rebuild leaves the old one serving.
  */
-import { ProblemError } from "../http/problem.ts";
+import { Conflict, DomainError, InternalFault, NotImplemented } from "../errors/domain_error.ts";
 import type { ClampChange, SearchWindow } from "./clamp.ts";
 import type { BackendHealth } from "../store/triple_store.ts";
 
@@ -18,7 +18,12 @@ export interface CollectionIndexRef {
   collection: string;
   /** customer.yml `index` with the configured prefix: the alias readers query. */
   indexName: string;
-  /** OpenSearch mappings merged over the defaults (new physical indices only). */
+  /**
+   * The collection's declared field types (customer.yml `mappings` merged over what its
+   * fields imply), in the mapping syntax the configuration speaks: OpenSearch creates new
+   * physical indices from them, both engines read typed fields from them
+   * (`declared_mappings.ts`).
+   */
   mappings?: Record<string, unknown>;
 }
 
@@ -191,10 +196,12 @@ export interface RawSearchResult {
 /**
  * A search engine holding one index per collection.
  *
- * Errors are {@link ProblemError}s: 503 `search-unavailable` when the engine cannot be
- * reached, 502 `search-error` when it fails unexpectedly, 400 `invalid-search-query` for a
- * query DSL body the engine refuses, 501 `not-implemented` for `rawSearch` on the embedded
- * engine.
+ * Errors are DomainErrors (`src/errors/`): unavailable `search-unavailable` when the engine
+ * cannot be reached, backend-failed `search-error` when it fails unexpectedly, invalid-input
+ * `invalid-search-query` for a query DSL body the engine refuses.
+ *
+ * What every engine does is here; running a raw query DSL body is an optional capability
+ * ({@link RawSearchCapable}, OpenSearch only) that callers reach through {@link rawSearch}.
  */
 export interface SearchEngine {
   readonly kind: "embedded" | "opensearch";
@@ -223,12 +230,42 @@ export interface SearchEngine {
   abortRebuild(target: RebuildTarget): Promise<void>;
   /** Searches a collection's index; the window is clamped (see `clamp.ts`). */
   search(index: CollectionIndexRef, request: SearchRequest): Promise<SearchResponse>;
-  /** Runs a query DSL body after clamping it. OpenSearch only. */
-  rawSearch(index: CollectionIndexRef, body: Record<string, unknown>): Promise<RawSearchResult>;
   /** The engine's state for `/ready`. */
   health(): Promise<BackendHealth>;
   /** Releases connections; the engine is unusable afterwards. */
   close(): Promise<void>;
+}
+
+/** The optional capability of running a raw query DSL body (OpenSearch has it). */
+export interface RawSearchCapable {
+  /** Runs a query DSL body after clamping it. */
+  rawSearch(index: CollectionIndexRef, body: Record<string, unknown>): Promise<RawSearchResult>;
+}
+
+/** True when `engine` can run raw query DSL bodies. */
+export function hasRawSearch(
+  engine: SearchEngine,
+): engine is SearchEngine & RawSearchCapable {
+  return typeof (engine as Partial<RawSearchCapable>).rawSearch === "function";
+}
+
+/**
+ * Runs a query DSL body on `engine`; an engine without the capability (the embedded one)
+ * refuses with not-implemented `not-implemented`.
+ */
+export function rawSearch(
+  engine: SearchEngine,
+  index: CollectionIndexRef,
+  body: Record<string, unknown>,
+): Promise<RawSearchResult> {
+  if (hasRawSearch(engine)) return engine.rawSearch(index, body);
+  return Promise.reject(
+    new NotImplemented(
+      "not-implemented",
+      "Not implemented",
+      `Query DSL search needs the opensearch search backend; this service uses the ${engine.kind} one.`,
+    ),
+  );
 }
 
 /** True when `target` is a rebuild rather than a collection's index. */
@@ -270,20 +307,18 @@ export function isPhysicalIndexOf(indexName: string, physicalName: string): bool
     /^\d{17}$/.test(physicalName.slice(indexName.length + 1));
 }
 
-/** 409 for a write, commit or abort naming a rebuild that is not in progress. */
-export function rebuildNotActiveProblem(target: RebuildTarget): ProblemError {
-  return new ProblemError(
-    409,
+/** A conflict: a write, commit or abort naming a rebuild that is not in progress. */
+export function rebuildNotActiveProblem(target: RebuildTarget): DomainError {
+  return new Conflict(
     "rebuild-not-active",
     "No such rebuild",
     `Index ${target.physicalName} is not being rebuilt for ${target.ref.indexName}.`,
   );
 }
 
-/** 500 for a configured index name no engine accepts (see {@link isValidIndexName}). */
-export function invalidIndexNameProblem(name: string): ProblemError {
-  return new ProblemError(
-    500,
+/** An internal fault: a configured index name no engine accepts (see {@link isValidIndexName}). */
+export function invalidIndexNameProblem(name: string): DomainError {
+  return new InternalFault(
     "invalid-index-name",
     "Invalid index name",
     `"${name}" cannot name a search index: use lowercase letters, digits, - and _.`,

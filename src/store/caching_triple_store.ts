@@ -38,7 +38,7 @@ import type {
   WriteCondition,
 } from "./triple_store.ts";
 import { estimateQuadBytes, type ItemCache } from "./item_cache.ts";
-import { groupBySubject } from "./subject_groups.ts";
+import { groupBySubject } from "../rdf/subject_groups.ts";
 
 /** A triple store whose item reads are served from memory when the hash matches. */
 export class CachingTripleStore implements TripleStore {

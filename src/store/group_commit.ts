@@ -10,7 +10,7 @@
  * stalled fsync or request adds a bounded delay, not an unbounded one.
  *
  * The store's `commit` checks and applies each write of a group on its own and reports an
- * outcome per write: one write's 409/404/412 never fails its neighbours. A commit that
+ * outcome per write: one write's conflict/not-found/precondition-failed never fails its neighbours. A commit that
  * throws fails every write of its group with that error (nothing of it was acknowledged).
  */
 

@@ -18,7 +18,7 @@
  * `sparql_index_outbox.ts` (entries in the SPARQL store's metadata graph, shared).
  */
 
-import type { ItemRecord } from "./triple_store.ts";
+import type { ItemRecord } from "./item_record.ts";
 
 /** One entry: the item whose document must be brought in step. */
 export interface OutboxEntry {

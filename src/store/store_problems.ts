@@ -1,40 +1,42 @@
 /** The problems every TripleStore implementation answers with, worded once. */
-import { ProblemError } from "../http/problem.ts";
+import {
+  Conflict,
+  DomainError,
+  InvalidInput,
+  NotFound,
+  PreconditionFailed,
+} from "../errors/domain_error.ts";
 
-/** 404 for an item the collection does not hold. */
-export function itemNotFound(collection: string, uri: string): ProblemError {
-  return new ProblemError(
-    404,
+/** not-found for an item the collection does not hold. */
+export function itemNotFound(collection: string, uri: string): DomainError {
+  return new NotFound(
     "item-not-found",
     "Item not found",
     `The collection <${collection}> holds no item <${uri}>.`,
   );
 }
 
-/** 409 for a URI that already names an item. */
-export function itemExists(uri: string, collection: string): ProblemError {
-  return new ProblemError(
-    409,
+/** conflict for a URI that already names an item. */
+export function itemExists(uri: string, collection: string): DomainError {
+  return new Conflict(
     "item-exists",
     "Item already exists",
     `The item <${uri}> already exists in collection <${collection}>.`,
   );
 }
 
-/** 412 when `If-Match` names another version. */
-export function preconditionFailed(uri: string, current: string): ProblemError {
-  return new ProblemError(
-    412,
+/** precondition-failed when `If-Match` names another version. */
+export function preconditionFailed(uri: string, current: string): DomainError {
+  return new PreconditionFailed(
     "precondition-failed",
     "Precondition failed",
     `The item <${uri}> has changed: its current ETag is "${current}".`,
   );
 }
 
-/** 400 for a term that is not item data (a variable, a quoted triple). */
-export function invalidTerm(termType: string): ProblemError {
-  return new ProblemError(
-    400,
+/** invalid-input for a term that is not item data (a variable, a quoted triple). */
+export function invalidTerm(termType: string): DomainError {
+  return new InvalidInput(
     "invalid-term",
     "Term cannot be stored",
     `A ${termType} term cannot be stored as item data`,

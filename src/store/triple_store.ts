@@ -6,18 +6,9 @@
  */
 import type { Quad, Term } from "n3";
 import type { IndexOutbox } from "./index_outbox.ts";
+import type { ItemRecord } from "./item_record.ts";
 
-/** What the store knows about one item besides its triples. */
-export interface ItemRecord {
-  collection: string;
-  uri: string;
-  /** SHA-256 of the RDFC-1.0 canonical form: the item's ETag. */
-  hash: string;
-  tripleCount: number;
-  /** ISO 8601 timestamps. */
-  created: string;
-  modified: string;
-}
+export type { ItemRecord } from "./item_record.ts";
 
 /**
  * One version of an item, as {@link TripleStore.readItem} returns it: a record and the
@@ -60,7 +51,7 @@ export type SparqlQueryResult =
 export interface SparqlQueryOptions {
   /** Most rows (or triples) returned; more sets `truncated`. */
   limit: number;
-  /** Abort after this many milliseconds with a 504 problem. */
+  /** Abort after this many milliseconds with a timeout problem. */
   timeoutMs: number;
   /** The SPARQL 1.1 Protocol's dataset; it replaces the query's own FROM clauses. */
   dataset?: QueryDataset;
@@ -82,8 +73,9 @@ export interface BackendHealth {
  * Item graphs keyed by (collection, item URI). Item URIs are unique across collections:
  * each item is one named graph.
  *
- * Errors are {@link ProblemError}s: 404 `item-not-found`, 409 `item-exists`,
- * 412 `precondition-failed`, 503 `store-unavailable`, 502 `store-error`.
+ * Errors are DomainErrors (`src/errors/`): not-found `item-not-found`, conflict `item-exists`,
+ * precondition-failed `precondition-failed`, unavailable `store-unavailable`, backend-failed
+ * `store-error`.
  */
 export interface TripleStore {
   readonly kind: "embedded" | "sparql";
@@ -97,7 +89,7 @@ export interface TripleStore {
   /**
    * One version of the item: its record and its triples, read together so that no write can
    * come between them (a record read first and the graph after could be a version apart);
-   * 404 `item-not-found` if the collection holds no such item. The quads stream: a large
+   * not-found `item-not-found` if the collection holds no such item. The quads stream: a large
    * item is never held whole in memory by the embedded store, which keeps the item's
    * snapshot open until the caller has iterated `quads` to its end or stopped.
    *
@@ -119,11 +111,11 @@ export interface TripleStore {
     uris: string[],
     current?: ReadonlyMap<string, ItemRecord>,
   ): Promise<ItemGraph[]>;
-  /** Creates an item; 409 if the URI exists in any collection. Atomic. */
+  /** Creates an item; conflict if the URI exists in any collection. Atomic. */
   createItem(write: ItemWrite): Promise<ItemRecord>;
-  /** Replaces an item's whole graph; 404 if missing, 412 if `ifMatch` differs. Atomic. */
+  /** Replaces an item's whole graph; not-found if missing, precondition-failed if `ifMatch` differs. Atomic. */
   replaceItem(write: ItemWrite, condition?: WriteCondition): Promise<ItemRecord>;
-  /** Deletes an item; 404 if missing, 412 if `ifMatch` differs. Atomic. */
+  /** Deletes an item; not-found if missing, precondition-failed if `ifMatch` differs. Atomic. */
   deleteItem(collection: string, uri: string, condition?: WriteCondition): Promise<void>;
   /** Every item of a collection, in URI order. */
   listItems(collection: string): AsyncIterable<ItemRecord>;

@@ -10,9 +10,9 @@
  */
 import type { ServiceConfig } from "../config/schema.ts";
 import { readCaCertificates } from "../config/ca_file.ts";
-import { ProblemError } from "../http/problem.ts";
-import { queryRemoteEndpoint } from "../sparql/remote_query.ts";
-import { SparqlHttpClient } from "../store/sparql_client.ts";
+import { DomainError, NotFound } from "../errors/domain_error.ts";
+import { queryRemoteEndpoint } from "../sparql_protocol/remote_query.ts";
+import { SparqlHttpClient } from "../sparql_protocol/client.ts";
 import type { SparqlQueryOptions, SparqlQueryResult, TripleStore } from "../store/triple_store.ts";
 
 /** Id of the service's own store in the endpoint list. */
@@ -121,8 +121,8 @@ export class SparqlEndpointRegistry {
   }
 
   /**
-   * Runs a read-only query on endpoint `id`: 404 `endpoint-not-found`, 400
-   * `invalid-sparql` / `sparql-update-refused`, 504 `query-timeout`, 502/503 when a remote
+   * Runs a read-only query on endpoint `id`: not-found `endpoint-not-found`, invalid-input
+   * `invalid-sparql` / `sparql-update-refused`, timeout `query-timeout`, backend-failed/unavailable when a remote
    * endpoint fails.
    */
   query(id: string, sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult> {
@@ -132,10 +132,9 @@ export class SparqlEndpointRegistry {
   }
 }
 
-/** 404 for an endpoint id that is not in the list. */
-export function endpointNotFound(id: string, known: string[]): ProblemError {
-  return new ProblemError(
-    404,
+/** not-found for an endpoint id that is not in the list. */
+export function endpointNotFound(id: string, known: string[]): DomainError {
+  return new NotFound(
     "endpoint-not-found",
     "SPARQL endpoint not found",
     `No SPARQL endpoint has the id ${JSON.stringify(id)}; known ids: ${known.join(", ")}.`,

@@ -13,7 +13,7 @@ import { getJson, outboxDrained, searchFinds } from "../support/process_probes.t
 import { DEMO_COLLECTION } from "../support/service.ts";
 import { deleteIndicesWithPrefix, searchBackends } from "../support/opensearch.ts";
 import { uniqueWord } from "../support/item_versions.ts";
-import { INTERRUPTED_MESSAGE } from "../../src/indexing/job_store.ts";
+import { INTERRUPTED_MESSAGE } from "../../src/jobs/job_store.ts";
 
 const COLLECTION = encodeURIComponent(DEMO_COLLECTION);
 /** Items sent before the kill can come; the body is never finished. */

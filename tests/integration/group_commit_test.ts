@@ -10,11 +10,11 @@
  */
 import { strict as assert } from "node:assert";
 import { DataFactory, type Quad } from "n3";
-import { ProblemError } from "../../src/http/problem.ts";
-import { LOCAL_DB_FILE } from "../../src/store/local_db.ts";
+import { ProblemError, problemOf as asProblem } from "../../src/http/problem.ts";
+import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
-import { EmbeddedTripleStore } from "../../src/store/embedded.ts";
-import { SparqlTripleStore } from "../../src/store/sparql.ts";
+import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
+import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_store.ts";
 import type { ItemRecord, TripleStore } from "../../src/store/triple_store.ts";
 import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
@@ -53,7 +53,7 @@ async function titleOf(store: TripleStore, uri: string): Promise<string | undefi
     assert.equal(quads.length, 3, `${uri} is whole`);
     return quads.find((q) => q.predicate.value.endsWith("/title"))?.object.value;
   } catch (error) {
-    if (error instanceof ProblemError && error.status === 404) return undefined;
+    if (asProblem(error)?.status === 404) return undefined;
     throw error;
   }
 }
@@ -63,8 +63,9 @@ type Settled = { value: unknown } | { status: number; slug: string };
 function settle(work: Promise<unknown>): Promise<Settled> {
   return work.then(
     (value) => ({ value }),
-    (error) => {
-      if (!(error instanceof ProblemError)) throw error;
+    (thrown) => {
+      const error = asProblem(thrown);
+      if (!(error instanceof ProblemError)) throw thrown;
       return { status: error.status, slug: error.slug };
     },
   );

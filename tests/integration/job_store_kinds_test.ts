@@ -5,11 +5,11 @@
  * store a job whose heartbeat ends frees its lock and is marked failed by another instance.
  */
 import { strict as assert } from "node:assert";
-import { SparqlHttpClient } from "../../src/store/sparql_client.ts";
-import { SparqlJobStore } from "../../src/indexing/sparql_job_store.ts";
-import { SqliteKindJobStore } from "../../src/indexing/sqlite_kind_job_store.ts";
-import { SqliteJobStore } from "../../src/indexing/sqlite_job_store.ts";
-import type { IndexJob, JobStore, StoredJob } from "../../src/indexing/job_store.ts";
+import { SparqlHttpClient } from "../../src/sparql_protocol/client.ts";
+import { SparqlJobStore } from "../../src/jobs/sparql_job_store.ts";
+import { SqliteKindJobStore } from "../../src/jobs/sqlite_kind_job_store.ts";
+import { SqliteJobStore } from "../../src/jobs/sqlite_job_store.ts";
+import type { IndexJob, JobStore, StoredJob } from "../../src/jobs/job_store.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
 

@@ -8,12 +8,12 @@
 import { strict as assert } from "node:assert";
 import { join } from "node:path";
 import { DataFactory, type Quad } from "n3";
-import { LOCAL_DB_FILE } from "../../src/store/local_db.ts";
+import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
-import { EmbeddedTripleStore } from "../../src/store/embedded.ts";
-import { SparqlTripleStore } from "../../src/store/sparql.ts";
+import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
+import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_store.ts";
 import type { TripleStore } from "../../src/store/triple_store.ts";
-import { ProblemError } from "../../src/http/problem.ts";
+import { problemOf as asProblem } from "../../src/http/problem.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
 
 const { namedNode, literal, quad } = DataFactory;
@@ -69,7 +69,7 @@ async function checkReadIsOneVersion(store: TripleStore, name: string, triples: 
   assert.equal(newCount, triples + 1);
 
   await assert.rejects(store.readItem(`${RUN}/other`, uri), (error: unknown) => {
-    assert.ok(error instanceof ProblemError && error.slug === "item-not-found");
+    assert.ok(asProblem(error)?.slug === "item-not-found");
     return true;
   });
 }

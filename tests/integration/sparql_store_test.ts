@@ -11,12 +11,17 @@ import { strict as assert } from "node:assert";
 import { DataFactory, Parser } from "n3";
 import type { Quad } from "n3";
 import canonize from "rdf-canonize";
-import { ProblemError } from "../../src/http/problem.ts";
-import { SparqlTripleStore, type SparqlTripleStoreConfig } from "../../src/store/sparql.ts";
-import { basicAuthorization } from "../../src/store/sparql_client.ts";
-import { readSparqlJsonResults } from "../../src/store/sparql_results.ts";
-import { readSmallSparqlJsonResults } from "../../src/sparql/results_json.ts";
-import { iriToSparql, literalToSparql } from "../../src/store/sparql_terms.ts";
+import { ProblemError, problemOf as asProblem } from "../../src/http/problem.ts";
+import {
+  SparqlTripleStore,
+  type SparqlTripleStoreConfig,
+} from "../../src/store/remote_sparql/remote_sparql_store.ts";
+import { basicAuthorization } from "../../src/sparql_protocol/client.ts";
+import {
+  readSmallSparqlJsonResults,
+  readSparqlJsonResults,
+} from "../../src/sparql_protocol/results_json.ts";
+import { iriToSparql, literalToSparql } from "../../src/sparql_protocol/terms.ts";
 import type { TripleStore } from "../../src/store/triple_store.ts";
 import { freePort } from "../support/ports.ts";
 import {
@@ -77,8 +82,9 @@ async function readQuads(store: TripleStore, collection: string, uri: string): P
 }
 
 async function assertProblem(work: Promise<unknown>, status: number, slug: string) {
-  await assert.rejects(work, (error: unknown) => {
-    assert.ok(error instanceof ProblemError, `expected a ProblemError, got ${error}`);
+  await assert.rejects(work, (thrown: unknown) => {
+    const error = asProblem(thrown);
+    assert.ok(error instanceof ProblemError, `expected a ProblemError, got ${thrown}`);
     assert.equal(error.slug, slug, error.message);
     assert.equal(error.status, status, error.message);
     return true;
@@ -121,7 +127,7 @@ Deno.test({
         limit: 1,
         timeoutMs: 10_000,
       }),
-      (error: unknown) => error instanceof ProblemError && error.slug === "reserved-graph",
+      (error: unknown) => asProblem(error)?.slug === "reserved-graph",
     );
   },
 });
@@ -154,7 +160,8 @@ Deno.test("SPARQL terms: literals and IRIs are written exactly and unambiguously
   assert.equal(literalToSparql(literal("plain", namedNode(`${XSD}string`))), '"plain"');
   assert.equal(iriToSparql("https://ex.org/a?b=c#d"), "<https://ex.org/a?b=c#d>");
   for (const bad of ["https://ex.org/a b", "https://ex.org/<a>", "urn:a\\b", ""]) {
-    assert.throws(() => iriToSparql(bad), (error: unknown) => {
+    assert.throws(() => iriToSparql(bad), (thrown: unknown) => {
+      const error = asProblem(thrown);
       return error instanceof ProblemError && error.status === 400 && error.slug === "invalid-iri";
     });
   }
@@ -290,7 +297,8 @@ Deno.test("SPARQL client policy: auth header, retries for reads only, error mapp
     assert.match(seen[0].body, /rcs:outboxItem <[^>]*\/i>/, "the update carries its outbox entry");
 
     answer = () => new Response("Error 400: Parse error: <urn:x> line 1", { status: 400 });
-    await assert.rejects(store.createItem(write), (error: unknown) => {
+    await assert.rejects(store.createItem(write), (thrown: unknown) => {
+      const error = asProblem(thrown);
       assert.ok(error instanceof ProblemError);
       assert.equal(error.status, 502);
       assert.equal(error.slug, "store-error");
@@ -315,9 +323,12 @@ Deno.test("SPARQL client policy: auth header, retries for reads only, error mapp
     updateUrl: `${closed}/u`,
     graphStoreUrl: `${closed}/d`,
   });
-  await assert.rejects(unreachable.store.getItem("urn:c", "urn:i"), (error: unknown) => {
-    assert.ok(error instanceof ProblemError && error.slug === "store-unavailable");
-    assert.ok(error.cause instanceof Error, "the network error is kept as the cause");
+  await assert.rejects(unreachable.store.getItem("urn:c", "urn:i"), (thrown: unknown) => {
+    assert.ok(asProblem(thrown)?.slug === "store-unavailable");
+    assert.ok(
+      thrown instanceof Error && thrown.cause instanceof Error,
+      "the network error is kept as the cause",
+    );
     return true;
   });
   const health = await unreachable.store.health();
@@ -625,7 +636,7 @@ fusekiTest("concurrent writers: exactly one create and one conditional replace w
     );
     assert.equal(creates.filter((r) => r.status === "fulfilled").length, 1);
     for (const r of creates) {
-      if (r.status === "rejected") assert.equal((r.reason as ProblemError).status, 409);
+      if (r.status === "rejected") assert.equal(asProblem(r.reason)?.status, 409);
     }
     const winner = await stores[0].store.getItem(collection, uri);
     assert.equal(winner?.tripleCount, 4);
@@ -640,7 +651,7 @@ fusekiTest("concurrent writers: exactly one create and one conditional replace w
     );
     assert.equal(replaces.filter((r) => r.status === "fulfilled").length, 1);
     for (const r of replaces) {
-      if (r.status === "rejected") assert.equal((r.reason as ProblemError).status, 412);
+      if (r.status === "rejected") assert.equal(asProblem(r.reason)?.status, 412);
     }
     assert.equal((await readQuads(stores[0].store, collection, uri)).length, 4);
   } finally {
@@ -700,7 +711,7 @@ fusekiTest(
             await store.createItem(write);
             outcomes.push({ uri: write.uri, ok: true });
           } catch (error) {
-            outcomes.push({ uri: write.uri, ok: false, problem: error as ProblemError });
+            outcomes.push({ uri: write.uri, ok: false, problem: asProblem(error) });
           } finally {
             writing = undefined;
           }

@@ -12,12 +12,12 @@ import { X509Certificate } from "node:crypto";
 import { join } from "node:path";
 import { DataFactory } from "n3";
 import { ConfigError, parseConfigText } from "../../src/config/load.ts";
-import { ProblemError } from "../../src/http/problem.ts";
-import { OpenSearchEngine } from "../../src/search/opensearch.ts";
-import { EmbeddedTripleStore } from "../../src/store/embedded.ts";
+import { ProblemError, problemOf as asProblem } from "../../src/http/problem.ts";
+import { OpenSearchEngine } from "../../src/search/opensearch/opensearch_engine.ts";
+import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
-import { SparqlTripleStore } from "../../src/store/sparql.ts";
-import { SparqlHttpClient } from "../../src/store/sparql_client.ts";
+import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_store.ts";
+import { SparqlHttpClient } from "../../src/sparql_protocol/client.ts";
 import { SparqlEndpointRegistry } from "../../src/tools/sparql_endpoints.ts";
 import {
   FusekiInstance,
@@ -81,8 +81,9 @@ async function rejectsWith(
   slug: string,
   message?: RegExp,
 ): Promise<void> {
-  await assert.rejects(work, (error: unknown) => {
-    assert.ok(error instanceof ProblemError, `expected a ProblemError, got ${error}`);
+  await assert.rejects(work, (thrown: unknown) => {
+    const error = asProblem(thrown);
+    assert.ok(error instanceof ProblemError, `expected a ProblemError, got ${thrown}`);
     assert.equal(error.slug, slug, error.message);
     assert.equal(error.status, status, error.message);
     if (message) assert.match(error.message, message);

@@ -23,7 +23,7 @@
  */
 import { Parser } from "n3";
 import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
-import { basicAuthorization } from "../../src/store/sparql_client.ts";
+import { basicAuthorization } from "../../src/sparql_protocol/client.ts";
 import { type ServiceProcess, startServiceProcess } from "./process.ts";
 import { type SparqlEndpoints, sparqlEndpointsFromEnv } from "./fuseki.ts";
 import { deleteIndicesWithPrefix, openSearchUrl } from "./opensearch.ts";

@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import type { ServiceConfig } from "../../src/config/schema.ts";
-import { basicAuthorization } from "../../src/store/sparql_client.ts";
+import { basicAuthorization } from "../../src/sparql_protocol/client.ts";
 
 /** The prefix of every graph of a test service on the SPARQL store. */
 export const TEST_GRAPH_PREFIX = "urn:rcs-test:";

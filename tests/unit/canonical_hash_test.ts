@@ -8,7 +8,7 @@ import {
   sha256Hex,
 } from "../../src/rdf/canonical_hash.ts";
 import { distinctQuads, quadKey } from "../../src/rdf/dedupe.ts";
-import { ProblemError } from "../../src/http/problem.ts";
+import { ProblemError, problemOf as asProblem } from "../../src/http/problem.ts";
 
 const { quad, namedNode, blankNode, literal, defaultGraph } = DataFactory;
 const SUITE = new URL("../fixtures/rdf-canon/rdfc10/", import.meta.url);
@@ -37,8 +37,9 @@ function cliques(count: number): Quad[] {
   return quads;
 }
 
-function assertLimitProblem(error: unknown): true {
-  assert.ok(error instanceof ProblemError, `not a ProblemError: ${error}`);
+function assertLimitProblem(thrown: unknown): true {
+  const error = asProblem(thrown);
+  assert.ok(error instanceof ProblemError, `not a ProblemError: ${thrown}`);
   assert.equal(error.status, 422);
   assert.equal(error.slug, "canonicalization-limit");
   assert.equal(error.toBody().type, "/problems/canonicalization-limit");
@@ -184,7 +185,7 @@ Deno.test("other errors are not reported as a canonicalisation limit", async () 
   const quads = [quad(blankNode("a"), p, literal("x"))];
   await assert.rejects(
     canonicalize(quads, { algorithm: "MD5" as CanonicalizationHashAlgorithm }),
-    (error) => !(error instanceof ProblemError) && /Unsupported algorithm/.test(String(error)),
+    (error) => !asProblem(error) && /Unsupported algorithm/.test(String(error)),
   );
 });
 

@@ -5,7 +5,7 @@
  */
 import { strict as assert } from "node:assert";
 import { ServiceMetrics } from "../../src/metrics/metrics.ts";
-import { ProblemError } from "../../src/http/problem.ts";
+import { DomainError, NotFound, Unavailable } from "../../src/errors/domain_error.ts";
 
 class FakeStore {
   #reads = 0;
@@ -13,10 +13,10 @@ class FakeStore {
     return Promise.resolve(++this.#reads);
   }
   missing(): Promise<never> {
-    return Promise.reject(new ProblemError(404, "item-not-found", "Item not found", "none"));
+    return Promise.reject(new NotFound("item-not-found", "Item not found", "none"));
   }
   down(): Promise<never> {
-    return Promise.reject(new ProblemError(503, "store-unavailable", "Store unavailable", "x"));
+    return Promise.reject(new Unavailable("store-unavailable", "Store unavailable", "x"));
   }
   async *list(): AsyncIterable<number> {
     yield this.#reads;
@@ -32,8 +32,8 @@ Deno.test("timed backends: latency per operation, backend failures by problem sl
   const store = metrics.timed("store", new FakeStore());
   assert.equal(await store.read(), 1);
   assert.equal(await store.read(), 2);
-  await assert.rejects(store.missing(), ProblemError);
-  await assert.rejects(store.down(), ProblemError);
+  await assert.rejects(store.missing(), DomainError);
+  await assert.rejects(store.down(), DomainError);
   for await (const reads of store.list()) assert.equal(reads, 2);
 
   const counts = (await valuesOf(metrics, "rcs_backend_call_duration_seconds"))

@@ -5,13 +5,14 @@
  */
 import { strict as assert } from "node:assert";
 import { parseRdf } from "../../src/rdf/parse.ts";
-import { ProblemError } from "../../src/http/problem.ts";
+import { ProblemError, problemOf as asProblem } from "../../src/http/problem.ts";
 
 async function problemOf(promise: Promise<unknown>): Promise<ProblemError> {
   try {
     await promise;
-  } catch (error) {
-    assert.ok(error instanceof ProblemError, String(error));
+  } catch (thrown) {
+    const error = asProblem(thrown);
+    assert.ok(error instanceof ProblemError, String(thrown));
     return error;
   }
   throw new Error("parsed without a problem");

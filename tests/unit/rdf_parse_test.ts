@@ -3,7 +3,7 @@
  * RDF/XML entity attacks, JSON-LD forms, and the details of each parser.
  */
 import { strict as assert } from "node:assert";
-import { ProblemError } from "../../src/http/problem.ts";
+import { ProblemError, problemOf as asProblem } from "../../src/http/problem.ts";
 import { parseRdf } from "../../src/rdf/parse.ts";
 import { canonicalNQuads } from "../support/rdf_fixtures.ts";
 
@@ -12,7 +12,8 @@ async function problemOf(promise: Promise<unknown>): Promise<ProblemError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof ProblemError) return error;
+    const problem = asProblem(error);
+    if (problem instanceof ProblemError) return problem;
     throw error;
   }
   assert.fail("expected a ProblemError");

@@ -10,7 +10,7 @@ import {
   canonicalizeDataset,
   DEFAULT_MAX_WORK_FACTOR,
 } from "../../src/rdf/canonical_hash.ts";
-import { ProblemError } from "../../src/http/problem.ts";
+import { ProblemError, problemOf as asProblem } from "../../src/http/problem.ts";
 
 const SUITE = new URL("../fixtures/rdf-canon/", import.meta.url);
 /** The number of eval tests in the RDFC-1.0 suite this service was built against. */
@@ -93,8 +93,9 @@ Deno.test("RDFC-1.0 negative test: the poison graph is refused quickly", async (
       const started = performance.now();
       await assert.rejects(
         canonicalizeDataset(quads, { algorithm: hashAlgorithmOf(entry), timeLimitMs: Infinity }),
-        (error: unknown) => {
-          assert.ok(error instanceof ProblemError, `not a ProblemError: ${error}`);
+        (thrown: unknown) => {
+          const error = asProblem(thrown);
+          assert.ok(error instanceof ProblemError, `not a ProblemError: ${thrown}`);
           assert.equal(error.status, 422);
           assert.equal(error.slug, "canonicalization-limit");
           return true;

@@ -5,7 +5,7 @@
  */
 import { strict as assert } from "node:assert";
 import { createApp } from "../../src/app.ts";
-import type { AppDeps } from "../../src/app_deps.ts";
+import type { AppDeps } from "../../src/routes/app_deps.ts";
 import { BUILT_IN_CUSTOMER_YML } from "../../src/config/defaults.ts";
 import { parseConfigText } from "../../src/config/load.ts";
 import { configuredContracts, contractRouter, requiredRole } from "../../src/routes/access.ts";

@@ -1,13 +1,13 @@
 import { strict as assert } from "node:assert";
 import { parse } from "yaml";
 import { parseConfigText } from "../../src/config/load.ts";
+import { dumpSettings } from "../../src/config/settings_dump.ts";
 import {
-  dumpSettings,
   isSecretName,
   MASK,
   maskSecrets,
   maskUrlCredentials,
-} from "../../src/tools/settings_dump.ts";
+} from "../../src/config/secret_masking.ts";
 
 const SECRETS = {
   token: "admin-token-0123456789abcdef",

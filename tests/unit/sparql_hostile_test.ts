@@ -5,15 +5,16 @@
  */
 import { strict as assert } from "node:assert";
 import oxigraph from "oxigraph";
-import { analyzeQuery } from "../../src/sparql/analyze_query.ts";
+import { analyzeQuery } from "../../src/sparql_protocol/analyze_query.ts";
 import { parseRuleQuery } from "../../src/initialize/rule_query.ts";
-import { ProblemError } from "../../src/http/problem.ts";
+import { ProblemError, problemOf as asProblem } from "../../src/http/problem.ts";
 
 function slugOf(run: () => unknown): string {
   try {
     run();
-  } catch (error) {
-    assert.ok(error instanceof ProblemError, String(error));
+  } catch (thrown) {
+    const error = asProblem(thrown);
+    assert.ok(error instanceof ProblemError, String(thrown));
     return error.slug;
   }
   return "accepted";

@@ -89,7 +89,7 @@ export const searchItems = defineContract({
   problems: { 400: BAD_PARAMETERS, 404: UNKNOWN_COLLECTION, 503: ENGINE_DOWN },
 });
 
-/** What the DSL gate accepts (src/search/dsl_gate.ts; docs/backends.md says it at length). */
+/** What the DSL gate accepts (src/search/opensearch/dsl_gate.ts; docs/backends.md says it at length). */
 const GATE = "The body passes an allow-list first. Top level: `query`, `post_filter`, `aggs`, " +
   "`size`, `from`, `sort`, `_source`, `highlight`, `track_total_hits`, `search_after`, " +
   "`min_score`, `terminate_after`, `explain`, `version`, `track_scores`, " +

@@ -1,6 +1,6 @@
 /**
- * The effective settings as YAML, for the admin tool that shows them, with every secret
- * replaced by {@link MASK}.
+ * Secrets and how they are masked, wherever settings are shown (the settings dump, config
+ * error messages).
  *
  * Secrets are found by rule, not by a list of paths, so a setting added later is masked
  * as soon as its name looks secret: a key whose name ends in one of the secret words
@@ -8,9 +8,6 @@
  * `accessToken` too) has its value masked whole, and every string anywhere has the user
  * info of URLs (`scheme://user:pass@host`) and secret-looking query parameters masked.
  */
-import { stringify } from "yaml";
-import type { ServiceConfig } from "../config/schema.ts";
-
 /** What a secret is shown as. */
 export const MASK = "******";
 
@@ -93,9 +90,4 @@ function isSet(value: unknown): boolean {
   if (Array.isArray(value)) return value.length > 0;
   if (typeof value === "object") return Object.keys(value).length > 0;
   return true;
-}
-
-/** The configuration as YAML, secrets masked. */
-export function dumpSettings(config: ServiceConfig): string {
-  return stringify(maskSecrets(config), { lineWidth: 0 });
 }

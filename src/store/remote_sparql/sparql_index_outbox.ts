@@ -14,10 +14,10 @@
  * claiming instance's clock in epoch milliseconds, so instances' clocks must agree to well
  * within a lease (NTP does).
  */
-import type { SparqlHttpClient } from "./sparql_client.ts";
-import { iriToSparql, stringToSparql } from "./sparql_terms.ts";
-import { ask, integerLiteral, METADATA_NAMESPACE, PROLOGUE, selectRows } from "./sparql_lookup.ts";
-import type { IndexOutbox, OutboxClaim, OutboxEntry } from "./index_outbox.ts";
+import type { SparqlHttpClient } from "../../sparql_protocol/client.ts";
+import { iriToSparql, stringToSparql } from "../../sparql_protocol/terms.ts";
+import { ask, integerLiteral, METADATA_NAMESPACE, PROLOGUE, selectRows } from "./lookup.ts";
+import type { IndexOutbox, OutboxClaim, OutboxEntry } from "../index_outbox.ts";
 
 const ENTRY_PREFIX = `${METADATA_NAMESPACE}outbox:`;
 /** Entries per `enqueue` update: a short request, few round trips. */

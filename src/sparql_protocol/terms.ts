@@ -7,8 +7,8 @@
  * fresh for every request, which is exactly what a whole-graph write wants.
  */
 import type { Literal, Quad, Term } from "n3";
-import { ProblemError } from "../http/problem.ts";
-import { invalidTerm } from "./store_problems.ts";
+import { InvalidInput } from "../errors/domain_error.ts";
+import { invalidTerm } from "../store/store_problems.ts";
 
 const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
 const RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString";
@@ -26,13 +26,12 @@ const STRING_ESCAPES: Record<string, string> = {
 const LANGUAGE_TAG = /^[a-zA-Z]+(-[a-zA-Z0-9]+)*$/;
 
 /**
- * `<iri>` for SPARQL. An IRI SPARQL cannot express is refused with 400 `invalid-iri`
+ * `<iri>` for SPARQL. An IRI SPARQL cannot express is refused with invalid-input `invalid-iri`
  * rather than sent to break the whole update.
  */
 export function iriToSparql(iri: string): string {
   if (iri === "" || IRI_FORBIDDEN.test(iri)) {
-    throw new ProblemError(
-      400,
+    throw new InvalidInput(
       "invalid-iri",
       "Invalid IRI",
       `The IRI ${JSON.stringify(iri)} cannot be stored: it is empty or contains white space ` +
@@ -53,8 +52,7 @@ export function literalToSparql(literal: Literal): string {
   const datatype = literal.datatype.value;
   if (literal.language) {
     if (!LANGUAGE_TAG.test(literal.language)) {
-      throw new ProblemError(
-        400,
+      throw new InvalidInput(
         "invalid-literal",
         "Invalid literal",
         `The language tag ${JSON.stringify(literal.language)} is not a valid BCP 47 tag`,

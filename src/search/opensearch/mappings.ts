@@ -7,22 +7,17 @@
  * `mappings` are merged over the defaults, but cannot retype the service's own fields:
  * paging and removal depend on them.
  */
-import { ProblemError } from "../http/problem.ts";
-import { analyzerOf, languageTextField, SEARCH_LANGUAGES } from "./languages.ts";
-import type { SearchLimits } from "./clamp.ts";
-import type { SearchAnyFilter, SearchFilter, SearchRange, SearchSort } from "./search_engine.ts";
-
-/** Longest string that `<field>.keyword` indexes; longer values are only full-text. */
-export const KEYWORD_IGNORE_ABOVE = 2048;
+import { InvalidInput } from "../../errors/domain_error.ts";
+import { analyzerOf, languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
+import type { SearchLimits } from "../clamp.ts";
+import { KEYWORD_IGNORE_ABOVE } from "../mapped_fields.ts";
+import { asObject, fitsType, SERVICE_FIELD_TYPES } from "../declared_mappings.ts";
+import type { SearchAnyFilter, SearchFilter, SearchRange, SearchSort } from "../search_engine.ts";
 
 const SERVICE_FIELD_MAPPINGS: Record<string, Record<string, unknown>> = {
-  uri: { type: "keyword" },
-  collection: { type: "keyword" },
-  workspace: { type: "keyword" },
-  types: { type: "keyword" },
-  hash: { type: "keyword" },
-  modified: { type: "date" },
-  text: { type: "text" },
+  ...Object.fromEntries(
+    Object.entries(SERVICE_FIELD_TYPES).map(([field, type]) => [field, { type }]),
+  ),
   // Literals tagged with a language, analysed in it (the analysis-common module's analyzers).
   ...Object.fromEntries(
     SEARCH_LANGUAGES.map((language) => [
@@ -75,79 +70,6 @@ export function mergedMappings(overrides: Record<string, unknown> = {}): Record<
     ],
     properties: { ...overrideProperties, ...SERVICE_FIELD_MAPPINGS },
   };
-}
-
-const NUMERIC_TYPES = new Set([
-  "long",
-  "integer",
-  "short",
-  "byte",
-  "double",
-  "float",
-  "half_float",
-  "scaled_float",
-  "unsigned_long",
-]);
-
-/**
- * Top-level fields that `overrides` maps as numbers: OpenSearch indexes (and sorts) a numeric
- * string in them as the number, so the embedded engine does too.
- */
-export function numericMappedFields(overrides: Record<string, unknown> | undefined): Set<string> {
-  const fields = new Set<string>();
-  for (const [field, mapping] of Object.entries(asObject(overrides?.properties))) {
-    const type = asObject(mapping).type;
-    if (typeof type === "string" && NUMERIC_TYPES.has(type)) fields.add(field);
-  }
-  return fields;
-}
-
-/**
- * Why OpenSearch would refuse `document` under the explicitly mapped top-level numeric,
- * boolean and date fields of `overrides`, or undefined. The embedded engine uses this so
- * that a collection's mappings mean the same on both engines.
- */
-export function mappingViolation(
-  document: Record<string, unknown>,
-  overrides: Record<string, unknown> | undefined,
-): string | undefined {
-  const properties = asObject(overrides?.properties);
-  for (const [field, mapping] of Object.entries(properties)) {
-    if (field in SERVICE_FIELD_MAPPINGS || !(field in document)) continue;
-    const type = asObject(mapping).type;
-    if (typeof type !== "string") continue;
-    const values = [document[field]].flat();
-    for (const value of values) {
-      if (!fitsType(value, type)) {
-        return `failed to parse field [${field}] of type [${type}]: ${JSON.stringify(value)}`;
-      }
-    }
-  }
-  return undefined;
-}
-
-function fitsType(value: unknown, type: string): boolean {
-  if (value === null) return true;
-  if (NUMERIC_TYPES.has(type)) {
-    const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
-    // Fractions are coerced into integer types, not refused.
-    return typeof number === "number" && Number.isFinite(number);
-  }
-  if (type === "boolean") {
-    return value === true || value === false || value === "true" ||
-      value === "false" || value === "";
-  }
-  if (type === "date") {
-    return (typeof value === "number" && Number.isFinite(value)) ||
-      (typeof value === "string" && !Number.isNaN(Date.parse(value)));
-  }
-  return true;
-}
-
-function asObject(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? value as Record<string, unknown>
-    : {};
 }
 
 /** How OpenSearch maps one field, as `_mapping/field` reports it. */
@@ -241,8 +163,7 @@ export function fieldResolver(fieldMappings: Record<string, unknown>): FieldReso
       }
       const sortable = mapping.type === "text" ? keywordOf(field, mapping) : field;
       if (sortable === undefined) {
-        throw new ProblemError(
-          400,
+        throw new InvalidInput(
           "invalid-sort",
           "Field cannot be sorted",
           `Field "${field}" is full-text only in this collection's mappings and cannot be sorted on.`,

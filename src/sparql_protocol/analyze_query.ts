@@ -7,7 +7,7 @@
  */
 // @ts-types="@types/sparqljs"
 import sparqljs from "sparqljs";
-import { ProblemError } from "../http/problem.ts";
+import { DomainError, InvalidInput, TooLarge } from "../errors/domain_error.ts";
 import { unindentedGenerator } from "./generator.ts";
 import type { QueryDataset } from "../store/triple_store.ts";
 
@@ -33,19 +33,18 @@ export interface AnalyzeOptions {
   dataset?: QueryDataset;
   /**
    * Graphs the query may not name (FROM, FROM NAMED, GRAPH <iri>, or the protocol's
-   * dataset): 400 `reserved-graph`. The SPARQL store's metadata graph is one.
+   * dataset): invalid-input `reserved-graph`. The SPARQL store's metadata graph is one.
    */
   reservedGraphs?: readonly string[];
 }
 
-/** 413 `query-too-large` for a query text over `maxBytes` (UTF-8), before it is parsed. */
+/** too-large `query-too-large` for a query text over `maxBytes` (UTF-8), before it is parsed. */
 export function refuseLongQuery(query: string, maxBytes: number): void {
   // Every UTF-16 unit is at most 3 UTF-8 bytes: short texts need no encoding to pass.
   if (query.length * 3 <= maxBytes) return;
   const bytes = new TextEncoder().encode(query).length;
   if (bytes <= maxBytes) return;
-  throw new ProblemError(
-    413,
+  throw new TooLarge(
     "query-too-large",
     "Query too large",
     `The query is ${bytes} bytes long; service.query.maxQueryBytes allows ${maxBytes}.`,
@@ -53,11 +52,10 @@ export function refuseLongQuery(query: string, maxBytes: number): void {
   );
 }
 
-/** 400 `missing-query` unless `query` holds a query text: the query tool's and `/sparql`'s rule. */
+/** invalid-input `missing-query` unless `query` holds a query text: the query tool's and `/sparql`'s rule. */
 export function requireQueryText(query: string | undefined): string {
   if (query !== undefined && query.trim() !== "") return query;
-  throw new ProblemError(
-    400,
+  throw new InvalidInput(
     "missing-query",
     "Missing query",
     "The request carries no SPARQL query: send it as the body (application/sparql-query) " +
@@ -66,11 +64,10 @@ export function requireQueryText(query: string | undefined): string {
   );
 }
 
-/** Parses `text`; 400 `invalid-sparql` (with line and column) or 400 `sparql-update-refused`. */
+/** Parses `text`; invalid-input `invalid-sparql` (with line and column) or invalid-input `sparql-update-refused`. */
 export function analyzeQuery(text: string, options: AnalyzeOptions = {}): AnalyzedQuery {
   if (nestsDeeperThan(text, MAX_NESTING)) {
-    throw new ProblemError(
-      400,
+    throw new InvalidInput(
       "invalid-sparql",
       "Invalid SPARQL",
       `The query nests groups, brackets or parentheses more than ${MAX_NESTING} levels deep.`,
@@ -84,8 +81,7 @@ export function analyzeQuery(text: string, options: AnalyzeOptions = {}): Analyz
     throw sparqlSyntaxProblem(error);
   }
   if (parsed.type === "update") {
-    throw new ProblemError(
-      400,
+    throw new InvalidInput(
       "sparql-update-refused",
       "Updates are not allowed",
       "This endpoint answers read-only queries (SELECT, ASK, CONSTRUCT, DESCRIBE); " +
@@ -203,8 +199,7 @@ function refuseForbiddenPatterns(parsed: sparqljs.SparqlQuery, reserved: Set<str
     const record = node as Record<string, unknown>;
     if (record.type === "service") {
       const name = (record.name as { value?: string } | undefined)?.value ?? "";
-      throw new ProblemError(
-        400,
+      throw new InvalidInput(
         "sparql-service-refused",
         "Federated queries are not allowed",
         `SERVICE <${name}> is refused: the query tool only queries the configured endpoints ` +
@@ -224,7 +219,7 @@ function refuseForbiddenPatterns(parsed: sparqljs.SparqlQuery, reserved: Set<str
   }
 }
 
-/** 400 `reserved-graph` when the protocol's dataset names a reserved graph. */
+/** invalid-input `reserved-graph` when the protocol's dataset names a reserved graph. */
 function refuseReservedDataset(dataset: QueryDataset | undefined, reserved: readonly string[]) {
   for (const iri of dataset?.defaultGraphs ?? []) {
     if (reserved.includes(iri)) throw reservedGraph(iri, "default-graph-uri");
@@ -234,9 +229,8 @@ function refuseReservedDataset(dataset: QueryDataset | undefined, reserved: read
   }
 }
 
-function reservedGraph(iri: string, path: string): ProblemError {
-  return new ProblemError(
-    400,
+function reservedGraph(iri: string, path: string): DomainError {
+  return new InvalidInput(
     "reserved-graph",
     "Reserved graph",
     `<${iri}> holds the service's own records (item records, the index outbox, indexing ` +
@@ -246,7 +240,7 @@ function reservedGraph(iri: string, path: string): ProblemError {
   );
 }
 
-function sparqlSyntaxProblem(error: unknown): ProblemError {
+function sparqlSyntaxProblem(error: unknown): DomainError {
   const hash = (error as { hash?: { loc?: { first_line: number; first_column: number } } })
     ?.hash;
   const message = error instanceof Error ? error.message : String(error);
@@ -254,8 +248,7 @@ function sparqlSyntaxProblem(error: unknown): ProblemError {
   const line = hash?.loc?.first_line;
   const column = hash?.loc ? hash.loc.first_column + 1 : undefined;
   const where = line === undefined ? "" : ` at line ${line}, column ${column}`;
-  return new ProblemError(
-    400,
+  return new InvalidInput(
     "invalid-sparql",
     "Invalid SPARQL",
     `The query could not be parsed${where}: ${firstLine}`,

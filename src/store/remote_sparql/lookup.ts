@@ -2,9 +2,13 @@
  * Small SELECT queries of the SPARQL store and its companions (the index outbox, the job
  * records): the whole answer read at once, bounded, with the store's prologue.
  */
-import { type ParsedResults, readSmallSparqlJsonResults } from "../sparql/results_json.ts";
-import { type SparqlHttpClient, storeProblemFromError } from "./sparql_client.ts";
-import { malformedResults, type SparqlRow } from "./sparql_results.ts";
+import { type SparqlHttpClient, storeProblemFromError } from "../../sparql_protocol/client.ts";
+import {
+  malformedResults,
+  type ParsedResults,
+  readSmallSparqlJsonResults,
+  type SparqlRow,
+} from "../../sparql_protocol/results_json.ts";
 
 /** Namespace of the service's own predicates in the store (`rcs:collection`, `rcs:hash`, …). */
 export const METADATA_NAMESPACE = "urn:rdf-content-service:";

@@ -7,11 +7,11 @@
  * SQLite, the system of record.
  */
 import { Parser } from "n3";
-import { ProblemError } from "../http/problem.ts";
-import type { SparqlQueryOptions, SparqlQueryResult } from "./triple_store.ts";
-import type { SparqlWorkerReply, SparqlWorkerRequest } from "./sparql_worker_protocol.ts";
-import { analyzeQuery } from "../sparql/analyze_query.ts";
-import { parseSparqlJsonResults } from "../sparql/results_json.ts";
+import { InvalidInput, Timeout, Unavailable } from "../../errors/domain_error.ts";
+import type { SparqlQueryOptions, SparqlQueryResult } from "../triple_store.ts";
+import type { SparqlWorkerReply, SparqlWorkerRequest } from "./oxigraph_worker_protocol.ts";
+import { analyzeQuery } from "../../sparql_protocol/analyze_query.ts";
+import { parseSparqlJsonResults } from "../../sparql_protocol/results_json.ts";
 
 /** Produces the whole store as N-Quads chunks (each a few thousand lines). */
 export type MirrorSource = () => AsyncIterable<string>;
@@ -35,7 +35,7 @@ export class EmbeddedSparqlEngine {
     this.#source = source;
   }
 
-  /** Runs a read-only query; 400 for updates or syntax errors, 504 on timeout. */
+  /** Runs a read-only query; invalid-input for updates or syntax errors, timeout on timeout. */
   async query(sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult> {
     const analyzed = analyzeQuery(sparql, { rowLimit: options.limit, dataset: options.dataset });
     const form = analyzed.form === "CONSTRUCT" || analyzed.form === "DESCRIBE"
@@ -48,8 +48,7 @@ export class EmbeddedSparqlEngine {
         this.#pending.delete(id);
         this.#reset(new Error("superseded by a timeout"));
         reject(
-          new ProblemError(
-            504,
+          new Timeout(
             "query-timeout",
             "Query timed out",
             `The query did not finish within ${options.timeoutMs} ms and was stopped.`,
@@ -113,7 +112,7 @@ export class EmbeddedSparqlEngine {
   }
 
   async #build(): Promise<Worker> {
-    const worker = new Worker(new URL("./sparql_worker.ts", import.meta.url), { type: "module" });
+    const worker = new Worker(new URL("./oxigraph_worker.ts", import.meta.url), { type: "module" });
     worker.onmessage = (event: MessageEvent<SparqlWorkerReply>) => this.#onReply(event.data);
     worker.onerror = (event) => {
       event.preventDefault();
@@ -145,12 +144,11 @@ export class EmbeddedSparqlEngine {
     if (reply.op === "result") pending.resolve(reply.text);
     else if (!reply.trapped) {
       pending.reject(
-        new ProblemError(400, "query-failed", "Query failed", `The query failed: ${reply.message}`),
+        new InvalidInput("query-failed", "Query failed", `The query failed: ${reply.message}`),
       );
     } else {
       pending.reject(
-        new ProblemError(
-          400,
+        new InvalidInput(
           "query-failed",
           "Query failed",
           `The query engine failed on this query (${reply.message}) and was restarted; ` +
@@ -159,8 +157,7 @@ export class EmbeddedSparqlEngine {
       );
       // The next query rebuilds the mirror in a fresh worker.
       this.#reset(
-        new ProblemError(
-          503,
+        new Unavailable(
           "query-engine-restarted",
           "Query engine restarted",
           "Another query made the embedded query engine fail; it was restarted. Retry the query.",

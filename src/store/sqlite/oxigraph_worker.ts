@@ -6,7 +6,7 @@
  * oxigraph evaluates synchronously and cannot be interrupted from the same thread.
  */
 import oxigraph from "oxigraph";
-import type { SparqlWorkerReply, SparqlWorkerRequest } from "./sparql_worker_protocol.ts";
+import type { SparqlWorkerReply, SparqlWorkerRequest } from "./oxigraph_worker_protocol.ts";
 
 const store = new oxigraph.Store();
 

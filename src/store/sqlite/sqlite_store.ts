@@ -16,7 +16,7 @@ import { DatabaseSync as Database } from "node:sqlite";
 import { open } from "node:fs/promises";
 import { DataFactory, Writer } from "n3";
 import type { Quad } from "n3";
-import { invalidTerm, itemExists, itemNotFound, preconditionFailed } from "./store_problems.ts";
+import { invalidTerm, itemExists, itemNotFound, preconditionFailed } from "../store_problems.ts";
 import { inUnsyncedTransaction, type Migration } from "./local_db.ts";
 import { SqliteIndexOutbox } from "./sqlite_index_outbox.ts";
 import {
@@ -26,14 +26,14 @@ import {
   encodeTerm,
   OBJECT_COLUMN,
 } from "./term_ids.ts";
-import { EmbeddedSparqlEngine } from "./embedded_sparql.ts";
+import { EmbeddedSparqlEngine } from "./oxigraph_mirror.ts";
 import {
   DEFAULT_GROUP_COMMIT,
   type GroupCommitOptions,
   GroupCommitter,
   outcomeOf,
   type WriteOutcome,
-} from "./group_commit.ts";
+} from "../group_commit.ts";
 import type {
   BackendHealth,
   ItemGraph,
@@ -44,7 +44,7 @@ import type {
   SparqlQueryResult,
   TripleStore,
   WriteCondition,
-} from "./triple_store.ts";
+} from "../triple_store.ts";
 
 /**
  * The store's tables (migration 1): items and their triples (terms in N3.js id form), and
@@ -427,7 +427,7 @@ export class EmbeddedTripleStore implements TripleStore {
     }
   }
 
-  /** Checks and applies one write; throws its 409/404/412. Returns the row and outbox entry. */
+  /** Checks and applies one write; throws its conflict/not-found/precondition-failed. Returns the row and outbox entry. */
   #apply(pending: PendingWrite): { row: ItemRow; entry: number } {
     if (pending.kind === "create") {
       const { write } = pending;

@@ -5,14 +5,11 @@
  */
 import { Parser } from "n3";
 import type { Quad } from "n3";
-import { ProblemError } from "../http/problem.ts";
+import { InvalidInput } from "../errors/domain_error.ts";
 import { analyzeQuery } from "./analyze_query.ts";
-import { type SparqlHttpClient, storeProblemFromError } from "../store/sparql_client.ts";
-import {
-  malformedResults,
-  readSparqlJsonResults,
-  streamNTriples,
-} from "../store/sparql_results.ts";
+import { EndpointRefusal, type SparqlHttpClient, storeProblemFromError } from "./client.ts";
+import { malformedResults, readSparqlJsonResults } from "./results_json.ts";
+import { streamNTriples } from "./ntriples_stream.ts";
 import type { SparqlQueryOptions, SparqlQueryResult } from "../store/triple_store.ts";
 
 const SPARQL_JSON = "application/sparql-results+json";
@@ -23,7 +20,7 @@ const ACCEPT_GRAPH = "application/n-triples, text/turtle;q=0.8, text/plain;q=0.1
 export interface RemoteQueryOptions extends SparqlQueryOptions {
   /** Sent as the protocol's `default-graph-uri` (Fuseki: `urn:x-arq:UnionGraph`). */
   defaultGraphUri?: string;
-  /** Graphs the query may not name (400 `reserved-graph`): the store's metadata graph. */
+  /** Graphs the query may not name (invalid-input `reserved-graph`): the store's metadata graph. */
   reservedGraphs?: readonly string[];
 }
 
@@ -110,12 +107,11 @@ async function firstQuads(
 
 /**
  * A query the endpoint refused as a bad request (syntax it does not support, an unknown
- * function) is the caller's mistake: 400 `invalid-sparql` with the endpoint's words.
+ * function) is the caller's mistake: invalid-input `invalid-sparql` with the endpoint's words.
  */
 function refusedQueryAsInvalid(error: unknown): unknown {
-  if (error instanceof ProblemError && error.extensions.endpointStatus === 400) {
-    return new ProblemError(
-      400,
+  if (error instanceof EndpointRefusal && error.badRequest) {
+    return new InvalidInput(
       "invalid-sparql",
       "Invalid SPARQL",
       `The SPARQL endpoint refused the query: ${error.message.replace(/^.*? with HTTP 400: /, "")}`,

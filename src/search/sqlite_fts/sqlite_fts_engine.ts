@@ -6,14 +6,18 @@
  * physical index readers see, and a rebuild swaps that row in one transaction.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { inTransaction, inUnsyncedTransaction, type Migration } from "../store/local_db.ts";
-import { ProblemError } from "../http/problem.ts";
-import type { BackendHealth } from "../store/triple_store.ts";
-import { type ClampWarning, clampWindow, type SearchLimits } from "./clamp.ts";
-import { fieldRows, searchSql, stemText, textMatch } from "./embedded_query.ts";
-import { startSearch } from "./facets.ts";
-import { highlightDocument } from "./highlight.ts";
-import { mappingViolation, numericMappedFields } from "./opensearch_mappings.ts";
+import {
+  inTransaction,
+  inUnsyncedTransaction,
+  type Migration,
+} from "../../store/sqlite/local_db.ts";
+import { BackendFailed, DomainError, Unavailable } from "../../errors/domain_error.ts";
+import type { BackendHealth } from "../../store/triple_store.ts";
+import { type ClampWarning, clampWindow, type SearchLimits } from "../clamp.ts";
+import { fieldRows, searchSql, stemText, textMatch } from "./fts_query.ts";
+import { startSearch } from "../facets.ts";
+import { highlightDocument } from "../highlight.ts";
+import { mappingViolation, numericMappedFields } from "../declared_mappings.ts";
 import {
   type BulkFailure,
   type BulkResult,
@@ -24,7 +28,6 @@ import {
   isRebuildTarget,
   isValidIndexName,
   physicalIndexName,
-  type RawSearchResult,
   rebuildNotActiveProblem,
   type RebuildTarget,
   type SearchDocument,
@@ -32,7 +35,7 @@ import {
   type SearchHit,
   type SearchRequest,
   type SearchResponse,
-} from "./search_engine.ts";
+} from "../search_engine.ts";
 
 /** Options of {@link EmbeddedSearchEngine}. */
 export interface EmbeddedSearchEngineOptions {
@@ -288,18 +291,6 @@ export class EmbeddedSearchEngine implements SearchEngine {
     return response;
   }
 
-  /** Query DSL bodies need OpenSearch. */
-  rawSearch(_index: CollectionIndexRef, _body: Record<string, unknown>): Promise<RawSearchResult> {
-    return Promise.reject(
-      new ProblemError(
-        501,
-        "not-implemented",
-        "Not implemented",
-        "Query DSL search needs the opensearch search backend; this service uses the embedded one.",
-      ),
-    );
-  }
-
   /** Healthy while the SQLite file answers. */
   health(): Promise<BackendHealth> {
     let health: BackendHealth;
@@ -458,7 +449,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
     try {
       return (synced ? inTransaction : inUnsyncedTransaction)(this.#db, work);
     } catch (error) {
-      if (error instanceof ProblemError) throw error;
+      if (error instanceof DomainError) throw error;
       throw searchError(error);
     }
   }
@@ -483,11 +474,11 @@ function documentProblem(
   return mappingViolation(document, mappings);
 }
 
-function searchError(error: unknown): ProblemError {
+function searchError(error: unknown): DomainError {
   const message = messageOf(error);
   return /SQLITE_BUSY|database is locked/i.test(message)
-    ? new ProblemError(503, "search-unavailable", "Search unavailable", message)
-    : new ProblemError(502, "search-error", "Search failed", message);
+    ? new Unavailable("search-unavailable", "Search unavailable", message)
+    : new BackendFailed("search-error", "Search failed", message);
 }
 
 function messageOf(error: unknown): string {

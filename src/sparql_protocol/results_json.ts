@@ -1,13 +1,16 @@
 /**
- * Reading what a SPARQL endpoint answers: SPARQL 1.1 JSON results and N-Triples.
+ * SPARQL 1.1 Query Results JSON Format, both ways, with N3.js terms: the one reader (and
+ * writer) of the format for every part of the service.
  *
- * Both are read incrementally from the response body, so a query that matches millions of
- * rows costs the service only the rows it keeps: readers stop (and cancel the body) once
- * they have enough.
+ * Answers of unknown size are read incrementally from the response body, so a query that
+ * matches millions of rows costs the service only the rows it keeps: readers stop (and cancel
+ * the body) once they have enough. Answers known to be small (one-item look-ups, the embedded
+ * engine's worker) are parsed whole, which costs a fraction of the streaming reader; both
+ * turn terms and rows into N3.js the same way ({@link rowFromSparqlJson}).
  */
-import { DataFactory, Parser } from "n3";
-import type { Quad, Term } from "n3";
-import { ProblemError } from "../http/problem.ts";
+import { DataFactory } from "n3";
+import type { Term } from "n3";
+import { BackendFailed } from "../errors/domain_error.ts";
 
 /** One row of SPARQL JSON results: variable name → term. */
 export type SparqlRow = Map<string, Term>;
@@ -26,9 +29,8 @@ export type SparqlJsonResults =
   | { kind: "boolean"; value: boolean };
 
 /** The endpoint sent something that is not what the protocol promises. */
-export function malformedResults(detail: string): ProblemError {
-  return new ProblemError(
-    502,
+export function malformedResults(detail: string): BackendFailed {
+  return new BackendFailed(
     "store-error",
     "Triple store error",
     `The SPARQL endpoint sent a malformed response: ${detail}`,
@@ -106,35 +108,6 @@ export async function* streamSparqlJsonRows(
     if (value.path === "binding") {
       yield rowFromSparqlJson(value.value as Record<string, SparqlJsonTerm>);
     }
-  }
-}
-
-/**
- * The triples of an N-Triples body, parsed in batches of whole lines (N-Triples is line
- * based). Blank node labels are kept as the endpoint wrote them, so a node keeps its
- * identity across the batches of one response.
- */
-export async function* streamNTriples(
-  body: ReadableStream<Uint8Array>,
-  batchChars = 1 << 18,
-): AsyncGenerator<Quad> {
-  let pending = "";
-  for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
-    pending += chunk;
-    if (pending.length < batchChars) continue;
-    const lastNewline = pending.lastIndexOf("\n");
-    if (lastNewline < 0) continue;
-    yield* parseNTriplesBatch(pending.slice(0, lastNewline + 1));
-    pending = pending.slice(lastNewline + 1);
-  }
-  if (pending.trim() !== "") yield* parseNTriplesBatch(pending);
-}
-
-function parseNTriplesBatch(text: string): Quad[] {
-  try {
-    return new Parser({ format: "N-Triples", blankNodePrefix: "" }).parse(text);
-  } catch (error) {
-    throw malformedResults(`N-Triples: ${error instanceof Error ? error.message : error}`);
   }
 }
 
@@ -306,4 +279,99 @@ class SparqlJsonScanner {
     if (this.#inString) this.#stringStart -= keepFrom;
     if (this.#primitiveStart >= 0) this.#primitiveStart -= keepFrom;
   }
+}
+
+/** A parsed SELECT or ASK result. */
+export type ParsedResults =
+  | { kind: "bindings"; variables: string[]; rows: SparqlRow[] }
+  | { kind: "boolean"; value: boolean };
+
+/**
+ * Parses a whole SPARQL JSON results document (an answer known to be small: `JSON.parse`
+ * of the text costs a fraction of the streaming reader). Anything that is not a results
+ * document is a backend-failed `store-error`.
+ */
+export function parseSparqlJsonResults(text: string): ParsedResults {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (error) {
+    throw malformedResults(`not JSON: ${(error as Error).message}`);
+  }
+  if (typeof document !== "object" || document === null || Array.isArray(document)) {
+    throw malformedResults("the JSON document is not an object");
+  }
+  const { head, boolean, results } = document as {
+    head?: { vars?: unknown };
+    boolean?: unknown;
+    results?: { bindings?: unknown };
+  };
+  if (typeof boolean === "boolean") return { kind: "boolean", value: boolean };
+  const bindings = results?.bindings;
+  if (!Array.isArray(bindings)) throw malformedResults("the document has no results.bindings");
+  const rows = bindings.map((binding) => {
+    if (typeof binding !== "object" || binding === null) {
+      throw malformedResults("a binding is not an object");
+    }
+    return rowFromSparqlJson(binding as Record<string, SparqlJsonTerm>);
+  });
+  const variables = Array.isArray(head?.vars)
+    ? head.vars.map(String)
+    : [...new Set(rows.flatMap((row) => [...row.keys()]))];
+  return { kind: "bindings", variables, rows };
+}
+
+/**
+ * Reads and parses a results body known to be small (the SPARQL store's one-item
+ * look-ups); a body over `maxBytes` is refused rather than buffered.
+ */
+export async function readSmallSparqlJsonResults(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<ParsedResults> {
+  const decoder = new TextDecoder();
+  let text = "";
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      throw malformedResults(`a look-up answered with more than ${maxBytes} bytes`);
+    }
+    text += decoder.decode(chunk, { stream: true });
+  }
+  return parseSparqlJsonResults(text + decoder.decode());
+}
+
+/** An n3 term as a JSON binding value. */
+export function termToJson(term: Term): SparqlJsonTerm {
+  switch (term.termType) {
+    case "NamedNode":
+      return { type: "uri", value: term.value };
+    case "BlankNode":
+      return { type: "bnode", value: term.value };
+    case "Literal": {
+      const result: SparqlJsonTerm = { type: "literal", value: term.value };
+      if (term.language) result["xml:lang"] = term.language;
+      else if (term.datatype.value !== "http://www.w3.org/2001/XMLSchema#string") {
+        result.datatype = term.datatype.value;
+      }
+      return result;
+    }
+    default:
+      return { type: "literal", value: term.value };
+  }
+}
+
+/** Serialises bindings as a SPARQL JSON results document. */
+export function writeSparqlJsonResults(variables: string[], rows: Map<string, Term>[]): string {
+  return JSON.stringify({
+    head: { vars: variables },
+    results: {
+      bindings: rows.map((row) => {
+        const binding: Record<string, SparqlJsonTerm> = {};
+        for (const [name, term] of row) binding[name] = termToJson(term);
+        return binding;
+      }),
+    },
+  });
 }

@@ -13,10 +13,10 @@ import type {
   SearchRange,
   SearchRequest,
   SearchSort,
-} from "./search_engine.ts";
-import { KEYWORD_IGNORE_ABOVE } from "./opensearch_mappings.ts";
-import { languageTextField, SEARCH_LANGUAGES, stemOf, stemsOf, WORD } from "./languages.ts";
-import type { SearchWindow } from "./clamp.ts";
+} from "../search_engine.ts";
+import { KEYWORD_IGNORE_ABOVE } from "../mapped_fields.ts";
+import { languageTextField, SEARCH_LANGUAGES, stemOf, stemsOf, WORD } from "../languages.ts";
+import type { SearchWindow } from "../clamp.ts";
 
 /** One scalar of a document as `search_fields` stores it. */
 export interface FieldRow {

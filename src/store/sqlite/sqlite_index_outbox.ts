@@ -7,7 +7,7 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { inTransaction, inUnsyncedTransaction } from "./local_db.ts";
-import type { IndexOutbox, OutboxClaim, OutboxEntry } from "./index_outbox.ts";
+import type { IndexOutbox, OutboxClaim, OutboxEntry } from "../index_outbox.ts";
 
 interface OutboxRow {
   id: number;

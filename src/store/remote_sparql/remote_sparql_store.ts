@@ -15,10 +15,10 @@
  * transaction: no other write can slip in between check and write. SPARQL Update does not
  * say whether a guarded operation matched, so a write whose guard held also leaves a
  * receipt (`<urn:rdf-content-service:receipt:UUID> rcs:receiptFor <item>`); a query for the
- * receipt then tells success from 409/404/412 exactly, even if another write changes the
+ * receipt then tells success from conflict/not-found/precondition-failed exactly, even if another write changes the
  * item in the meantime. Receipts are deleted by the next update this store sends.
  *
- * A write that fails with 503 may still have been applied when the connection broke after
+ * A write that fails with unavailable may still have been applied when the connection broke after
  * the request was sent (an update is never retried for that reason); the item's state on
  * the endpoint is then either the old or the new one, never a mix.
  *
@@ -49,11 +49,11 @@
  * that applies it reads the item as written or newer.
  */
 import { DataFactory, type Quad } from "n3";
-import { ProblemError } from "../http/problem.ts";
-import { queryRemoteEndpoint } from "../sparql/remote_query.ts";
-import { integerLiteral, METADATA_NAMESPACE, PROLOGUE, selectRows } from "./sparql_lookup.ts";
+import { type DomainError, isErrorKind } from "../../errors/domain_error.ts";
+import { queryRemoteEndpoint } from "../../sparql_protocol/remote_query.ts";
+import { integerLiteral, METADATA_NAMESPACE, PROLOGUE, selectRows } from "./lookup.ts";
 import { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
-import { itemExists, itemNotFound, preconditionFailed } from "./store_problems.ts";
+import { itemExists, itemNotFound, preconditionFailed } from "../store_problems.ts";
 import type {
   BackendHealth,
   ItemGraph,
@@ -64,26 +64,26 @@ import type {
   SparqlQueryResult,
   TripleStore,
   WriteCondition,
-} from "./triple_store.ts";
+} from "../triple_store.ts";
 import {
   type SparqlEndpointConfig,
   SparqlHttpClient,
   storeProblemFromError,
-} from "./sparql_client.ts";
+} from "../../sparql_protocol/client.ts";
 import {
   malformedResults,
   type SparqlRow,
-  streamNTriples,
   streamSparqlJsonRows,
-} from "./sparql_results.ts";
-import { iriToSparql, stringToSparql, triplesToSparql } from "./sparql_terms.ts";
-import { groupBySubject } from "./subject_groups.ts";
+} from "../../sparql_protocol/results_json.ts";
+import { streamNTriples } from "../../sparql_protocol/ntriples_stream.ts";
+import { iriToSparql, stringToSparql, triplesToSparql } from "../../sparql_protocol/terms.ts";
+import { groupBySubject } from "../../rdf/subject_groups.ts";
 import {
   DEFAULT_GROUP_COMMIT,
   type GroupCommitOptions,
   GroupCommitter,
   type WriteOutcome as Settled,
-} from "./group_commit.ts";
+} from "../group_commit.ts";
 
 /** The graph that holds item metadata unless configured otherwise. */
 export const DEFAULT_METADATA_GRAPH = "urn:rdf-content-service:meta";
@@ -418,7 +418,7 @@ export class SparqlTripleStore implements TripleStore {
    * tells, per write, whether its receipt exists (its guard held) and what the item looks
    * like now. A request the endpoint refuses as a whole (an error answer: nothing of it was
    * applied) is sent again write by write, so that only the write that spoils it fails. A
-   * request whose fate is unknown (503: the connection broke) fails every write of it, as
+   * request whose fate is unknown (unavailable: the connection broke) fails every write of it, as
    * a single write does, and is never sent again.
    */
   async #commitGroup(writes: GuardedWrite[]): Promise<Settled<WriteOutcome>[]> {
@@ -499,7 +499,7 @@ interface GuardedWrite {
 
 /** An answer of the endpoint that refused a request: nothing of it was applied. */
 function isRefusal(error: unknown): boolean {
-  return error instanceof ProblemError && error.status === 502;
+  return isErrorKind(error, "backend-failed");
 }
 
 /** What a guarded write found afterwards. */
@@ -534,13 +534,13 @@ function recordFromRow(collection: string, uri: string, row: SparqlRow): ItemRec
   };
 }
 
-/** Why a replace or delete did not apply: 412 if the item is there with another hash. */
+/** Why a replace or delete did not apply: precondition-failed if the item is there with another hash. */
 function refusal(
   collection: string,
   uri: string,
   condition: WriteCondition,
   outcome: WriteOutcome,
-): ProblemError {
+): DomainError {
   if (condition.ifMatch !== undefined && outcome.collection === collection) {
     return preconditionFailed(uri, outcome.hash ?? "");
   }

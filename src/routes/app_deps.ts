@@ -1,16 +1,16 @@
 /** Everything the HTTP layer needs, built once at start-up (see services.ts). */
-import type { ServiceConfig } from "./config/schema.ts";
-import type { Catalog } from "./catalog/catalog.ts";
-import type { TripleStore } from "./store/triple_store.ts";
-import type { ItemService } from "./items/item_service.ts";
-import type { Initializer } from "./initialize/initializer.ts";
-import type { SearchEngine } from "./search/search_engine.ts";
-import type { CollectionResolver } from "./indexing/index_item.ts";
-import type { IndexJobRunner } from "./indexing/job_runner.ts";
-import type { IndexOutboxWorker } from "./indexing/outbox_worker.ts";
-import type { ImportJobRunner } from "./bulk/import_jobs.ts";
-import type { ServiceMetrics } from "./metrics/metrics.ts";
-import type { SparqlEndpointRegistry } from "./tools/sparql_endpoints.ts";
+import type { ServiceConfig } from "../config/schema.ts";
+import type { Catalog } from "../catalog/catalog.ts";
+import type { TripleStore } from "../store/triple_store.ts";
+import type { ItemService } from "../items/item_service.ts";
+import type { Initializer } from "../initialize/initializer.ts";
+import type { SearchEngine } from "../search/search_engine.ts";
+import type { CollectionResolver } from "../indexing/index_item.ts";
+import type { IndexJobRunner } from "../indexing/job_runner.ts";
+import type { IndexOutboxWorker } from "../indexing/outbox_worker.ts";
+import type { ImportJobRunner } from "../bulk/import_jobs.ts";
+import type { ServiceMetrics } from "../metrics/metrics.ts";
+import type { SparqlEndpointRegistry } from "../tools/sparql_endpoints.ts";
 
 /** Dependencies of `createApp`. */
 export interface AppDeps {

@@ -2,12 +2,13 @@
  * HTTP access to a SPARQL 1.1 endpoint: Query and Update requests with basic auth, an
  * optional CA for HTTPS, per-request timeouts and retries for reads.
  *
- * Failures become the store's problems: an endpoint that cannot be reached (or whose
- * gateway says so: 502/503/504) is 503 `store-unavailable`; any other refusal is 502
- * `store-error` carrying the endpoint's own message.
+ * The outbound edge to the endpoint: the only store module that reads a response status.
+ * Failures become domain errors: an endpoint that cannot be reached (or whose gateway says
+ * so) is unavailable `store-unavailable`; any other refusal is an {@link EndpointRefusal}
+ * (`store-error`, carrying the endpoint's own message and status).
  */
 import { displayUrl } from "../log/display_url.ts";
-import { ProblemError } from "../http/problem.ts";
+import { BackendFailed, DomainError, Timeout, Unavailable } from "../errors/domain_error.ts";
 
 /** Where the endpoint is and how to talk to it. */
 export interface SparqlEndpointConfig {
@@ -55,9 +56,8 @@ export function basicAuthorization(username: string, password: string): string {
 }
 
 /** 503 `store-unavailable` naming the endpoint, with the underlying error as its cause. */
-export function storeUnavailable(url: string, reason: string, cause?: unknown): ProblemError {
-  const problem = new ProblemError(
-    503,
+export function storeUnavailable(url: string, reason: string, cause?: unknown): DomainError {
+  const problem = new Unavailable(
     "store-unavailable",
     "Triple store unavailable",
     `The SPARQL endpoint ${displayUrl(url)} is unavailable: ${reason}`,
@@ -76,12 +76,11 @@ export function storeProblemFromError(
   url: string,
   timeoutMs: number,
   userTimeoutMs?: number,
-): ProblemError {
-  if (error instanceof ProblemError) return error;
+): DomainError {
+  if (error instanceof DomainError) return error;
   if (error instanceof DOMException && error.name === "TimeoutError") {
     if (userTimeoutMs !== undefined) {
-      const problem = new ProblemError(
-        504,
+      const problem = new Timeout(
         "query-timeout",
         "Query timed out",
         `The SPARQL query did not finish within ${userTimeoutMs} ms`,
@@ -106,7 +105,7 @@ function networkReason(error: unknown): string {
   return cause ? `${message}: ${cause}` : message;
 }
 
-/** Sends the requests of the SPARQL store; every method throws only ProblemErrors. */
+/** Sends the requests of the SPARQL store; every method throws only DomainErrors. */
 export class SparqlHttpClient {
   readonly config: SparqlEndpointConfig;
   #authorization: string | undefined;
@@ -182,7 +181,7 @@ export class SparqlHttpClient {
   ): Promise<Response> {
     const timeoutMs = userTimeoutMs ?? this.config.timeoutMs;
     for (let attempt = 0;; attempt++) {
-      let problem: ProblemError;
+      let problem: DomainError;
       try {
         const response = await fetch(url, {
           ...init(),
@@ -196,7 +195,7 @@ export class SparqlHttpClient {
       }
       // Only an unreachable endpoint is worth another try; a timeout already used the
       // caller's whole budget, and a refusal will be refused again.
-      const retryable = problem.status === 503 && !isTimeout(problem.cause);
+      const retryable = problem.kind === "unavailable" && !isTimeout(problem.cause);
       if (!retryable || attempt >= this.config.retries) throw problem;
       const backoff = Math.min(MAX_BACKOFF_MS, 100 * 2 ** attempt);
       await new Promise((resolve) => setTimeout(resolve, backoff / 2 + Math.random() * backoff));
@@ -209,7 +208,7 @@ function isTimeout(error: unknown): boolean {
 }
 
 /** The problem for a non-2xx answer; the body is read (trimmed) for the endpoint's words. */
-async function endpointProblem(url: string, response: Response): Promise<ProblemError> {
+async function endpointProblem(url: string, response: Response): Promise<DomainError> {
   let message = "";
   try {
     message = await response.text();
@@ -230,12 +229,26 @@ async function endpointProblem(url: string, response: Response): Promise<Problem
     problem.extensions.endpointStatus = response.status;
     return problem;
   }
-  return new ProblemError(
-    502,
+  return new EndpointRefusal(
+    response.status === 400,
     "store-error",
     "Triple store error",
     `The SPARQL endpoint ${displayUrl(url)} refused the request with ${said}`,
     undefined,
     { endpointStatus: response.status },
   );
+}
+
+/**
+ * The endpoint refused a request; `badRequest` when it called the request itself wrong
+ * (HTTP 400: syntax it does not support, an unknown function), which callers that forward
+ * a user's query turn into the user's mistake.
+ */
+export class EndpointRefusal extends BackendFailed {
+  constructor(
+    readonly badRequest: boolean,
+    ...details: ConstructorParameters<typeof BackendFailed>
+  ) {
+    super(...details);
+  }
 }

@@ -17,22 +17,29 @@
  *   for a leftover while its job lives (leftovers are dropped only by the next rebuild,
  *   which runs under the indexing job lock, or by the clean-up of a dead job).
  */
-import { displayUrl } from "../log/display_url.ts";
+import { displayUrl } from "../../log/display_url.ts";
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { Client, errors } from "@opensearch-project/opensearch";
-import { ProblemError } from "../http/problem.ts";
-import type { BackendHealth } from "../store/triple_store.ts";
+import {
+  BackendFailed,
+  DomainError,
+  InvalidInput,
+  NotFound,
+  Timeout,
+  Unavailable,
+} from "../../errors/domain_error.ts";
+import type { BackendHealth } from "../../store/triple_store.ts";
 import {
   clampQueryBody,
   clampResponseBuckets,
   type ClampWarning,
   clampWindow,
   type SearchLimits,
-} from "./clamp.ts";
-import { fieldResolver, indexCreationBody } from "./opensearch_mappings.ts";
-import { startSearch } from "./facets.ts";
-import { languageTextField, SEARCH_LANGUAGES } from "./languages.ts";
+} from "../clamp.ts";
+import { fieldResolver, indexCreationBody } from "./mappings.ts";
+import { startSearch } from "../facets.ts";
+import { languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
 import {
   type BulkFailure,
   type BulkResult,
@@ -45,6 +52,7 @@ import {
   isRebuildTarget,
   isValidIndexName,
   physicalIndexName,
+  type RawSearchCapable,
   type RawSearchResult,
   rebuildNotActiveProblem,
   type RebuildTarget,
@@ -54,7 +62,7 @@ import {
   type SearchRequest,
   type SearchResponse,
   type WriteOptions,
-} from "./search_engine.ts";
+} from "../search_engine.ts";
 
 /** How bulk writes are cut and retried. */
 export interface BulkPolicy {
@@ -126,7 +134,7 @@ interface BulkOperation {
 }
 
 /** Search on an OpenSearch node or cluster. */
-export class OpenSearchEngine implements SearchEngine {
+export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
   /** Which engine this is. */
   readonly kind = "opensearch" as const;
   readonly #client: Client;
@@ -457,16 +465,14 @@ export class OpenSearchEngine implements SearchEngine {
         throw this.#searchTimeout();
       }
       if (error instanceof errors.ResponseError && error.statusCode === 400) {
-        throw new ProblemError(
-          400,
+        throw new InvalidInput(
           "invalid-search-query",
           "Invalid search query",
           reasonOf(error),
         );
       }
       if (isIndexNotFound(error)) {
-        throw new ProblemError(
-          404,
+        throw new NotFound(
           "search-index-not-found",
           "Search index not found",
           reasonOf(error),
@@ -674,8 +680,7 @@ export class OpenSearchEngine implements SearchEngine {
     if (deadline === undefined) return undefined;
     const left = deadline - Date.now();
     if (left <= 0) {
-      throw new ProblemError(
-        503,
+      throw new Unavailable(
         "search-unavailable",
         "Search unavailable",
         "The write's deadline passed before OpenSearch accepted it.",
@@ -684,9 +689,8 @@ export class OpenSearchEngine implements SearchEngine {
     return Math.min(left, this.#requestTimeoutMs);
   }
 
-  #searchTimeout(): ProblemError {
-    return new ProblemError(
-      504,
+  #searchTimeout(): DomainError {
+    return new Timeout(
       "search-timeout",
       "Search timed out",
       `The query did not finish within ${this.#rawSearchTimeoutMs} ms ` +
@@ -702,15 +706,14 @@ export class OpenSearchEngine implements SearchEngine {
     return new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)));
   }
 
-  #problem(error: unknown): ProblemError {
-    if (error instanceof ProblemError) return error;
+  #problem(error: unknown): DomainError {
+    if (error instanceof DomainError) return error;
     if (
       error instanceof errors.ConnectionError || error instanceof errors.NoLivingConnectionsError ||
       error instanceof errors.TimeoutError || error instanceof errors.RequestAbortedError ||
       (error instanceof errors.ResponseError && [429, 502, 503, 504].includes(error.statusCode))
     ) {
-      return new ProblemError(
-        503,
+      return new Unavailable(
         "search-unavailable",
         "Search unavailable",
         `OpenSearch at ${this.#where} cannot serve the request: ${
@@ -718,7 +721,7 @@ export class OpenSearchEngine implements SearchEngine {
         }${reasonOf(error)}`,
       );
     }
-    return new ProblemError(502, "search-error", "Search failed", `OpenSearch: ${reasonOf(error)}`);
+    return new BackendFailed("search-error", "Search failed", `OpenSearch: ${reasonOf(error)}`);
   }
 }
 

@@ -18,15 +18,15 @@
  * `import-job:` for bulk imports), so that kinds never see each other's jobs; a job started
  * with a lock carries `rcs:jobLock "<lock>"`, and only live jobs with the same lock block it.
  */
-import type { SparqlHttpClient } from "../store/sparql_client.ts";
-import { iriToSparql, stringToSparql } from "../store/sparql_terms.ts";
+import type { SparqlHttpClient } from "../sparql_protocol/client.ts";
+import { iriToSparql, stringToSparql } from "../sparql_protocol/terms.ts";
 import {
   integerLiteral,
   METADATA_NAMESPACE,
   PROLOGUE,
   selectRows,
-} from "../store/sparql_lookup.ts";
-import type { SparqlRow } from "../store/sparql_results.ts";
+} from "../store/remote_sparql/lookup.ts";
+import type { SparqlRow } from "../sparql_protocol/results_json.ts";
 import {
   abandonedMessage,
   failedJob,
