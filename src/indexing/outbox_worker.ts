@@ -279,7 +279,7 @@ export class IndexOutboxWorker {
         log("warn", "item not indexed: the search engine refused its document", {
           collection: indexed.uri,
           item: failure.uri,
-          status: failure.status,
+          kind: failure.kind,
           error: failure.message,
         });
       }

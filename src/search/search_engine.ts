@@ -9,7 +9,13 @@
  * alias in one atomic step, so searches keep answering from the old index until the new
  * one is complete, and a failed rebuild leaves the old one serving.
  */
-import { Conflict, DomainError, InternalFault, NotImplemented } from "../errors/domain_error.ts";
+import {
+  Conflict,
+  DomainError,
+  type ErrorKind,
+  InternalFault,
+  NotImplemented,
+} from "../errors/domain_error.ts";
 import type { ClampChange, SearchWindow } from "./clamp.ts";
 import type { BackendHealth } from "../store/triple_store.ts";
 
@@ -62,8 +68,11 @@ export interface SearchDocument {
 /** A document the engine refused; the others of the same call were still written. */
 export interface BulkFailure {
   uri: string;
-  /** HTTP-like status the engine gave (400 for a mapping violation). */
-  status: number;
+  /**
+   * Why: `invalid-input` when the document breaks the index's field types (or has no URI),
+   * `unavailable` when the engine was overloaded or unreachable, `backend-failed` otherwise.
+   */
+  kind: ErrorKind;
   message: string;
   /**
    * True when the same write may succeed later (engine overloaded or unreachable, an

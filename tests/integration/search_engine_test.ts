@@ -578,9 +578,9 @@ export function defineSearchEngineSuite(
       book(4, { title: "Coerced", pages: "42" }),
     ]);
     assert.equal(result.succeeded, 2);
-    assert.deepEqual(result.failed.map((failure) => [failure.uri, failure.status]).sort(), [
-      ["", 400],
-      [book(2).uri, 400],
+    assert.deepEqual(result.failed.map((failure) => [failure.uri, failure.kind]).sort(), [
+      ["", "invalid-input"],
+      [book(2).uri, "invalid-input"],
     ]);
     assert.match(result.failed.find((failure) => failure.uri === book(2).uri)!.message, /pages/);
     await engine.refresh(ref);

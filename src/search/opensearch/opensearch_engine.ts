@@ -200,7 +200,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
       if (typeof document?.uri !== "string" || document.uri === "") {
         failed.push({
           uri: String(document?.uri ?? ""),
-          status: 400,
+          kind: "invalid-input",
           message: "the document has no uri",
           retryable: false,
         });
@@ -660,7 +660,11 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
           if (retryable) this.#ensured.clear(); // the alias may be gone: look again
           result.failed.push({
             uri: operation.uri,
-            status: outcome.status,
+            kind: retryable
+              ? "unavailable"
+              : outcome.status === 400
+              ? "invalid-input"
+              : "backend-failed",
             message: itemMessage(outcome.error),
             retryable,
           });

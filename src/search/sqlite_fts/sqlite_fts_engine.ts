@@ -139,7 +139,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
       if (problem) {
         failed.push({
           uri: String(document?.uri ?? ""),
-          status: 400,
+          kind: "invalid-input",
           message: problem,
           retryable: false,
         });
