@@ -11,6 +11,7 @@
  */
 import { parseArgs } from "node:util";
 import type { ImportJob } from "./import_jobs.ts";
+import { RDF_FORMATS } from "../rdf/formats.ts";
 
 const USAGE = `usage:
   deno task import FILE --collection C [--mode create|replace|upsert] [--base IRI] [--url U] [--token T]
@@ -81,7 +82,7 @@ async function runImport(
   const collection = options.collection;
   if (!collection) throw new Error("--collection is required");
   const format = options.format ?? (/\.(nq|nquads)$/i.test(file) ? "nquads" : "trig");
-  const type = format === "nquads" ? "application/n-quads" : "application/trig";
+  const type = RDF_FORMATS[format === "nquads" ? "nquads" : "trig"].mediaType;
   const size = (await Deno.stat(file)).size;
   const query = new URLSearchParams({ collection, mode: options.mode ?? "create" });
   if (options.base) query.set("base", options.base);
@@ -147,7 +148,7 @@ async function runExport(
   const query = new URLSearchParams();
   if (options.collection) query.set("collection", options.collection);
   if (options.workspace) query.set("workspace", options.workspace);
-  const accept = options.format === "trig" ? "application/trig" : "application/n-quads";
+  const accept = RDF_FORMATS[options.format === "trig" ? "trig" : "nquads"].mediaType;
   const response = await call(base, token, `/api/admin/export?${query}`, {
     headers: { Accept: accept },
   });

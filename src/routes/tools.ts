@@ -27,8 +27,7 @@ import { endpointNotFound } from "../tools/sparql_endpoints.ts";
 import { dumpSettings } from "../config/settings_dump.ts";
 import { mediaTypeOf } from "./media_types.ts";
 import * as contracts from "./contracts/tools.ts";
-
-const SPARQL_RESULTS_JSON = "application/sparql-results+json";
+import { SPARQL_RESULTS_JSON } from "../sparql_protocol/results_formats.ts";
 
 /** The admin tool routes. */
 export function toolRoutes(deps: AppDeps): Hono<AppEnv> {

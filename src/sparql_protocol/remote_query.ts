@@ -11,9 +11,9 @@ import { EndpointRefusal, type SparqlHttpClient, storeProblemFromError } from ".
 import { malformedResults, readSparqlJsonResults } from "./results_json.ts";
 import { streamNTriples } from "./ntriples_stream.ts";
 import type { SparqlQueryOptions, SparqlQueryResult } from "../store/triple_store.ts";
+import { SPARQL_RESULTS_JSON } from "./results_formats.ts";
 
-const SPARQL_JSON = "application/sparql-results+json";
-const ACCEPT_BINDINGS = `${SPARQL_JSON}, application/json;q=0.5`;
+const ACCEPT_BINDINGS = `${SPARQL_RESULTS_JSON}, application/json;q=0.5`;
 const ACCEPT_GRAPH = "application/n-triples, text/turtle;q=0.8, text/plain;q=0.1";
 
 /** Options of {@link queryRemoteEndpoint}. */
@@ -67,7 +67,7 @@ async function readResult(
 ): Promise<SparqlQueryResult> {
   const contentType = response.headers.get("Content-Type")?.split(";")[0].trim().toLowerCase();
   if (!response.body) throw malformedResults("the response has no body");
-  if (contentType === SPARQL_JSON || contentType === "application/json") {
+  if (contentType === SPARQL_RESULTS_JSON || contentType === "application/json") {
     const results = await readSparqlJsonResults(response.body, limit);
     if (graphResult) throw malformedResults("a CONSTRUCT or DESCRIBE answered with bindings");
     return results;

@@ -13,9 +13,12 @@ import { termToJson } from "./results_json.ts";
 /** A results format of the SPARQL 1.1 Protocol. */
 export type ResultsFormat = "json" | "xml" | "csv" | "tsv";
 
+/** The SPARQL 1.1 Query Results JSON media type: what the service asks endpoints for. */
+export const SPARQL_RESULTS_JSON = "application/sparql-results+json";
+
 /** The Content-Type each results format is answered with. */
 export const RESULTS_MEDIA_TYPES: Record<ResultsFormat, string> = {
-  json: "application/sparql-results+json",
+  json: SPARQL_RESULTS_JSON,
   xml: "application/sparql-results+xml; charset=utf-8",
   csv: "text/csv; charset=utf-8",
   tsv: "text/tab-separated-values; charset=utf-8",
@@ -23,7 +26,7 @@ export const RESULTS_MEDIA_TYPES: Record<ResultsFormat, string> = {
 
 /** Media types that ask for each format, the registered one first. */
 const ACCEPTED: Record<ResultsFormat, string[]> = {
-  json: ["application/sparql-results+json", "application/json"],
+  json: [SPARQL_RESULTS_JSON, "application/json"],
   xml: ["application/sparql-results+xml", "application/xml", "text/xml"],
   csv: ["text/csv"],
   tsv: ["text/tab-separated-values"],

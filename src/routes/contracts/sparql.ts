@@ -3,6 +3,7 @@ import { z } from "zod";
 import { GRAPH_FORMATS, mediaTypeOf } from "../media_types.ts";
 import { defineContract, type RouteContract } from "../../http/route_contract.ts";
 import { BODY_TOO_LARGE } from "./shared.ts";
+import { RESULTS_MEDIA_TYPES } from "../../sparql_protocol/results_formats.ts";
 
 const TAGS = ["SPARQL"];
 
@@ -23,13 +24,7 @@ const FORM = z.object({
   "named-graph-uri": z.array(z.string()).optional(),
 });
 
-const RESULT_TYPES = [
-  "application/sparql-results+json",
-  "application/sparql-results+xml; charset=utf-8",
-  "text/csv; charset=utf-8",
-  "text/tab-separated-values; charset=utf-8",
-  ...GRAPH_FORMATS.map(mediaTypeOf),
-];
+const RESULT_TYPES = [...Object.values(RESULTS_MEDIA_TYPES), ...GRAPH_FORMATS.map(mediaTypeOf)];
 
 const RESPONSES = {
   200: {

@@ -4,6 +4,7 @@ import { requiredIri, requiredText } from "../../http/query_schema.ts";
 import { mediaTypeOf } from "../media_types.ts";
 import { defineContract } from "../../http/route_contract.ts";
 import { BAD_PARAMETERS, BODY_TOO_LARGE, NO_PARAMETERS } from "./shared.ts";
+import { SPARQL_RESULTS_JSON } from "../../sparql_protocol/results_formats.ts";
 
 const TAGS = ["Admin tools"];
 
@@ -66,7 +67,7 @@ export const querySparqlEndpoint = defineContract({
     200: {
       description:
         "SPARQL 1.1 JSON results (SELECT, ASK); Turtle or JSON-LD (CONSTRUCT, DESCRIBE).",
-      content: ["application/sparql-results+json", mediaTypeOf("turtle"), mediaTypeOf("jsonld")],
+      content: [SPARQL_RESULTS_JSON, mediaTypeOf("turtle"), mediaTypeOf("jsonld")],
       headers: {
         "X-Results-Truncated": "`true` when the rows were cut at `maxResultsLimit`.",
         "X-Result-Count": "Rows or triples answered.",

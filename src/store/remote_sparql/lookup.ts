@@ -9,6 +9,7 @@ import {
   readSmallSparqlJsonResults,
   type SparqlRow,
 } from "../../sparql_protocol/results_json.ts";
+import { SPARQL_RESULTS_JSON } from "../../sparql_protocol/results_formats.ts";
 
 /** Namespace of the service's own predicates in the store (`rcs:collection`, `rcs:hash`, …). */
 export const METADATA_NAMESPACE = "urn:rdf-content-service:";
@@ -45,7 +46,7 @@ async function lookUp(
   query: string,
   maxBytes: number,
 ): Promise<ParsedResults> {
-  const response = await client.query(`${PROLOGUE}${query}`, "application/sparql-results+json");
+  const response = await client.query(`${PROLOGUE}${query}`, SPARQL_RESULTS_JSON);
   try {
     return await readSmallSparqlJsonResults(response.body!, maxBytes);
   } catch (error) {

@@ -84,6 +84,7 @@ import {
   GroupCommitter,
   type WriteOutcome as Settled,
 } from "../group_commit.ts";
+import { SPARQL_RESULTS_JSON } from "../../sparql_protocol/results_formats.ts";
 
 /** The graph that holds item metadata unless configured otherwise. */
 export const DEFAULT_METADATA_GRAPH = "urn:rdf-content-service:meta";
@@ -106,7 +107,6 @@ const RECEIPT_PREFIX = `${METADATA_NAMESPACE}receipt:`;
 /** Subjects that carry an item's record in the answer to a read. */
 const RECORD_PREFIX = `${METADATA_NAMESPACE}read:`;
 const N_TRIPLES = "application/n-triples";
-const SPARQL_JSON = "application/sparql-results+json";
 /** Items per query of a batch read: short enough a query, few enough round trips. */
 const GRAPHS_PER_QUERY = 100;
 /** The receipts query's answer for a group of a few hundred writes is far below this. */
@@ -167,7 +167,7 @@ export class SparqlTripleStore implements TripleStore {
              rcs:graph ?g ; rcs:hash ?hash ; rcs:tripleCount ?count ; rcs:created ?created ;
              rcs:modified ?modified }
            OPTIONAL { GRAPH ?g { ?s ?p ?o } } }`,
-        SPARQL_JSON,
+        SPARQL_RESULTS_JSON,
       );
       const rows = streamSparqlJsonRows(response.body!);
       try {
@@ -315,7 +315,7 @@ export class SparqlTripleStore implements TripleStore {
          ?item rcs:collection ${stringToSparql(collection)} ; rcs:hash ?hash ;
            rcs:tripleCount ?count ; rcs:created ?created ; rcs:modified ?modified } }
        ORDER BY ?item`,
-      SPARQL_JSON,
+      SPARQL_RESULTS_JSON,
     );
     const rows = streamSparqlJsonRows(response.body!);
     try {
@@ -361,7 +361,7 @@ export class SparqlTripleStore implements TripleStore {
   async health(): Promise<BackendHealth> {
     const started = performance.now();
     try {
-      const response = await this.#client.query("ASK {}", SPARQL_JSON);
+      const response = await this.#client.query("ASK {}", SPARQL_RESULTS_JSON);
       await response.body?.cancel();
       const elapsed = Math.round(performance.now() - started);
       return { ok: true, detail: `SPARQL endpoint answered in ${elapsed} ms` };
