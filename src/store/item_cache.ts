@@ -102,9 +102,8 @@ export class ItemCache {
       return undefined;
     }
     this.#hits++;
-    if (this.#probation.delete(uri)) this.#probationBytes -= entry.bytes;
-    else this.#entries.delete(uri);
-    this.#entries.set(uri, entry);
+    // Most recent in the main segment: a bulk write someone reads is promoted.
+    this.#put(this.#entries, uri, this.#take(uri)!);
     return entry.quads;
   }
 
@@ -132,14 +131,7 @@ export class ItemCache {
       bytes += estimateQuadBytes(quad);
       if (bytes > limit) return false;
     }
-    const entry = { hash, quads, bytes };
-    if (options.probation) {
-      this.#probation.set(uri, entry);
-      this.#probationBytes += bytes;
-    } else {
-      this.#entries.set(uri, entry);
-    }
-    this.#bytes += bytes;
+    this.#put(options.probation ? this.#probation : this.#entries, uri, { hash, quads, bytes });
     this.#evict(this.#probation, () => this.#probationBytes > this.maxProbationBytes);
     this.#evict(this.#probation, () => this.#bytes > this.maxBytes);
     this.#evict(this.#entries, () => this.#bytes > this.maxBytes);
@@ -148,13 +140,31 @@ export class ItemCache {
 
   /** Drops `segment`'s oldest entries while `over()` holds. */
   #evict(segment: Map<string, Entry>, over: () => boolean): void {
-    for (const [oldest, entry] of segment) {
+    for (const oldest of segment.keys()) {
       if (!over()) break;
-      segment.delete(oldest);
-      this.#bytes -= entry.bytes;
-      if (segment === this.#probation) this.#probationBytes -= entry.bytes;
+      this.#take(oldest);
       this.#evictions++;
     }
+  }
+
+  /** Files `entry` as the most recent of `segment`, counting its bytes. */
+  #put(segment: Map<string, Entry>, uri: string, entry: Entry): void {
+    segment.set(uri, entry);
+    this.#bytes += entry.bytes;
+    if (segment === this.#probation) this.#probationBytes += entry.bytes;
+  }
+
+  /** Removes the entry of `uri` from whichever segment holds it, uncounting its bytes. */
+  #take(uri: string): Entry | undefined {
+    for (const segment of [this.#entries, this.#probation]) {
+      const entry = segment.get(uri);
+      if (!entry) continue;
+      segment.delete(uri);
+      this.#bytes -= entry.bytes;
+      if (segment === this.#probation) this.#probationBytes -= entry.bytes;
+      return entry;
+    }
+    return undefined;
   }
 
   /** Whether the quads of a graph estimated at `bytes` so far could still be cached. */
@@ -164,17 +174,7 @@ export class ItemCache {
 
   /** Forgets whatever graph of `uri` is held. */
   invalidate(uri: string): void {
-    const entry = this.#entries.get(uri);
-    if (entry) {
-      this.#entries.delete(uri);
-      this.#bytes -= entry.bytes;
-    }
-    const bulk = this.#probation.get(uri);
-    if (bulk) {
-      this.#probation.delete(uri);
-      this.#bytes -= bulk.bytes;
-      this.#probationBytes -= bulk.bytes;
-    }
+    this.#take(uri);
   }
 
   /** Forgets everything. */
