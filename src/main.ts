@@ -35,7 +35,7 @@ async function main(): Promise<number> {
   const { host, port } = config.service.http;
   if (Deno.args.includes("--health-check")) return await checkHealth(host, port);
   if (Deno.args.some((arg) => arg === "--backup" || arg.startsWith("--backup="))) {
-    return backup(config.service.data.dir);
+    return await backup(config.service.data.dir);
   }
   log("info", "configuration loaded", { source });
   if (config.service.security.tokens.length === 0 && !isLoopbackHost(host)) {
@@ -96,10 +96,10 @@ async function checkHealth(host: string, port: number): Promise<number> {
 }
 
 /** `--backup DEST`: an online copy of the SQLite file; prints a JSON report, exit 0 on success. */
-function backup(dataDir: string): number {
+async function backup(dataDir: string): Promise<number> {
   try {
     const destination = backupDestination(Deno.args)!;
-    console.log(JSON.stringify(backupLocalDatabase(dataDir, destination)));
+    console.log(JSON.stringify(await backupLocalDatabase(dataDir, destination)));
     return 0;
   } catch (error) {
     // Usage errors and SQLite's own (disk full, locked) alike: one line, no stack trace.
