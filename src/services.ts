@@ -11,6 +11,7 @@ import type { AppDeps } from "./routes/app_deps.ts";
 import { Catalog } from "./catalog/catalog.ts";
 import { LOCAL_DB_FILE } from "./store/sqlite/local_db.ts";
 import { openLocalDatabase } from "./local_database.ts";
+import { storageReadiness, withStorageFaults } from "./store/sqlite/storage_faults.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { EmbeddedTripleStore } from "./store/sqlite/sqlite_store.ts";
 import {
@@ -123,6 +124,7 @@ export function buildServices(config: ServiceConfig): Services {
         }
       },
       search: () => search.health(),
+      ...(dataDir === ":memory:" ? {} : { storage: () => Promise.resolve(storageReadiness(db)) }),
       ...(store instanceof CachingTripleStore
         ? { itemCache: () => Promise.resolve({ ok: true, detail: describeCache(store.cache) }) }
         : {}),
@@ -153,7 +155,10 @@ export function buildServices(config: ServiceConfig): Services {
 /** The configured triple store: the SQLite file, or a SPARQL 1.1 endpoint. */
 function openTripleStore(config: ServiceConfig, db: DatabaseSync, dbPath?: string): TripleStore {
   const { backend, sparql, groupCommit } = config.service.store;
-  if (backend === "embedded") return new EmbeddedTripleStore(db, dbPath, groupCommit);
+  if (backend === "embedded") {
+    // A full or read-only data directory answers 507 rather than a bare 500.
+    return withStorageFaults(db, new EmbeddedTripleStore(db, dbPath, groupCommit));
+  }
   return new SparqlTripleStore({
     ...sparqlEndpoint(config),
     groupCommit,

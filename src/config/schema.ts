@@ -272,6 +272,22 @@ export const configSchema = z.object({
         caFile: optionalString,
         /** The older name of `service.search.indexPrefix`, still read when that one is empty. */
         indexPrefix: z.preprocess((v) => v ?? "", z.string()).default(""),
+        /**
+         * How long the client waits for each kind of request before it gives up (the request
+         * is aborted; a timeout counts towards failFast). Searches, bulk index writes, and
+         * admin calls (index creation, health, refresh, deletes).
+         */
+        timeouts: z.object({
+          searchMs: integer(100, 300_000).default(10_000),
+          bulkMs: integer(100, 600_000).default(30_000),
+          adminMs: integer(100, 300_000).default(10_000),
+        }).prefault({}),
+        /**
+         * Nodes without OpenSearch's analysis-common module have no language analyzers:
+         * `degrade` creates indices without the language sub-fields (a warning in /ready and
+         * the log), `refuse` stops the service at start naming the module.
+         */
+        missingAnalyzers: z.enum(["degrade", "refuse"]).default("degrade"),
       }).prefault({}),
       query: z.object({
         maxResultsLimit: integer(1).default(10000),
@@ -293,6 +309,26 @@ export const configSchema = z.object({
     }).prefault({}),
     security: z.object({
       tokens: z.array(tokenSchema).default([]),
+    }).prefault({}),
+    /** `GET /ready` (docs/operations.md). */
+    ready: z.object({
+      /**
+       * The whole answer's time budget: checks run side by side, and one that has not
+       * answered by then counts as failed.
+       */
+      timeoutMs: integer(100, 60_000).default(1500),
+      /** Whether a search engine that is down makes the instance unready (503), not degraded. */
+      requireSearch: flag.default(false),
+    }).prefault({}),
+    /**
+     * Fail fast (src/store/circuit_breaker.ts): after this many timeouts or refused
+     * connections in a row an engine (the SPARQL store, OpenSearch) is marked down, and
+     * requests that need it answer 503 with Retry-After at once until a probe every
+     * `probeIntervalMs` finds it back.
+     */
+    failFast: z.object({
+      failures: integer(1, 1000).default(3),
+      probeIntervalMs: integer(100, 300_000).default(2000),
     }).prefault({}),
     cluster: z.object({
       /**

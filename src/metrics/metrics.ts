@@ -63,6 +63,21 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly #readiness = new Gauge({
+    name: "rcs_ready_check",
+    help: "Outcome of each /ready check when /ready was last asked: 1 ok, 0 failed " +
+      "(search or outbox at 0 with the store at 1: degraded)",
+    labelNames: ["check"] as const,
+    registers: [this.registry],
+  });
+
+  /** Records the outcome of each check of one `/ready`. */
+  recordReadiness(checks: Record<string, { ok: boolean }>): void {
+    for (const [check, { ok }] of Object.entries(checks)) {
+      this.#readiness.set({ check }, ok ? 1 : 0);
+    }
+  }
+
   /** Counts one answered request. */
   recordRequest(method: string, route: string, status: number, seconds: number): void {
     this.#requests.inc({ method, route, status: String(status) });
