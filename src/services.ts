@@ -43,6 +43,8 @@ import type { ClampWarning } from "./search/clamp.ts";
 import { EmbeddedSearchEngine } from "./search/sqlite_fts/sqlite_fts_engine.ts";
 import { OpenSearchEngine } from "./search/opensearch/opensearch_engine.ts";
 import type { SearchEngine } from "./search/search_engine.ts";
+import { CircuitBreaker, engineDown } from "./store/circuit_breaker.ts";
+import { displayUrl } from "./log/display_url.ts";
 
 /** The dependencies plus a way to release them. */
 export interface Services {
@@ -147,6 +149,7 @@ export function buildServices(config: ServiceConfig): Services {
       await indexOutbox.stop();
       await search.close();
       await store.close();
+      storeBreakers.get(config)?.close();
       db.close();
     },
   };
@@ -168,8 +171,42 @@ function openTripleStore(config: ServiceConfig, db: DatabaseSync, dbPath?: strin
   });
 }
 
-/** How to reach the configured SPARQL store. */
+/** One fail-fast breaker per configured SPARQL store, shared by all its clients. */
+const storeBreakers = new WeakMap<ServiceConfig, CircuitBreaker>();
+
+/** The SPARQL store's breaker (service.failFast). */
+function storeBreaker(config: ServiceConfig): CircuitBreaker {
+  let breaker = storeBreakers.get(config);
+  if (!breaker) {
+    const where = displayUrl(config.service.store.sparql.queryUrl ?? "");
+    breaker = new CircuitBreaker(
+      `the SPARQL store at ${where}`,
+      engineDown("store-unavailable", "Triple store unavailable", `The SPARQL store at ${where}`),
+      config.service.failFast,
+    );
+    const { sparql } = config.service.store;
+    // Around the breaker: a client of its own, one attempt, no longer than the interval.
+    const probeClient = new SparqlHttpClient({
+      ...sparqlEndpointWithout(config),
+      retries: 0,
+      timeoutMs: Math.min(sparql.timeoutMs, config.service.failFast.probeIntervalMs),
+    });
+    breaker.setProbe(async () => {
+      const response = await probeClient.query("ASK {}", "application/sparql-results+json");
+      await response.body?.cancel();
+    });
+    storeBreakers.set(config, breaker);
+  }
+  return breaker;
+}
+
+/** How to reach the configured SPARQL store, failing fast when it is down. */
 function sparqlEndpoint(config: ServiceConfig) {
+  return { ...sparqlEndpointWithout(config), breaker: storeBreaker(config) };
+}
+
+/** How to reach the configured SPARQL store, without the breaker. */
+function sparqlEndpointWithout(config: ServiceConfig) {
   const { sparql } = config.service.store;
   return {
     // The schema requires the three URLs when the backend is sparql.
@@ -303,6 +340,8 @@ export function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): Sear
       limits,
       warn: logClampWarning,
       rawSearchTimeoutMs: search.dsl.timeoutMs,
+      timeouts: search.opensearch.timeouts,
+      failFast: config.service.failFast,
     });
   }
   return new EmbeddedSearchEngine(db, { limits, warn: logClampWarning });

@@ -724,7 +724,7 @@ Deno.test("OpenSearchEngine: an unreachable node is 503 search-unavailable", asy
   const engine = new OpenSearchEngine({
     node: "http://127.0.0.1:9",
     limits: DEFAULT_LIMITS,
-    requestTimeoutMs: 2000,
+    timeouts: { searchMs: 2000, bulkMs: 2000, adminMs: 2000 },
     bulk: { maxAttempts: 2, initialBackoffMs: 10 },
   });
   const ref = { collection: COLLECTION, indexName: "unreachable" };

@@ -38,6 +38,17 @@ import {
   type SearchLimits,
 } from "../clamp.ts";
 import { fieldResolver, indexCreationBody } from "./mappings.ts";
+import {
+  DEFAULT_OPENSEARCH_TIMEOUTS,
+  guardedTransport,
+  type OpenSearchTimeouts,
+  PROBE_OPTIONS,
+} from "./guarded_transport.ts";
+import {
+  CircuitBreaker,
+  engineDown,
+  type FailFastOptions,
+} from "../../store/circuit_breaker.ts";
 import { startSearch } from "../facets.ts";
 import { languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
 import {
@@ -92,8 +103,13 @@ export interface OpenSearchEngineOptions {
   limits: SearchLimits;
   /** Receives clamp warnings; one JSON line on stderr by default. */
   warn?: ClampWarning;
-  /** Per-request timeout (30 s). */
-  requestTimeoutMs?: number;
+  /**
+   * Client-side timeouts by kind of request (search, bulk, admin): every request is aborted
+   * when its own passes (guarded_transport.ts).
+   */
+  timeouts?: Partial<OpenSearchTimeouts>;
+  /** When to mark the engine down and fail fast (`service.failFast`). */
+  failFast?: FailFastOptions;
   /** Search-side budget of a query DSL body (`service.search.dsl.timeoutMs`, 10 s). */
   rawSearchTimeoutMs?: number;
   bulk?: Partial<BulkPolicy>;
@@ -138,6 +154,8 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
   /** Which engine this is. */
   readonly kind = "opensearch" as const;
   readonly #client: Client;
+  /** Marks the engine down after repeated timeouts or refusals (service.failFast). */
+  readonly breaker: CircuitBreaker;
   /** The nodes as messages name them: without credentials. */
   readonly #where: string;
   /** With several nodes, a failure also names the node that failed last. */
@@ -161,7 +179,13 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     this.#limits = options.limits;
     this.#warn = options.warn;
     this.#bulk = { ...DEFAULT_BULK_POLICY, ...options.bulk };
-    this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    const timeouts = { ...DEFAULT_OPENSEARCH_TIMEOUTS, ...options.timeouts };
+    this.#requestTimeoutMs = timeouts.bulkMs;
+    this.breaker = new CircuitBreaker(
+      `OpenSearch at ${this.#where}`,
+      engineDown("search-unavailable", "Search unavailable", `OpenSearch at ${this.#where}`),
+      options.failFast,
+    );
     this.#rawSearchTimeoutMs = options.rawSearchTimeoutMs ?? 10_000;
     this.#client = new Client({
       nodes,
@@ -172,8 +196,15 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
       // Failover: a request that failed on one node (no connection, timeout, 502-504) is
       // tried once on each other node. Bulk writes keep their own backoff on top of it.
       maxRetries: nodes.length - 1,
-      requestTimeout: this.#requestTimeoutMs,
+      requestTimeout: timeouts.adminMs,
+      Transport: guardedTransport(timeouts, this.breaker),
     });
+    // Any answer, an error status too, means the node is back.
+    this.breaker.setProbe(() =>
+      this.#client.ping({}, PROBE_OPTIONS).catch((error) => {
+        if (!(error instanceof errors.ResponseError)) throw error;
+      })
+    );
   }
 
   /** Creates `<alias>-<timestamp>` with the alias in one request if the alias is missing. */
@@ -494,6 +525,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
 
   /** Closes the client's connections. */
   async close(): Promise<void> {
+    this.breaker.close();
     await this.#client.close();
   }
 
