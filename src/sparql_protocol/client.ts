@@ -242,7 +242,9 @@ export class SparqlHttpClient {
       } catch (error) {
         problem = storeProblemFromError(error, url, timeoutMs, userTimeoutMs);
         // A query's own (user-chosen) timeout says nothing about the endpoint's health.
-        if (isUnanswered(error) && userTimeoutMs === undefined) breaker?.unanswered(problem.message);
+        if (isUnanswered(error) && userTimeoutMs === undefined) {
+          breaker?.unanswered(problem.message);
+        }
       }
       // Only an unreachable endpoint is worth another try; a timeout already used the
       // caller's whole budget, and a refusal will be refused again.

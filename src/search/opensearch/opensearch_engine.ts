@@ -38,17 +38,14 @@ import {
   type SearchLimits,
 } from "../clamp.ts";
 import { fieldResolver, indexCreationBody } from "./mappings.ts";
+import { documentVersion } from "../document_version.ts";
 import {
   DEFAULT_OPENSEARCH_TIMEOUTS,
   guardedTransport,
   type OpenSearchTimeouts,
   PROBE_OPTIONS,
 } from "./guarded_transport.ts";
-import {
-  CircuitBreaker,
-  engineDown,
-  type FailFastOptions,
-} from "../../store/circuit_breaker.ts";
+import { CircuitBreaker, engineDown, type FailFastOptions } from "../../store/circuit_breaker.ts";
 import { startSearch } from "../facets.ts";
 import { languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
 import {
@@ -238,12 +235,15 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
         continue;
       }
       const source = JSON.stringify(document);
+      const version = documentVersion(document);
       const lines = indices.flatMap(({ name, alias }) => [
         JSON.stringify({
           index: {
             _index: name,
             _id: documentId(document.uri),
             ...(alias ? { require_alias: true } : {}),
+            // An older state of the item never replaces a newer one (document_version.ts).
+            ...(version === undefined ? {} : { version, version_type: "external_gte" }),
           },
         }),
         source,
@@ -266,9 +266,13 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     options: WriteOptions = {},
   ): Promise<BulkResult> {
     const indices = await this.#writeTargets(target, options.findRebuilds);
+    // Versioned as of now: a delete that arrives late loses to a document written after it.
+    const version = Date.now();
     const operations = uris.map((uri): BulkOperation => {
       const lines = indices.map(({ name }) =>
-        JSON.stringify({ delete: { _index: name, _id: documentId(uri) } })
+        JSON.stringify({
+          delete: { _index: name, _id: documentId(uri), version, version_type: "external_gte" },
+        })
       );
       return { uri, lines, bytes: lines.join("").length, isDelete: true };
     });
@@ -683,7 +687,11 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
         // The first target decides: a rebuild's copy (the others) that fails is made good
         // by the job's re-queue after its swap, and one dropped meanwhile answers 404.
         const outcome = Object.values(outcomes[0] ?? {})[0];
-        if (!outcome || outcome.status < 300 || (operation.isDelete && outcome.status === 404)) {
+        // 409: the index holds a newer (or the same) version already; nothing to write.
+        if (
+          !outcome || outcome.status < 300 || outcome.status === 409 ||
+          (operation.isDelete && outcome.status === 404)
+        ) {
           result.succeeded++;
         } else if (!lastAttempt && outcome.status === 429) {
           retry.push(operation);

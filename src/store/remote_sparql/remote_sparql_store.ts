@@ -68,8 +68,8 @@ import type {
 import {
   type SparqlEndpointConfig,
   SparqlHttpClient,
-  WriteOutcomeUnknown,
   storeProblemFromError,
+  WriteOutcomeUnknown,
 } from "../../sparql_protocol/client.ts";
 import {
   malformedResults,
