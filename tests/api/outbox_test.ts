@@ -323,6 +323,11 @@ Deno.test({
       assert.match(job.errors[0].message, /OpenSearch/);
 
       proxy.open();
+      // Marked down after the failures (service.failFast): searchable once its probe says so.
+      for (let tries = 0; !(await ready(service)).body.checks.search.ok; tries++) {
+        assert.ok(tries < 150, "search not seen back");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       assert.equal((await search(service, "size=0")).total, 450);
       assert.equal((await search(service, "q=renamed")).total, 0);
       assert.equal((await search(service, "q=original%200")).total, 1);
