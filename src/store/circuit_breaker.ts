@@ -81,7 +81,8 @@ export class CircuitBreaker {
   refusal(): DomainError | undefined {
     if (this.#downSince === undefined) return undefined;
     const now = Date.now();
-    if (now >= this.#nextProbeAt) {
+    // Without a probe of its own, one request per interval goes through to find out.
+    if (!this.#probe && now >= this.#nextProbeAt) {
       this.#nextProbeAt = now + this.#options.probeIntervalMs;
       return undefined;
     }

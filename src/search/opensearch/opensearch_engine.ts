@@ -763,6 +763,8 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
         `OpenSearch at ${this.#where} cannot serve the request: ${
           this.#severalNodes ? nodeOf(error) : ""
         }${reasonOf(error)}`,
+        undefined,
+        { retryAfter: this.breaker.retryAfterSeconds },
       );
     }
     return new BackendFailed("search-error", "Search failed", `OpenSearch: ${reasonOf(error)}`);
