@@ -126,6 +126,8 @@ export function buildServices(config: ServiceConfig): Services {
         }
       },
       search: () => search.health(),
+      // Never failing: the rest of the backlog goes on; the count says what is missing.
+      deadLetters: () => Promise.resolve({ ok: true, detail: indexOutbox.deadLetters.describe() }),
       ...(dataDir === ":memory:" ? {} : { storage: () => Promise.resolve(storageReadiness(db)) }),
       ...(store instanceof CachingTripleStore
         ? { itemCache: () => Promise.resolve({ ok: true, detail: describeCache(store.cache) }) }

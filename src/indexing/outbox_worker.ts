@@ -22,7 +22,13 @@
  * the lease keeps any later write's entry for after this one.
  */
 import type { ItemRecord, TripleStore } from "../store/triple_store.ts";
-import type { CollectionIndexRef, SearchDocument, SearchEngine } from "../search/search_engine.ts";
+import {
+  type CollectionIndexRef,
+  EngineRefusal,
+  type SearchDocument,
+  type SearchEngine,
+} from "../search/search_engine.ts";
+import { DeadLetters } from "./dead_letters.ts";
 import { changedContent, linkedDependents } from "./linked_updates.ts";
 import { log } from "../log/logger.ts";
 import {
@@ -81,6 +87,8 @@ export class IndexOutboxWorker {
   #sleepingIdle = false;
   #consecutiveFailures = 0;
   #lastError?: string;
+  /** Items the engine refused for good: out of the outbox, shown in /ready and /metrics. */
+  readonly deadLetters = new DeadLetters();
 
   /** Prepares the worker; nothing runs before {@link start}. */
   constructor(options: OutboxWorkerOptions) {
@@ -222,6 +230,20 @@ export class IndexOutboxWorker {
           failure ??= new TransientFailure(`${retry.size} documents were refused for now`);
         }
       } catch (error) {
+        if (error instanceof EngineRefusal) {
+          // Refused for good (an index it cannot create, say): retrying would block the
+          // backlog behind these items forever.
+          for (const uri of items.keys()) {
+            this.deadLetters.add({ collection, uri, kind: error.kind, message: error.message });
+          }
+          log("error", "index outbox entries dead-lettered: the search engine refuses them", {
+            collection,
+            items: items.size,
+            error: error.message,
+          });
+          done.push(...[...items.values()].flat());
+          continue;
+        }
         again.push(...[...items.values()].flat());
         failure ??= error;
       }
@@ -276,6 +298,12 @@ export class IndexOutboxWorker {
         retry.add(failure.uri);
       } else {
         // The engine will refuse this document every time: retrying would block the outbox.
+        this.deadLetters.add({
+          collection: indexed.uri,
+          uri: failure.uri,
+          kind: failure.kind,
+          message: failure.message,
+        });
         log("warn", "item not indexed: the search engine refused its document", {
           collection: indexed.uri,
           item: failure.uri,

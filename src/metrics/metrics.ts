@@ -22,7 +22,7 @@ export type Backend = "store" | "search";
 
 /** What the scrape-time metrics read. */
 export interface ObservedState {
-  outbox: Pick<IndexOutboxWorker, "backlog">;
+  outbox: Pick<IndexOutboxWorker, "backlog" | "deadLetters">;
   jobs: Pick<IndexJobRunner, "isRunningAnywhere" | "recent">;
   /** Undefined when the item cache is off. */
   cache?: ItemCache;
@@ -128,6 +128,15 @@ export class ServiceMetrics {
       collect: scraped("outbox backlog", async function (this: Gauge) {
         this.set(await state.outbox.backlog());
       }),
+    });
+    new Gauge({
+      name: "rcs_index_dead_letters",
+      help: "Items the search engine refused for good since start, taken out of the outbox " +
+        "(/ready's deadLetters names the newest)",
+      registers,
+      collect() {
+        this.set(state.outbox.deadLetters.total);
+      },
     });
     new Gauge({
       name: "rcs_index_job_running",

@@ -90,6 +90,11 @@ export class WriteOutcomeUnknown extends Unavailable {
     );
     if (cause !== undefined) this.cause = cause;
   }
+
+  /** The endpoint did not answer in time: likely hung, so a read would wait as long. */
+  get afterTimeout(): boolean {
+    return isTimeout(this.cause);
+  }
 }
 
 /** Whether a fetch failed before the request went out (the connection was refused). */

@@ -196,6 +196,13 @@ for (const engine of engines) {
       assert.equal(await service.services.deps.indexOutbox.backlog(), 0);
       const found = await search(service, "size=10");
       assert.deepEqual(found.hits.map((hit) => hit.uri).sort(), [itemUri(1), itemUri(3)]);
+      // A dead letter: shown in /ready and /metrics, never holding up the backlog.
+      const { body } = await ready(service);
+      assert.equal(body.checks.deadLetters.ok, true);
+      assert.match(String(body.checks.deadLetters.detail), /^1 items not indexed/);
+      assert.ok(String(body.checks.deadLetters.detail).includes(itemUri(2)));
+      const metrics = await (await service.fetch("/metrics")).text();
+      assert.match(metrics, /^rcs_index_dead_letters 1$/m);
     } finally {
       await service.close();
     }

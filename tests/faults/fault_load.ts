@@ -242,7 +242,10 @@ export async function eventually(
 ): Promise<number> {
   const started = performance.now();
   while (!(await check().catch(() => false))) {
-    assert.ok(performance.now() - started < timeoutMs, `${what}: not within ${timeoutMs} ms`);
+    assert.ok(
+      performance.now() - started < timeoutMs,
+      `${what}: not within ${timeoutMs} ms ${what.includes("index") ? indexMismatch : ""}`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return Math.round(performance.now() - started);
@@ -273,9 +276,16 @@ export async function indexEqualsStore(
   stored: Map<string, string>,
 ): Promise<boolean> {
   const hits = await searchWord(baseUrl, word);
-  if (hits.length !== stored.size) return false;
-  return hits.every((hit) => stored.get(hit.uri) === hit.document.hash);
+  const wrong = hits.filter((hit) => stored.get(hit.uri) !== hit.document.hash)
+    .map((hit) => `${hit.uri} indexed at ${hit.document.hash}, stored ${stored.get(hit.uri)}`);
+  const indexed = new Set(hits.map((hit) => hit.uri));
+  const missing = [...stored.keys()].filter((uri) => !indexed.has(uri));
+  indexMismatch = [...wrong, ...missing.map((uri) => `${uri} not indexed`)].join("; ");
+  return indexMismatch === "";
 }
+
+/** What {@link indexEqualsStore} found wrong last, for a failure message. */
+export let indexMismatch = "";
 
 /** One line of figures for the log (and docs/operations.md). */
 export function report(name: string, figures: Record<string, unknown>): void {

@@ -52,6 +52,7 @@ import {
   type BulkFailure,
   type BulkResult,
   type CollectionIndexRef,
+  EngineRefusal,
   type FacetValue,
   indexRefOf,
   type IndexTarget,
@@ -767,7 +768,15 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
         { retryAfter: this.breaker.retryAfterSeconds },
       );
     }
-    return new BackendFailed("search-error", "Search failed", `OpenSearch: ${reasonOf(error)}`);
+    const message = `OpenSearch: ${reasonOf(error)}`;
+    // A 4xx other than overload or a missing index: the request itself is refused.
+    if (
+      error instanceof errors.ResponseError && error.statusCode >= 400 &&
+      error.statusCode < 500 && ![404, 408, 409, 429].includes(error.statusCode)
+    ) {
+      return new EngineRefusal("search-error", "Search failed", message);
+    }
+    return new BackendFailed("search-error", "Search failed", message);
   }
 }
 

@@ -473,6 +473,9 @@ export class SparqlTripleStore implements TripleStore {
     writes: GuardedWrite[],
     unknown: WriteOutcomeUnknown,
   ): Promise<Settled<WriteOutcome>[]> {
+    // After a timeout the endpoint is likely hung: reading would only make the client wait
+    // as long again.
+    if (unknown.afterTimeout) return writes.map(() => ({ ok: false, error: unknown }));
     let rows: SparqlRow[];
     try {
       rows = await this.#receipts(writes);
