@@ -4,7 +4,8 @@
  * `rdf-content-service <version>` and exits.
  */
 import { compiledExecutableDir, ConfigError, loadConfig } from "./config/load.ts";
-import { buildServices } from "./services.ts";
+import { buildServices, type Services } from "./services.ts";
+import { OpenSearchEngine } from "./search/opensearch/opensearch_engine.ts";
 import { createApp } from "./app.ts";
 import { startServer } from "./http/server.ts";
 import { log } from "./log/logger.ts";
@@ -59,6 +60,10 @@ async function main(): Promise<number> {
     }
     throw error;
   }
+  if (!(await searchCapable(services))) {
+    await services.close();
+    return 2;
+  }
   const server = await startServer(app, { host, port });
   log("info", "listening", {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`,
@@ -80,6 +85,33 @@ async function main(): Promise<number> {
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
   return -1;
+}
+
+/**
+ * Refuses to start on an OpenSearch that lacks what the mappings need (the analysis-common
+ * module): every index creation would fail. One that cannot be asked now is not held
+ * against the start (an outage is not a misconfiguration); what it refuses later goes to
+ * the outbox's dead letters.
+ */
+async function searchCapable(services: Services): Promise<boolean> {
+  const search = services.deps.search;
+  if (!(search instanceof OpenSearchEngine)) return true;
+  let missing: string[];
+  try {
+    missing = await search.missingCapabilities();
+  } catch (error) {
+    log("warn", "could not ask OpenSearch for its modules at start", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return true;
+  }
+  for (const line of missing) {
+    console.error(
+      `Refusing to start: ${line}. Install the module (it ships with the full distribution) ` +
+        "or use a node that has it.",
+    );
+  }
+  return missing.length === 0;
 }
 
 /** `--health-check`: exit 0 when the configured server answers /health (container probes). */

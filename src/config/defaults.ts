@@ -39,7 +39,6 @@ export const BUILT_IN_CUSTOMER_YML = `service:
         searchMs: \${SERVICE_OPENSEARCH_SEARCH_TIMEOUT_MS:10000}
         bulkMs: \${SERVICE_OPENSEARCH_BULK_TIMEOUT_MS:30000}
         adminMs: \${SERVICE_OPENSEARCH_ADMIN_TIMEOUT_MS:10000}
-      missingAnalyzers: \${SERVICE_OPENSEARCH_MISSING_ANALYZERS:degrade}   # degrade | refuse (no analysis-common module)
     query:
       maxResultsLimit: \${SERVICE_ES_MAX_RESULTS:10000}
       maxWindow: \${SERVICE_ES_MAX_WINDOW:10000}

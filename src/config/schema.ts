@@ -282,12 +282,6 @@ export const configSchema = z.object({
           bulkMs: integer(100, 600_000).default(30_000),
           adminMs: integer(100, 300_000).default(10_000),
         }).prefault({}),
-        /**
-         * Nodes without OpenSearch's analysis-common module have no language analyzers:
-         * `degrade` creates indices without the language sub-fields (a warning in /ready and
-         * the log), `refuse` stops the service at start naming the module.
-         */
-        missingAnalyzers: z.enum(["degrade", "refuse"]).default("degrade"),
       }).prefault({}),
       query: z.object({
         maxResultsLimit: integer(1).default(10000),

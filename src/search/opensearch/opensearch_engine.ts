@@ -134,6 +134,8 @@ export function rebuildingAlias(alias: string): string {
 const LIST_PAGE = 1000;
 /** How much longer than the search budget the client waits for the answer. */
 const RAW_SEARCH_GRACE_MS = 500;
+/** The module holding the language analyzers (absent from the minimal distribution). */
+const ANALYSIS_MODULE = "analysis-common";
 /** OpenSearch refuses longer `_id`s. */
 const MAX_ID_BYTES = 512;
 
@@ -516,6 +518,32 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
       }
       throw this.#problem(error);
     }
+  }
+
+  /**
+   * What the default mappings need that a node lacks: the `analysis-common` module (its
+   * language analyzers: `german`, `english`, …), missing from the minimal distribution.
+   * Names each such node; empty when every node has it.
+   */
+  async missingCapabilities(): Promise<string[]> {
+    const { body } = await this.#client.nodes.info({
+      metric: ["plugins"],
+      filter_path: "nodes.*.name,nodes.*.modules.name,nodes.*.plugins.name",
+    });
+    const nodes = (body as {
+      nodes?: Record<
+        string,
+        { name?: string; modules?: { name: string }[]; plugins?: { name: string }[] }
+      >;
+    }).nodes ?? {};
+    return Object.entries(nodes)
+      .filter(([, node]) =>
+        ![...(node.modules ?? []), ...(node.plugins ?? [])].some((m) => m.name === ANALYSIS_MODULE)
+      )
+      .map(([id, node]) =>
+        `node ${node.name ?? id} of OpenSearch at ${this.#where} lacks the ${ANALYSIS_MODULE} ` +
+        "module, whose language analyzers the search mappings use"
+      );
   }
 
   /** Cluster health: red or unreachable is not ok. */
