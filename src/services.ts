@@ -62,6 +62,7 @@ export function buildServices(config: ServiceConfig): Services {
   const hash = async (quads: Parameters<typeof canonicalHash>[0]) =>
     (await canonicalHash(quads, { maxWorkFactor })).hash;
   const metrics = new ServiceMetrics();
+  const jsonldContexts = loadJsonLdContexts(config.service.jsonld.contexts);
   // Timed beneath the item cache: the metrics tell how the store itself answers.
   const store = withItemCache(metrics.timed("store", openTripleStore(config, db, dbPath)), config);
   const catalog = new Catalog(config.workspaces, openCatalogStore(config, db));
@@ -113,6 +114,7 @@ export function buildServices(config: ServiceConfig): Services {
     items,
     catalog,
     maxItemBytes: config.service.http.maxBodyBytes,
+    jsonldContexts,
     owner,
     leaseMs,
     sweepIntervalMs: store.kind === "sparql" ? leaseMs / 2 : undefined,
@@ -134,7 +136,7 @@ export function buildServices(config: ServiceConfig): Services {
       store,
       () => catalog.collections().map((entry) => entry.collection.uri),
     ),
-    jsonldContexts: loadJsonLdContexts(config.service.jsonld.contexts),
+    jsonldContexts,
     readiness: {
       outbox: async () => {
         try {
