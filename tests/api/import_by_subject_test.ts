@@ -212,3 +212,43 @@ function importTest(
     },
   });
 }
+
+Deno.test({
+  name: "[import by subject/cli] deno task import FILE.nt imports by subject; refusals exit 3",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const service = await startTestService();
+    const dir = await Deno.makeTempDir({ prefix: "rcs-cli-subject-" });
+    try {
+      const collection = await newCollection(service);
+      const run = async (file: string) => {
+        const output = await new Deno.Command(Deno.execPath(), {
+          args: ["task", "-q", "import", file, "--collection", collection, "--url", service.url],
+          cwd: new URL("../../", import.meta.url),
+          env: { NO_COLOR: "1" },
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
+      };
+      // The extension says N-Triples, so items go by subject without being told.
+      const schema = new URL("../fixtures/schema-org/schema-org-part.nt", import.meta.url).pathname;
+      const imported = await run(schema);
+      assert.equal(imported.code, 0, imported.stderr);
+      assert.match(imported.stderr, new RegExp(`${SCHEMA_SUBJECTS.size} written`));
+      // Blank nodes nobody reaches: refused, listed once with their number, exit 3.
+      await Deno.writeTextFile(
+        `${dir}/orphans.ttl`,
+        '<https://ex.example.org/k> <https://ex.example.org/p> "k" .\n' +
+          '_:x <https://ex.example.org/p> "x" .\n_:y <https://ex.example.org/p> "y" .\n',
+      );
+      const refused = await run(`${dir}/orphans.ttl`);
+      assert.equal(refused.code, 3, refused.stderr);
+      assert.match(refused.stderr, /blank-node-not-reached .*\(2 times\)/);
+    } finally {
+      await service.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
