@@ -80,7 +80,7 @@ export async function* subjectItems(
   const path = await Deno.makeTempFile({ prefix: "rcs-import-", suffix: ".sqlite" });
   const db = new DatabaseSync(path);
   try {
-    db.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
+    db.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -32768;
       CREATE TABLE triples (seq INTEGER PRIMARY KEY, subject TEXT NOT NULL, line TEXT NOT NULL);
       CREATE TABLE reached (subject TEXT PRIMARY KEY) WITHOUT ROWID;`);
     const namedGraphQuads = await spill(db, quadsOf(chunks, format, options));
@@ -96,7 +96,10 @@ export async function* subjectItems(
         },
       };
     }
+    // One transaction for the read phase: the `reached` rows are then not each a commit.
+    db.exec("BEGIN");
     yield* readItems(db, options.maxItemBytes);
+    db.exec("COMMIT");
     const unreached = db.prepare(
       `SELECT COUNT(DISTINCT subject) AS n FROM triples
        WHERE subject LIKE '\\_:%' ESCAPE '\\' AND subject NOT IN (SELECT subject FROM reached)`,
@@ -213,7 +216,7 @@ async function* readItems(db: DatabaseSync, maxItemBytes: number): AsyncIterable
     const queue = [row.subject];
     const visited = new Set(queue);
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-      for (const { line } of linesOf.iterate(next) as Iterable<{ line: string }>) {
+      for (const { line } of linesOf.all(next) as unknown as { line: string }[]) {
         bytes += line.length + 1;
         if (bytes <= maxItemBytes) lines.push(line);
         const object = BLANK_OBJECT.exec(line)?.[1];
