@@ -221,7 +221,7 @@ export class ImportJobRunner {
     try {
       const source = untilStopped(body, current);
       const text = decoded(source, job, request.declaredBytes);
-      for await (const unit of this.#units(text, request)) {
+      for await (const unit of this.#units(text, request, onBodyRead)) {
         if (current.stopped) break;
         job.items++;
         const write = this.#importBlock(job, request, unit, seen).catch((error) => {
@@ -349,9 +349,15 @@ export class ImportJobRunner {
   }
 
   /** The document's items (or refused parts), by graph or by subject. */
-  async *#units(text: AsyncIterable<string>, request: ImportRequest): AsyncIterable<ImportUnit> {
+  async *#units(
+    text: AsyncIterable<string>,
+    request: ImportRequest,
+    onBodyRead: () => void,
+  ): AsyncIterable<ImportUnit> {
     if ((request.itemsBy ?? "graph") === "subject") {
       const units = subjectItems(text, request.format as SubjectFormat, {
+        // The whole body is read before the first item: answer then, not after the writes.
+        onRead: onBodyRead,
         base: request.base,
         maxItemBytes: this.#options.maxItemBytes,
         contexts: this.#options.jsonldContexts,

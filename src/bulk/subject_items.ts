@@ -65,6 +65,8 @@ export interface SubjectOptions {
   maxItemBytes: number;
   /** Local copies of remote JSON-LD contexts. */
   contexts?: Record<string, unknown>;
+  /** Called once the whole document has been read (before the first item comes). */
+  onRead?: () => void;
 }
 
 /**
@@ -85,6 +87,7 @@ export async function* subjectItems(
       CREATE TABLE reached (subject TEXT PRIMARY KEY) WITHOUT ROWID;`);
     const namedGraphQuads = await spill(db, quadsOf(chunks, format, options));
     db.exec("CREATE INDEX triples_by_subject ON triples (subject, seq)");
+    options.onRead?.();
     if (namedGraphQuads > 0) {
       yield {
         uri: null,
