@@ -81,14 +81,14 @@ export class Catalog {
   }
 
   /**
-   * Settles once the stored part has been read once. A failed read is logged and tried
-   * again at the next call; meanwhile the copy holds customer.yml's part.
+   * Settles once the first read of the stored part has ended. A failed first read is logged
+   * and not waited for again (requests go on with customer.yml's part): the poll, or a
+   * request naming a collection this copy does not know, reads the store again.
    */
   ready(): Promise<void> {
     if (!this.#store) return Promise.resolve();
     this.#loaded ??= this.refresh().catch((error) => {
-      this.#loaded = undefined;
-      log("warn", "could not read the catalog from the store; trying again", {
+      log("warn", "could not read the catalog from the store; trying again later", {
         error: error instanceof Error ? error.message : String(error),
       });
     });
@@ -98,12 +98,20 @@ export class Catalog {
   /** Polls the store's version every `intervalMs`; failures are logged, not thrown. */
   startPolling(intervalMs: number): void {
     if (!this.#store || this.#timer !== undefined) return;
+    // A store that is down fails every poll: said once when it starts, once when it ends.
+    let failing = false;
     this.#timer = setInterval(() => {
-      this.refresh().catch((error) =>
-        log("warn", "could not read the catalog from the store", {
-          error: error instanceof Error ? error.message : String(error),
-        })
-      );
+      this.refresh().then(() => {
+        if (failing) log("info", "the catalog is read from the store again");
+        failing = false;
+      }, (error) => {
+        if (!failing) {
+          log("warn", "could not read the catalog from the store; polling on", {
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+        failing = true;
+      });
     }, intervalMs);
     Deno.unrefTimer(this.#timer as unknown as number);
   }

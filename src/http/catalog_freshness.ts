@@ -9,9 +9,13 @@ import type { Catalog } from "../catalog/catalog.ts";
 import type { AppEnv } from "./app_env.ts";
 import { log } from "../log/logger.ts";
 
+/** Paths that answer without the catalog: they never wait for the store because of it. */
+const WITHOUT_CATALOG = new Set(["/health", "/ready", "/metrics", "/openapi.json"]);
+
 /** The middleware over `catalog`. */
 export function catalogFreshness(catalog: Catalog): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    if (WITHOUT_CATALOG.has(c.req.path)) return await next();
     await catalog.ready();
     const named = [c.req.query("collection"), c.req.query("workspace")];
     if (named.some((uri) => uri !== undefined && uri !== "" && !catalog.knows(uri))) {
