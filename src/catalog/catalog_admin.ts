@@ -89,8 +89,11 @@ export class CatalogAdmin {
     if (given.uri !== undefined && given.uri !== uri) {
       throw invalid([{ path: "/uri", message: "the URI of a collection cannot change" }]);
     }
+    // Left out, the workspace and the index (its name and fields) stay as they are: a new
+    // default index name would leave every indexed document behind.
     const { workspace, settings } = collectionBody({
       workspace: current.workspace.uri,
+      index: current.settings?.index ?? current.collection.index,
       ...given,
       uri,
     });

@@ -87,7 +87,7 @@ for (const backend of storeBackends()) {
       assert.deepEqual(search.hits.map((hit: { uri: string }) => hit.uri), [item]);
 
       // Changed, with If-Match: a stale ETag is 412, the current one replaces.
-      const change = { label: "Renamed", index: body.index };
+      const change = { label: "Renamed" }; // the index stays as it is
       const stale = await service.fetch(at(uri), {
         method: "PUT",
         headers: { ...JSON_TYPE, "If-Match": '"not-the-revision"' },
@@ -100,7 +100,14 @@ for (const backend of storeBackends()) {
         body: JSON.stringify(change),
       });
       assert.equal(replaced.status, 200, await replaced.clone().text());
-      assert.equal((await replaced.json()).name, "Renamed");
+      const after = await replaced.json();
+      assert.equal(after.name, "Renamed");
+      assert.deepEqual(after.index, body.index);
+      // Still searchable: the index was kept.
+      const again = await (await service.fetch(
+        `/api/search?collection=${encodeURIComponent(uri)}&q=zanzibar`,
+      )).json();
+      assert.equal(again.total, 1);
       assert.notEqual(replaced.headers.get("etag"), etag);
 
       // Not removed while it holds an item; removed once empty.

@@ -134,7 +134,7 @@ export const replaceCollection = defineContract({
   access: "admin",
   query: z.object({ collection: COLLECTION }),
   body: {
-    description: "The collection's settings (`workspace` may be left out: it stays).",
+    description: "The collection's settings (`workspace` and `index` may be left out: they stay).",
     required: true,
     content: { "application/json": COLLECTION_BODY.partial({ workspace: true, uri: true }) },
   },
