@@ -21,7 +21,11 @@ const child = new Deno.Command(Deno.execPath(), {
   stdout: "inherit",
   stderr: "inherit",
 }).spawn();
+// The watcher outlives the service it restarts: after the service's drain (8 s), it goes.
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  Deno.addSignalListener(signal, () => child.kill(signal));
+  Deno.addSignalListener(signal, () => {
+    child.kill(signal);
+    setTimeout(() => child.kill("SIGKILL"), 10_000);
+  });
 }
 Deno.exit((await child.status).code);
