@@ -1,8 +1,10 @@
 /**
  * Entry point: read customer.yml, build the services, serve. Exits non-zero with the key
  * path and the reason when the configuration is unusable. `--version` prints
- * `rdf-content-service <version>` and exits.
+ * `rdf-content-service <version>` and exits; `--help` prints {@link USAGE} and exits, before
+ * anything else is read; an option it does not know is refused (exit 2).
  */
+import { parseArgs } from "node:util";
 import { compiledExecutableDir, ConfigError, loadConfig } from "./config/load.ts";
 import { buildServices, type Services } from "./services.ts";
 import { OpenSearchEngine } from "./search/opensearch/opensearch_engine.ts";
@@ -13,10 +15,46 @@ import { isLoopbackHost } from "./http/loopback.ts";
 import { backupDestination, backupLocalDatabase } from "./store/sqlite/backup.ts";
 import { SERVICE_VERSION } from "./version.ts";
 
+/** `--help`: every flag and exit status. */
+const USAGE = `usage: deno task start [--config PATH]      (or: rdf-content-service [flags])
+
+Serves the RDF content service as customer.yml says (see docs/configuration.md).
+
+  --config PATH       the configuration file (default: $CUSTOMER_YML, else customer.yml
+                      beside the executable or in the working directory, else built-in defaults)
+  --health-check      exit 0 when the configured server answers GET /health within 3 s, else 1
+  --backup DEST       write an online backup of the SQLite file to DEST and exit
+                      (deno task backup DEST)
+  --version           print the version and exit
+  -h, --help          this text
+
+exit status: 0 stopped by SIGTERM/SIGINT, or a flag's work done; 1 a failure (a backup that
+could not be made, a failed health check); 2 an unusable configuration or command line.`;
+
+/** The flags main.ts reads; anything else is refused. */
+const FLAGS = {
+  config: { type: "string" },
+  "health-check": { type: "boolean" },
+  backup: { type: "string" },
+  version: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 /** How long requests in flight may run on after SIGTERM/SIGINT. */
 const SHUTDOWN_GRACE_MS = 8_000;
 
 async function main(): Promise<number> {
+  // Before anything is read or started: `--help` anywhere (even after `--backup`).
+  if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
+    console.log(USAGE);
+    return 0;
+  }
+  try {
+    parseArgs({ args: Deno.args, options: FLAGS, strict: true, allowPositionals: false });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
   // Before the configuration: `--version` needs none (scripts/compile.ts asks a fresh build).
   if (Deno.args.includes("--version")) {
     console.log(`rdf-content-service ${SERVICE_VERSION}`);

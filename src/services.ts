@@ -9,6 +9,10 @@ import type { ServiceConfig } from "./config/schema.ts";
 import { readCaCertificates } from "./config/ca_file.ts";
 import type { AppDeps } from "./routes/app_deps.ts";
 import { Catalog } from "./catalog/catalog.ts";
+import { CatalogAdmin } from "./catalog/catalog_admin.ts";
+import type { CatalogStore } from "./catalog/catalog_store.ts";
+import { SqliteCatalogStore } from "./catalog/sqlite_catalog_store.ts";
+import { SparqlCatalogStore } from "./catalog/sparql_catalog_store.ts";
 import { LOCAL_DB_FILE } from "./store/sqlite/local_db.ts";
 import { openLocalDatabase } from "./local_database.ts";
 import { storageReadiness, withStorageFaults } from "./store/sqlite/storage_faults.ts";
@@ -23,8 +27,8 @@ import { ItemCache } from "./store/item_cache.ts";
 import { CachingTripleStore } from "./store/caching_triple_store.ts";
 import { ItemService } from "./items/item_service.ts";
 import { SparqlEndpointRegistry } from "./tools/sparql_endpoints.ts";
-import { CollectionShapes } from "./items/shacl_validator.ts";
-import { Initializer } from "./initialize/initializer.ts";
+import { CollectionShapes, collectionShapesProblem } from "./items/shacl_validator.ts";
+import { Initializer, initializeRulesProblem } from "./initialize/initializer.ts";
 import { collectionResolver } from "./indexing/index_item.ts";
 import type { JobStore } from "./jobs/job_store.ts";
 import type { IndexOutbox } from "./store/index_outbox.ts";
@@ -61,18 +65,35 @@ export function buildServices(config: ServiceConfig): Services {
   const hash = async (quads: Parameters<typeof canonicalHash>[0]) =>
     (await canonicalHash(quads, { maxWorkFactor })).hash;
   const metrics = new ServiceMetrics();
+  const jsonldContexts = loadJsonLdContexts(config.service.jsonld.contexts);
   // Timed beneath the item cache: the metrics tell how the store itself answers.
   const store = withItemCache(metrics.timed("store", openTripleStore(config, db, dbPath)), config);
-  const catalog = new Catalog(config.workspaces);
+  const catalog = new Catalog(config.workspaces, openCatalogStore(config, db));
+  void catalog.ready();
+  // One instance owns an embedded store: its own writes are all the changes there are.
+  if (store.kind === "sparql") catalog.startPolling(CATALOG_POLL_MS);
   const shapes = new CollectionShapes(config.workspaces);
-  const items = new ItemService(store, catalog, hash, shapes.active ? shapes : undefined);
+  const items = new ItemService(store, catalog, hash, shapes);
   const search = metrics.timed("search", buildSearchEngine(config, db));
   const searchIndexes = collectionResolver(config, catalog);
+  const catalogAdmin = new CatalogAdmin(
+    catalog,
+    catalog.store!,
+    (collection) => {
+      const problem = initializeRulesProblem(collection) ?? collectionShapesProblem(collection);
+      if (problem) throw problem;
+    },
+    async (collection) => {
+      for await (const _ of store.listItems(collection)) return true;
+      return false;
+    },
+  );
   const { leaseMs } = config.service.cluster;
   const indexOutbox = new IndexOutboxWorker({
     store,
     engine: search,
     resolve: searchIndexes,
+    refreshCatalog: () => catalog.refresh(),
     leaseMs,
   });
   const owner = instanceId(dataDir);
@@ -96,6 +117,7 @@ export function buildServices(config: ServiceConfig): Services {
     items,
     catalog,
     maxItemBytes: config.service.http.maxBodyBytes,
+    jsonldContexts,
     owner,
     leaseMs,
     sweepIntervalMs: store.kind === "sparql" ? leaseMs / 2 : undefined,
@@ -103,6 +125,7 @@ export function buildServices(config: ServiceConfig): Services {
   const deps: AppDeps = {
     config,
     catalog,
+    catalogAdmin,
     store,
     items,
     initializer: new Initializer(catalog, store),
@@ -114,9 +137,9 @@ export function buildServices(config: ServiceConfig): Services {
     sparqlEndpoints: new SparqlEndpointRegistry(
       config,
       store,
-      catalog.collections().map((entry) => entry.collection.uri),
+      () => catalog.collections().map((entry) => entry.collection.uri),
     ),
-    jsonldContexts: loadJsonLdContexts(config.service.jsonld.contexts),
+    jsonldContexts,
     readiness: {
       outbox: async () => {
         try {
@@ -146,6 +169,7 @@ export function buildServices(config: ServiceConfig): Services {
   return {
     deps,
     close: async () => {
+      catalog.close();
       await importJobs.close();
       await indexJobs.close();
       await indexOutbox.stop();
@@ -236,6 +260,19 @@ function openJobStore(config: ServiceConfig, db: DatabaseSync): JobStore {
     new SparqlHttpClient(sparqlEndpoint(config)),
     sparql.metadataGraph ?? DEFAULT_METADATA_GRAPH,
     config.service.cluster.leaseMs,
+  );
+}
+
+/** How often an instance on a shared store looks whether the catalog changed. */
+const CATALOG_POLL_MS = 1000;
+
+/** Where run-time workspaces and collections are kept: beside jobs, shared as they are. */
+function openCatalogStore(config: ServiceConfig, db: DatabaseSync): CatalogStore {
+  const { backend, sparql } = config.service.store;
+  if (backend === "embedded") return new SqliteCatalogStore(db);
+  return new SparqlCatalogStore(
+    new SparqlHttpClient(sparqlEndpoint(config)),
+    sparql.metadataGraph ?? DEFAULT_METADATA_GRAPH,
   );
 }
 

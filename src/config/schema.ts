@@ -146,10 +146,19 @@ export const collectionSchema = z.object({
   context: z.record(z.string(), z.unknown()).optional(),
   /** Path to a SHACL shapes file (Turtle) that every write must satisfy. */
   shapes: optionalString,
+  /** The shapes as Turtle text instead of a file (what the admin API is usually given). */
+  shapesTurtle: optionalString,
   /** OpenSearch mappings that replace the defaults for this collection's index. */
   mappings: z.record(z.string(), z.unknown()).optional(),
   initialize: z.array(initializeRuleSchema).default([]),
 }).superRefine((collection, ctx) => {
+  if (collection.shapes !== undefined && collection.shapesTurtle !== undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["shapesTurtle"],
+      message: "give shapes or shapesTurtle",
+    });
+  }
   const prefixes = prefixesOf(collection.context);
   const seen = new Set<string>();
   collection.index.fields.forEach((field, position) => {

@@ -43,6 +43,11 @@ export interface OutboxWorkerOptions {
   store: TripleStore;
   engine: SearchEngine;
   resolve: CollectionResolver;
+  /**
+   * Brings the catalog up to date: asked before entries of a collection this instance does
+   * not know are dropped, since another instance may have just made it.
+   */
+  refreshCatalog?: () => Promise<void>;
   /** Items claimed per batch (200). */
   batchSize?: number;
   /** How long a claim holds its entries, in ms (`service.cluster.leaseMs`, 30000). */
@@ -71,6 +76,7 @@ export class IndexOutboxWorker {
   readonly #store: TripleStore;
   readonly #engine: SearchEngine;
   readonly #resolve: CollectionResolver;
+  readonly #refreshCatalog?: () => Promise<void>;
   readonly #batchSize: number;
   /** Items claimed next: halved when a batch ran out of lease, grown back after successes. */
   #claimSize: number;
@@ -95,6 +101,7 @@ export class IndexOutboxWorker {
     this.#store = options.store;
     this.#engine = options.engine;
     this.#resolve = options.resolve;
+    this.#refreshCatalog = options.refreshCatalog;
     this.#batchSize = options.batchSize ?? 200;
     this.#claimSize = this.#batchSize;
     this.#leaseMs = options.leaseMs ?? 30_000;
@@ -213,7 +220,7 @@ export class IndexOutboxWorker {
     for (const [collection, items] of byCollection) {
       let indexed: IndexedCollection;
       try {
-        indexed = this.#resolve(collection);
+        indexed = await this.#resolveFresh(collection);
       } catch {
         log("warn", "index outbox entries dropped: collection no longer configured", {
           collection,
@@ -258,6 +265,17 @@ export class IndexOutboxWorker {
   }
 
   /** Brings the items' documents in step; returns the URIs to try again later. */
+  /** The collection, after a catalog refresh when this instance does not know it yet. */
+  async #resolveFresh(collection: string): Promise<IndexedCollection> {
+    try {
+      return this.#resolve(collection);
+    } catch (error) {
+      if (!this.#refreshCatalog) throw error;
+      await this.#refreshCatalog();
+      return this.#resolve(collection);
+    }
+  }
+
   async #apply(
     indexed: IndexedCollection,
     uris: string[],
