@@ -38,7 +38,7 @@ import {
   type SearchLimits,
 } from "../clamp.ts";
 import { fieldResolver, indexCreationBody } from "./mappings.ts";
-import { startSearch } from "../facets.ts";
+import { DEFAULT_TRACK_TOTAL_HITS, startSearch } from "../facets.ts";
 import { languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
 import {
   type BulkFailure,
@@ -373,7 +373,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
       const body: Record<string, unknown> = {
         from: window.from,
         size: window.size,
-        track_total_hits: true,
+        track_total_hits: this.#limits.trackTotalHits ?? DEFAULT_TRACK_TOTAL_HITS,
         track_scores: q !== undefined,
         query: {
           bool: {
@@ -410,6 +410,9 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
       const answer = (await this.#client.search({ index: index.indexName, body })).body;
       const result = answer.hits;
       response.total = typeof result.total === "number" ? result.total : result.total?.value ?? 0;
+      if (typeof result.total === "object" && result.total?.relation === "gte") {
+        response.totalRelation = "gte";
+      }
       response.hits = result.hits.map((hit) => {
         const found: SearchHit = {
           uri: (hit._source as SearchDocument).uri,
