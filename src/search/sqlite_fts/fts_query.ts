@@ -1,10 +1,10 @@
 /**
  * The SQL side of the embedded search engine: how a {@link SearchRequest} becomes queries on
- * one physical index's two tables (see `index_tables.ts`): its FTS5 table `f`, whose columns
- * are the document's words (`text`), the stems of its language-tagged literals (`stems`,
- * tokens `<language><stem>`) and the keys of its field values (`keys`, `field_keys.ts`), and
- * its documents table `d` (`id`, `uri`, `document`, `fields`: the flat JSON of
- * `field_keys.ts`).
+ * one physical index's tables (see `index_tables.ts`): its FTS5 table `f`, whose columns are
+ * the document's words (`text`), the stems of its language-tagged literals (`stems`, tokens
+ * `<language><stem>`) and the keys of its field values (`keys`, `field_keys.ts`), its documents
+ * table `d` (`id`, `uri`, `document`) and its fields table `x` (`id`, `fields`: the flat JSONB
+ * of `field_keys.ts`).
  *
  * Full text and exact filters are one FTS5 expression, so the hits of a search come out of
  * the full-text index alone; ranges and sorts read the flat fields of the hits.
@@ -77,7 +77,7 @@ export function jsonPath(field: string): string {
 
 /**
  * Number values between numeric bounds, string values between the bounds as strings: what
- * OpenSearch does on a number field and on a keyword. A condition on `d.fields`.
+ * OpenSearch does on a number field and on a keyword. A condition on `x.fields`.
  */
 export function rangeCondition(range: SearchRange): [string, (string | number)[]] {
   const bounds = [range.gte, range.lte].filter((bound) => bound !== undefined) as string[];
@@ -98,7 +98,7 @@ export function rangeCondition(range: SearchRange): [string, (string | number)[]
   const branches = [`(j.type = 'text' AND ${compare(String)})`];
   if (numeric) branches.push(`(j.type IN ('integer', 'real') AND ${compare(Number)})`);
   return [
-    `EXISTS (SELECT 1 FROM json_each(d.fields, ?) j WHERE ${branches.join(" OR ")})`,
+    `EXISTS (SELECT 1 FROM json_each(x.fields, ?) j WHERE ${branches.join(" OR ")})`,
     params,
   ];
 }
@@ -119,7 +119,7 @@ export function sortTerms(sort: SearchSort[], ranked: boolean): [string[], strin
     }
     const aggregate = key.order === "desc" ? "max" : "min";
     terms.push(
-      `(SELECT ${aggregate}(j.value) FROM json_each(d.fields, ?) j) ` +
+      `(SELECT ${aggregate}(j.value) FROM json_each(x.fields, ?) j) ` +
         `${key.order === "desc" ? "DESC" : "ASC"} NULLS LAST`,
     );
     params.push(jsonPath(key.field));

@@ -16,6 +16,7 @@
  * the `trackTotalHits` most recently added (`facetsRelation: gte`).
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import {
   inTransaction,
   inUnsyncedTransaction,
@@ -344,7 +345,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
       ? undefined
       : textMatch(q, request.language, physical?.languages ?? []);
     if (physical === undefined || (q !== undefined && text === undefined)) return response;
-    const { docs, fts } = physical.tables;
+    const { docs, fts, fields } = physical.tables;
     const keys = filterMatch(request);
     const match = [text, keys].filter((part) => part !== undefined).map((part) => `(${part})`)
       .join(" AND ") || undefined;
@@ -354,10 +355,10 @@ export class EmbeddedSearchEngine implements SearchEngine {
     const matchParams = match === undefined ? [] : [match];
     // Every hit's id: from the full-text index alone unless ranges read the flat fields.
     const hitsSql = match === undefined
-      ? `SELECT d.id AS id FROM ${docs} d${where(rangeSql)}`
+      ? `SELECT x.id AS id FROM ${fields} x${where(rangeSql)}`
       : ranges.length === 0
       ? `SELECT rowid AS id FROM ${fts} WHERE ${fts} MATCH ?`
-      : `SELECT d.id AS id FROM ${fts} f JOIN ${docs} d ON d.id = f.rowid ` +
+      : `SELECT x.id AS id FROM ${fts} f JOIN ${fields} x ON x.id = f.rowid ` +
         `WHERE ${fts} MATCH ? AND ${rangeSql.join(" AND ")}`;
     const hitsParams = [...matchParams, ...rangeParams];
     const threshold = trackTotalHits(this.#limits);
@@ -380,7 +381,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
             ? `SELECT rowid AS id, bm25(${fts}) AS rank FROM ${fts} WHERE ${fts} MATCH ? ` +
               `ORDER BY rowid DESC LIMIT ?`
             : `SELECT f.rowid AS id, bm25(${fts}) AS rank FROM ${fts} f ` +
-              `JOIN ${docs} d ON d.id = f.rowid WHERE ${fts} MATCH ? ` +
+              `JOIN ${fields} x ON x.id = f.rowid WHERE ${fts} MATCH ? ` +
               `AND ${rangeSql.join(" AND ")} ORDER BY f.rowid DESC LIMIT ?`;
           // Equal scores: the most recently added first (the URI would cost a row read per hit).
           page = this.#sql(
@@ -391,7 +392,8 @@ export class EmbeddedSearchEngine implements SearchEngine {
           if (terms.every((term) => !term.startsWith("rank"))) terms.push("rank ASC");
           page = this.#sql(
             `SELECT d.id AS id, bm25(${fts}) AS rank FROM ${fts} f JOIN ${docs} d ` +
-              `ON d.id = f.rowid WHERE ${[`${fts} MATCH ?`, ...rangeSql].join(" AND ")} ` +
+              `ON d.id = f.rowid JOIN ${fields} x ON x.id = d.id ` +
+              `WHERE ${[`${fts} MATCH ?`, ...rangeSql].join(" AND ")} ` +
               `ORDER BY ${[...terms, "d.uri ASC"].join(", ")} LIMIT ? OFFSET ?`,
           ).all(...hitsParams, ...termParams, window.size, window.from) as typeof page;
         } else {
@@ -404,15 +406,18 @@ export class EmbeddedSearchEngine implements SearchEngine {
           const walk = terms.length === 0 && counted > WALK_URI_INDEX_ABOVE
             ? ` INDEXED BY ${uriIndex(physical.tables)}`
             : "";
+          const join = terms.length > 0 || ranges.length > 0
+            ? ` JOIN ${fields} x ON x.id = d.id`
+            : "";
           page = this.#sql(
-            `SELECT d.id AS id FROM ${docs} d${walk}${where(conditions)} ` +
+            `SELECT d.id AS id FROM ${docs} d${walk}${join}${where(conditions)} ` +
               `ORDER BY ${[...terms, "d.uri ASC"].join(", ")} LIMIT ? OFFSET ?`,
           ).all(...hitsParams, ...termParams, window.size, window.from) as typeof page;
         }
         const read = this.#sql(`SELECT uri, document FROM ${docs} WHERE id = ?`);
         response.hits = page.map((row): SearchHit => {
-          const stored = read.get(row.id) as { uri: string; document: string };
-          const document = JSON.parse(stored.document) as SearchDocument;
+          const stored = read.get(row.id) as { uri: string; document: Uint8Array };
+          const document = JSON.parse(inflateRawSync(stored.document).toString()) as SearchDocument;
           const hit: SearchHit = {
             uri: stored.uri,
             score: ranked ? -(row.rank ?? 0) : null,
@@ -466,8 +471,8 @@ export class EmbeddedSearchEngine implements SearchEngine {
       this.#evictFacetColumns();
       column = new FacetColumn();
       const rows = this.#sql(
-        `SELECT d.id AS id, j.value AS value, j.type AS type FROM ${physical.tables.docs} d, ` +
-          `json_each(d.fields, ?) j ORDER BY d.id`,
+        `SELECT x.id AS id, j.value AS value, j.type AS type FROM ${physical.tables.fields} x, ` +
+          `json_each(x.fields, ?) j ORDER BY x.id`,
       ).iterate(jsonPath(field)) as Iterable<StoredValue & { id: number }>;
       let id = -1;
       let values: (string | number | boolean)[] = [];
@@ -573,22 +578,23 @@ export class EmbeddedSearchEngine implements SearchEngine {
 
   /** Writes one document; its id. */
   #upsertOne(tables: IndexTables, document: SearchDocument, values: FieldValue[]): number {
-    const json = JSON.stringify(document);
+    const stored = deflateRawSync(JSON.stringify(document), { level: 1 });
     const fields = flatFields(values.filter((value) => !LANGUAGE_TEXT.has(value.path)));
     const existing = this.#sql(`SELECT id FROM ${tables.docs} WHERE uri = ?`)
       .get(document.uri) as { id: number } | undefined;
     let id: number;
     if (existing) {
       id = existing.id;
-      this.#sql(`UPDATE ${tables.docs} SET document = ?, fields = jsonb(?) WHERE id = ?`)
-        .run(json, fields, id);
+      this.#sql(`UPDATE ${tables.docs} SET document = ? WHERE id = ?`).run(stored, id);
       this.#sql(`DELETE FROM ${tables.fts} WHERE rowid = ?`).run(id);
     } else {
       id = Number(
-        this.#sql(`INSERT INTO ${tables.docs} (uri, document, fields) VALUES (?, ?, jsonb(?))`)
-          .run(document.uri, json, fields).lastInsertRowid,
+        this.#sql(`INSERT INTO ${tables.docs} (uri, document) VALUES (?, ?)`)
+          .run(document.uri, stored).lastInsertRowid,
       );
     }
+    this.#sql(`INSERT OR REPLACE INTO ${tables.fields} (id, fields) VALUES (?, jsonb(?))`)
+      .run(id, fields);
     this.#sql(`INSERT INTO ${tables.fts} (rowid, text, stems, keys) VALUES (?, ?, ?, ?)`)
       .run(id, document.text, stemText(document) ?? null, keyTokens(values));
     return id;
@@ -601,6 +607,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
       | undefined;
     if (!existing) return undefined;
     this.#sql(`DELETE FROM ${tables.fts} WHERE rowid = ?`).run(existing.id);
+    this.#sql(`DELETE FROM ${tables.fields} WHERE id = ?`).run(existing.id);
     this.#sql(`DELETE FROM ${tables.docs} WHERE id = ?`).run(existing.id);
     return existing.id;
   }
@@ -647,7 +654,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
   /** Statements on dropped tables fail; prepared ones are forgotten with them. */
   #forgetStatements(): void {
     for (const text of this.#statements.keys()) {
-      if (/search_(docs|fts)_\d+/.test(text)) this.#statements.delete(text);
+      if (/search_(docs|fields|fts)_\d+/.test(text)) this.#statements.delete(text);
     }
   }
 
@@ -792,7 +799,10 @@ function where(conditions: string[]): string {
  */
 function giveBackFreePages(db: DatabaseSync): void {
   const mode = db.prepare("PRAGMA auto_vacuum").get() as { auto_vacuum: number };
-  if (mode.auto_vacuum === 2) db.exec("PRAGMA incremental_vacuum");
+  if (mode.auto_vacuum !== 2) return;
+  db.exec("PRAGMA incremental_vacuum");
+  // The file shrinks when the WAL is copied back into it; without readers in the way, now.
+  db.prepare("PRAGMA wal_checkpoint(PASSIVE)").get();
 }
 
 /** Runs synchronous work as a promise, so that callers see its errors as rejections. */
