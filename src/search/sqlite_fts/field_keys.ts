@@ -10,6 +10,7 @@
  * per value; at 106 bits two different values of one field never collide in practice.
  */
 import type { SearchFieldValue } from "../search_engine.ts";
+import { KEYWORD_IGNORE_ABOVE } from "../mapped_fields.ts";
 
 /** One scalar of a document: its dotted path with array positions dropped, and its value. */
 export interface FieldValue {
@@ -59,13 +60,14 @@ export function flatFields(values: FieldValue[]): string {
 /**
  * The key tokens of a document, space-separated. Booleans are keyed by their text (`true`),
  * as an exact filter compares them; numbers by their shortest form (`1999`, not `1999.0`).
+ * Strings longer than OpenSearch's keyword limit are full-text only, as there.
  */
 export function keyTokens(values: FieldValue[]): string {
   const tokens = new Set<string>();
   for (const { path, value } of values) {
-    tokens.add(
-      typeof value === "number" ? numberKey(path, value) : stringKey(path, String(value)),
-    );
+    if (typeof value === "number") tokens.add(numberKey(path, value));
+    else if (typeof value === "boolean") tokens.add(stringKey(path, String(value)));
+    else if (value.length <= KEYWORD_IGNORE_ABOVE) tokens.add(stringKey(path, value));
   }
   return [...tokens].join(" ");
 }

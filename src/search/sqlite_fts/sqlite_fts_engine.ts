@@ -579,7 +579,10 @@ export class EmbeddedSearchEngine implements SearchEngine {
   /** Writes one document; its id. */
   #upsertOne(tables: IndexTables, document: SearchDocument, values: FieldValue[]): number {
     const stored = deflateRawSync(JSON.stringify(document), { level: 1 });
-    const fields = flatFields(values.filter((value) => !LANGUAGE_TEXT.has(value.path)));
+    // `text_<language>` fields are searched by words and stems only (as on OpenSearch, where
+    // they are analysed text with no keyword).
+    const kept = values.filter((value) => !LANGUAGE_TEXT.has(value.path));
+    const fields = flatFields(kept);
     const existing = this.#sql(`SELECT id FROM ${tables.docs} WHERE uri = ?`)
       .get(document.uri) as { id: number } | undefined;
     let id: number;
@@ -596,7 +599,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
     this.#sql(`INSERT OR REPLACE INTO ${tables.fields} (id, fields) VALUES (?, jsonb(?))`)
       .run(id, fields);
     this.#sql(`INSERT INTO ${tables.fts} (rowid, text, stems, keys) VALUES (?, ?, ?, ?)`)
-      .run(id, document.text, stemText(document) ?? null, keyTokens(values));
+      .run(id, document.text, stemText(document) ?? null, keyTokens(kept));
     return id;
   }
 
