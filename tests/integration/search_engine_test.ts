@@ -459,6 +459,8 @@ export function defineSearchEngineSuite(
         filters: [{ field: "collection", value: COLLECTION }],
       });
       assert.deepEqual([filtered.total, filtered.totalRelation], [3, "gte"]);
+      const pastThreshold = await engine.search(ref, { from: 4, size: 2 });
+      assert.deepEqual(uris(pastThreshold), ["005"], "a page past the threshold still has hits");
 
       const two = await engine.search(ref, { q: "rare", facets: ["genre"] });
       assert.deepEqual([two.total, two.totalRelation], [2, "eq"]);

@@ -368,7 +368,8 @@ export class EmbeddedSearchEngine implements SearchEngine {
       response.total = Math.min(counted, threshold);
       response.totalRelation = counted > threshold ? "gte" : "eq";
       const ranked = text !== undefined;
-      if (window.size > 0 && window.from < counted) {
+      // Beyond the threshold the count stopped early: a page past it may still hold hits.
+      if (window.size > 0 && (window.from < counted || counted > threshold)) {
         const [terms, termParams] = sortTerms(request.sort ?? [], ranked);
         const fieldSort = (request.sort ?? []).some((key) => key.field !== "_score");
         let page: { id: number; rank?: number }[];
