@@ -804,7 +804,8 @@ function where(conditions: string[]): string {
 function giveBackFreePages(db: DatabaseSync): void {
   const mode = db.prepare("PRAGMA auto_vacuum").get() as { auto_vacuum: number };
   if (mode.auto_vacuum !== 2) return;
-  db.exec("PRAGMA incremental_vacuum");
+  // Stepped to the end: each step frees one page (exec would take only the first).
+  db.prepare("PRAGMA incremental_vacuum").all();
   // The file shrinks when the WAL is copied back into it; without readers in the way, now.
   db.prepare("PRAGMA wal_checkpoint(PASSIVE)").get();
 }
