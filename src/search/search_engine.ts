@@ -162,7 +162,10 @@ export interface SearchRequest {
   highlight?: boolean;
 }
 
-/** One result. `score` is the relevance when `q` was given, else null. */
+/**
+ * One result. `score` is the relevance when `q` was given, else null (also null on the embedded
+ * engine when more hits than `trackTotalHits` match: they come most recently added first).
+ */
 export interface SearchHit {
   uri: string;
   score: number | null;
