@@ -178,7 +178,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
   /**
    * `db` must have been opened with `openLocalDatabase` (it holds the tables); it stays the
    * caller's to close. Indices written by an earlier version are copied into tables of their
-   * own here, once (see {@link upgradeLegacyIndices}).
+   * own here, once (`#upgradeLegacy`).
    */
   constructor(db: DatabaseSync, options: EmbeddedSearchEngineOptions) {
     this.#db = db;
