@@ -46,6 +46,12 @@ import {
 import { FacetColumn, type StoredValue, storedValue } from "./facet_values.ts";
 import { type FieldValue, fieldValues, flatFields, keyTokens } from "./field_keys.ts";
 import { LANGUAGE_TEXT_FIELDS } from "../documents.ts";
+import {
+  DROP_LEGACY_TABLES_SQL,
+  hasLegacyLayout,
+  legacyDocuments,
+  legacyPhysicals,
+} from "./legacy_layout.ts";
 import { highlightDocument } from "../highlight.ts";
 import { mappingViolation, numericMappedFields } from "../declared_mappings.ts";
 import {
@@ -705,15 +711,9 @@ export class EmbeddedSearchEngine implements SearchEngine {
    * start of this version.
    */
   #upgradeLegacy(): void {
-    const legacy = this.#db.prepare(
-      "SELECT 1 FROM sqlite_schema WHERE name = 'search_documents'",
-    ).get();
-    if (!legacy) return;
-    const physicals = this.#db.prepare(
-      "SELECT name FROM search_physical_indices WHERE tables IS NULL",
-    ).all() as { name: string }[];
+    if (!hasLegacyLayout(this.#db)) return;
     this.#write(() => {
-      for (const { name } of physicals) {
+      for (const name of legacyPhysicals(this.#db)) {
         const { next } = this.#db.prepare(
           "SELECT coalesce(max(tables), 0) + 1 AS next FROM search_physical_indices",
         ).get() as { next: number };
@@ -721,29 +721,15 @@ export class EmbeddedSearchEngine implements SearchEngine {
         this.#db.exec(createIndexTablesSql(tables));
         this.#db.prepare("UPDATE search_physical_indices SET tables = ? WHERE name = ?")
           .run(next, name);
-        const documents = this.#db.prepare(
-          "SELECT id, document FROM search_documents WHERE physical = ? ORDER BY id",
-        ).iterate(name) as Iterable<{ id: number; document: string }>;
-        const rows = this.#db.prepare(
-          "SELECT path, value, kind FROM search_fields WHERE document_id = ?",
-        );
         const languages = new Set<string>();
-        for (const { id, document } of documents) {
-          const values = (rows.all(id) as { path: string; value: string | number; kind: string }[])
-            .map((row): FieldValue => ({
-              path: row.path,
-              value: row.kind === "b" ? row.value === 1 : row.value,
-            }));
-          const parsed = JSON.parse(document) as SearchDocument;
-          this.#upsertOne(tables, parsed, values);
-          for (const language of documentLanguages(parsed)) languages.add(language);
+        for (const { document, values } of legacyDocuments(this.#db, name)) {
+          this.#upsertOne(tables, document, values);
+          for (const language of documentLanguages(document)) languages.add(language);
         }
         this.#db.prepare("UPDATE search_physical_indices SET languages = ? WHERE name = ?")
           .run([...languages].sort().join(","), name);
       }
-      this.#db.exec(`
-        DROP TABLE search_fields; DROP TABLE search_text; DROP TABLE search_stems;
-        DROP TABLE search_documents;`);
+      this.#db.exec(DROP_LEGACY_TABLES_SQL);
     });
     this.#statements.clear();
     giveBackFreePages(this.#db);
