@@ -8,6 +8,9 @@
  * CLUSTER_RATE (writes per second, 5).
  * `import` takes IMPORT_ITEMS (20000 items of 50 triples) and IMPORT_PUT_ITEMS (2000); its SPARQL
  * rows DROP ALL the configured dataset: point SERVICE_SPARQL_* at a private Fuseki.
+ * `scale [--sizes 20000,100000,250000] [--million] [--searches 40] [--no-fuseki]` (only by
+ * name, first) grows the embedded default to those sizes (scale_bench.ts); OpenSearch beside it
+ * at the largest with SERVICE_OPENSEARCH_URL, a private Fuseki TDB2 unless --no-fuseki.
  */
 import { benchItems } from "./items_bench.ts";
 import { benchHash } from "./hash_bench.ts";
@@ -17,6 +20,7 @@ import { benchSparql, formatSparqlBench } from "./sparql_bench.ts";
 import { benchMixedLoad, mixedLoadOptionsFromEnv } from "./load_mixed.ts";
 import { benchCluster, DEFAULT_CLUSTER_BENCH, formatClusterBench } from "./cluster_bench.ts";
 import { benchImport, formatImportBench } from "./import_bench.ts";
+import { benchScale } from "./scale_bench.ts";
 
 const scenarios: Record<string, () => Promise<void>> = {
   items: async () => {
@@ -88,7 +92,8 @@ const scenarios: Record<string, () => Promise<void>> = {
 const USAGE = `usage: deno task bench [SCENARIO …]
 
 Runs the benchmarks (all, or the scenarios named) and prints markdown tables for
-bench/RESULTS.md. Scenarios: ${Object.keys(scenarios).join(", ")}.
+bench/RESULTS.md. Scenarios: ${Object.keys(scenarios).join(", ")}; and scale, run only
+by name, with its own flags: --sizes N,N,… --million --searches N --no-fuseki.
 
 environment: SERVICE_OPENSEARCH_URL (indexing), SERVICE_SPARQL_QUERY_URL, _UPDATE_URL,
 _GSP_URL (sparql, import, cluster), LOAD_SECONDS (load), CLUSTER_WRITES, CLUSTER_RATE
@@ -98,6 +103,12 @@ exit status: 0 done; 1 a scenario failed its checks; 2 an unknown scenario or op
 
 if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
   console.log(USAGE);
+  Deno.exit(0);
+}
+// `scale` takes flags (scale_bench.ts) and runs for hours at its full sizes: only by name.
+if (Deno.args[0] === "scale") {
+  console.log("\n## The embedded default at scale (issue 27)\n");
+  console.log(await benchScale(Deno.args.slice(1)));
   Deno.exit(0);
 }
 const option = Deno.args.find((arg) => arg.startsWith("-"));

@@ -4,8 +4,10 @@
  * version order by src/store/sqlite/local_db.ts. Here, at the wiring level, because the owners sit
  * in several layers (store, indexing, search) and the store may not import the others.
  */
-import type { DatabaseSync } from "node:sqlite";
-import { type Migration, openMigratedDatabase } from "./store/sqlite/local_db.ts";
+import { DatabaseSync } from "node:sqlite";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { LOCAL_DB_FILE, type Migration, openMigratedDatabase } from "./store/sqlite/local_db.ts";
 import { EMBEDDED_STORE_MIGRATIONS } from "./store/sqlite/sqlite_store.ts";
 import { INDEX_JOB_MIGRATIONS } from "./jobs/sqlite_job_store.ts";
 import { KIND_JOB_MIGRATIONS } from "./jobs/sqlite_kind_job_store.ts";
@@ -26,5 +28,24 @@ export const SCHEMA_VERSION = LOCAL_MIGRATIONS.length;
 
 /** Opens (and migrates) the local database at `dataDir`; `":memory:"` for tests. */
 export function openLocalDatabase(dataDir: string): DatabaseSync {
+  if (dataDir !== ":memory:") createIncrementalVacuumFile(join(dataDir, LOCAL_DB_FILE));
   return openMigratedDatabase(dataDir, LOCAL_MIGRATIONS);
+}
+
+/**
+ * Creates a new file in incremental auto-vacuum mode (the mode can only be chosen before the
+ * first table, or with a VACUUM of the whole file): pages freed by dropping a search index's
+ * tables after a rebuild can then be given back to the file system (`PRAGMA
+ * incremental_vacuum`) instead of staying in the file. An existing file keeps its mode.
+ */
+function createIncrementalVacuumFile(path: string): void {
+  if (existsSync(path)) return;
+  mkdirSync(join(path, ".."), { recursive: true });
+  const db = new DatabaseSync(path);
+  try {
+    db.exec("PRAGMA auto_vacuum = INCREMENTAL");
+    db.exec("VACUUM");
+  } finally {
+    db.close();
+  }
 }

@@ -102,7 +102,11 @@ async function main(): Promise<number> {
     await services.close();
     return 2;
   }
-  const server = await startServer(app, { host, port });
+  const server = await startServer(app, {
+    host,
+    port,
+    bodyStallMs: config.service.http.bodyStallMs,
+  });
   log("info", "listening", {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`,
     store: config.service.store.backend,

@@ -8,6 +8,7 @@ export const BUILT_IN_CUSTOMER_YML = `service:
     host: \${SERVICE_HTTP_HOST:127.0.0.1}
     port: \${SERVICE_HTTP_PORT:8080}
     maxBodyBytes: \${SERVICE_HTTP_MAX_BODY:16777216}
+    bodyStallMs: \${SERVICE_HTTP_BODY_STALL_MS:60000}   # cut a request body that stops arriving for this long (0: never)
     cors:
       origins: \${SERVICE_HTTP_CORS_ORIGINS:}   # browser origins allowed to call: comma-separated, e.g. https://app.example.org
   data:
@@ -42,6 +43,7 @@ export const BUILT_IN_CUSTOMER_YML = `service:
     query:
       maxResultsLimit: \${SERVICE_ES_MAX_RESULTS:10000}
       maxWindow: \${SERVICE_ES_MAX_WINDOW:10000}
+      trackTotalHits: \${SERVICE_SEARCH_TRACK_TOTAL_HITS:10000}   # hits counted exactly; beyond, totalRelation is gte
     dsl:                # POST /api/search: the raw query DSL, behind an allow-list (docs/backends.md)
       role: \${SERVICE_SEARCH_DSL_ROLE:editor}            # reader | editor | admin | none (off)
       expensiveQueries: \${SERVICE_SEARCH_DSL_EXPENSIVE:false}   # leading wildcards, regexp, fuzzy

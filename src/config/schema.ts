@@ -216,6 +216,11 @@ export const configSchema = z.object({
       host: z.string().min(1).default("127.0.0.1"),
       port: integer(0, 65535).default(8080),
       maxBodyBytes: integer(1).default(16 * 1024 * 1024),
+      /**
+       * A request body that receives no byte for this long is cut (0: never). No limit on a
+       * body's whole duration: a streaming import that makes progress is never cut.
+       */
+      bodyStallMs: integer(0).default(60_000),
       cors: z.object({
         /** Origins whose pages may call the service from a browser; none by default. */
         origins: z.preprocess(emptyAsUndefined, origins.default([])),
@@ -295,6 +300,8 @@ export const configSchema = z.object({
       query: z.object({
         maxResultsLimit: integer(1).default(10000),
         maxWindow: integer(1).default(10000),
+        /** Hits counted exactly; beyond, the total is "at least" this (`totalRelation: gte`). */
+        trackTotalHits: integer(1).default(10000),
       }).prefault({}),
       /** `POST /api/search`: the raw query DSL, behind the gate of src/search/opensearch/dsl_gate.ts. */
       dsl: z.object({

@@ -13,6 +13,11 @@ export interface SearchLimits {
   maxResultsLimit: number;
   /** Most `from + size`. */
   maxWindow: number;
+  /**
+   * Hits counted exactly; beyond, the total is reported as at least this many
+   * (`totalRelation: "gte"`), as OpenSearch's `track_total_hits`. 10,000 when not set.
+   */
+  trackTotalHits?: number;
 }
 
 /** A result window. */

@@ -10,6 +10,9 @@ import type { SearchRequest, SearchResponse } from "./search_engine.ts";
 /** Values per facet when the request does not say. */
 export const DEFAULT_FACET_SIZE = 10;
 
+/** Hits counted exactly when `trackTotalHits` is not configured (OpenSearch's default). */
+export const DEFAULT_TRACK_TOTAL_HITS = 10_000;
+
 /** The facet size an engine asks for, and what the response says about clamping. */
 export interface ClampedFacetSize {
   applied: number;
@@ -50,6 +53,7 @@ export function startSearch(
   const window = clampWindow(request, limits, warn);
   const response: SearchResponse = {
     total: 0,
+    totalRelation: "eq",
     from: window.applied.from,
     size: window.applied.size,
     clamped: window.clamped ? { requested: window.requested, applied: window.applied } : null,
@@ -59,5 +63,6 @@ export function startSearch(
   const facets = clampFacetSize(request.facetSize, limits, warn);
   response.facets = Object.fromEntries(request.facets.map((field) => [field, []]));
   response.facetsClamped = facets.clamped;
+  response.facetsRelation = "eq";
   return { response, window: window.applied, facetSize: facets.applied };
 }

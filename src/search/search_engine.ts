@@ -170,7 +170,10 @@ export interface SearchRequest {
   highlight?: boolean;
 }
 
-/** One result. `score` is the relevance when `q` was given, else null. */
+/**
+ * One result. `score` is the relevance when `q` was given, else null (also null on the embedded
+ * engine when more hits than `trackTotalHits` match: they come most recently added first).
+ */
 export interface SearchHit {
   uri: string;
   score: number | null;
@@ -190,7 +193,10 @@ export interface FacetValue {
 
 /** API.md's search response. `from` and `size` are the applied (clamped) values. */
 export interface SearchResponse {
+  /** Hits, counted exactly up to the configured `trackTotalHits`; see `totalRelation`. */
   total: number;
+  /** `eq` when `total` is exact, `gte` when more hits than `total` match. */
+  totalRelation: "eq" | "gte";
   from: number;
   size: number;
   clamped: null | { requested: SearchWindow; applied: SearchWindow };
@@ -200,6 +206,12 @@ export interface SearchResponse {
    * by value. A field no hit holds has an empty list.
    */
   facets?: Record<string, FacetValue[]>;
+  /**
+   * With `facets`: `eq` when each count is exact; `gte` when the engine counted a sample of
+   * the hits (the embedded engine beyond `trackTotalHits`: the most recently added ones), so
+   * each count is a lower bound.
+   */
+  facetsRelation?: "eq" | "gte";
   /** With `facets`: set when `facetSize` was clamped to `maxResultsLimit`. */
   facetsClamped?: null | { requested: number; applied: number };
 }

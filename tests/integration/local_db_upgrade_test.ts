@@ -60,10 +60,16 @@ Deno.test("a version-4 file with the embedded search tables upgrades with its da
     const oldStore = new EmbeddedTripleStore(old);
     await oldStore.createItem({ collection: COLLECTION, uri: ITEM, quads: [TITLE], hash: "h1" });
     await oldStore.close();
-    const oldEngine = new EmbeddedSearchEngine(old, { limits: LIMITS, warn: () => {} });
-    await oldEngine.ensureIndex(REF);
-    await oldEngine.upsert(REF, [DOCUMENT]);
-    await oldEngine.close();
+    // The search index as the engine of then wrote it (shared tables, one row per field).
+    old.prepare("INSERT INTO search_physical_indices VALUES (?, ?, 'serving', 'now')")
+      .run(`${REF.indexName}-1`, REF.indexName);
+    old.prepare("INSERT INTO search_aliases VALUES (?, ?)").run(
+      REF.indexName,
+      `${REF.indexName}-1`,
+    );
+    old.prepare("INSERT INTO search_documents VALUES (1, ?, ?, ?)")
+      .run(`${REF.indexName}-1`, ITEM, JSON.stringify(DOCUMENT));
+    old.prepare("INSERT INTO search_text (rowid, text) VALUES (1, ?)").run(DOCUMENT.text);
     old.prepare(
       `INSERT INTO index_jobs (id, scope_type, scope_uri, clear, state, started_at, finished_at)
        VALUES ('job-1', 'collection', ?, 0, 'succeeded', '2025-01-01T00:00:00Z',
@@ -91,7 +97,7 @@ Deno.test("a version-4 file with the embedded search tables upgrades with its da
       );
       const engine = new EmbeddedSearchEngine(db, { limits: LIMITS, warn: () => {} });
       const found = await engine.search(REF, { q: "fox" });
-      assert.deepEqual(found.hits.map((hit) => hit.uri), [ITEM]);
+      assert.deepEqual(found.hits.map((hit) => hit.document), [DOCUMENT]);
       await engine.close();
       const job = await new SqliteJobStore(db).get("job-1");
       assert.equal(job?.state, "succeeded");
@@ -124,11 +130,11 @@ Deno.test("a version-4 file without the search tables gets them", async () => {
 });
 
 Deno.test("migrations are applied once, in order; a gap or a clash is refused", () => {
-  assert.deepEqual(LOCAL_MIGRATIONS.map((m) => m.version), [1, 2, 3, 4, 5, 6]);
+  assert.deepEqual(LOCAL_MIGRATIONS.map((m) => m.version), [1, 2, 3, 4, 5, 6, 7]);
   assert.equal(SCHEMA_VERSION, LOCAL_MIGRATIONS.length);
   const db = openLocalDatabase(":memory:");
   const rows = db.prepare("SELECT version FROM schema_version ORDER BY version").all();
-  assert.deepEqual(rows.map((row) => row.version), [1, 2, 3, 4, 5, 6]);
+  assert.deepEqual(rows.map((row) => row.version), [1, 2, 3, 4, 5, 6, 7]);
   db.close();
   const clash = [...LOCAL_MIGRATIONS, { ...LOCAL_MIGRATIONS[0] }];
   assert.throws(() => openMigratedDatabase(":memory:", clash), /out of sequence/);

@@ -440,6 +440,67 @@ export function defineSearchEngineSuite(
     assert.equal((await engine.search(ref, {})).hits[0].document.title, "Newest state");
   });
 
+  test(
+    "totals beyond trackTotalHits are at least that; facets beyond it are exact or lower bounds",
+    async ({ engine, index }) => {
+      const ref = index();
+      const genres = ["Fable", "Fable", "Essay", "Fable", "History"];
+      await engine.upsert(
+        ref,
+        genres.map((genre, n) =>
+          book(n + 1, {
+            title: n < 2 ? `common rare ${n}` : `common word ${n}`,
+            genre,
+            year: 2000 + n,
+          })
+        ),
+      );
+      await engine.refresh(ref);
+      const uris = (response: { hits: { uri: string }[] }) =>
+        response.hits.map((hit) => hit.uri.slice(-3));
+
+      const all = await engine.search(ref, { q: "common", facets: ["genre"] });
+      assert.equal(all.total, 3);
+      assert.equal(all.totalRelation, "gte");
+      assert.equal(all.hits.length, 5, "every hit can still be paged to");
+      const exact = { Fable: 3, Essay: 1, History: 1 };
+      for (const { value, count } of all.facets!.genre) {
+        const truth = exact[value as keyof typeof exact];
+        if (all.facetsRelation === "eq") assert.equal(count, truth);
+        else assert.ok(count <= truth, `${value}: ${count} is at most ${truth}`);
+      }
+      if (all.facetsRelation === "eq") assert.equal(all.facets!.genre.length, 3);
+      else assert.equal(all.facetsRelation, "gte");
+      const filtered = await engine.search(ref, {
+        filters: [{ field: "collection", value: COLLECTION }],
+      });
+      assert.deepEqual([filtered.total, filtered.totalRelation], [3, "gte"]);
+      const pastThreshold = await engine.search(ref, { from: 4, size: 2 });
+      assert.deepEqual(uris(pastThreshold), ["005"], "a page past the threshold still has hits");
+
+      const two = await engine.search(ref, { q: "rare", facets: ["genre"] });
+      assert.deepEqual([two.total, two.totalRelation], [2, "eq"]);
+      assert.deepEqual(two.facets, { genre: [{ value: "Fable", count: 2 }] });
+      assert.equal(two.facetsRelation, "eq");
+      const three = await engine.search(ref, { q: "word" });
+      assert.deepEqual([three.total, three.totalRelation], [3, "eq"]);
+
+      // Full text with a field sort and with a range: every hit, not only the first ones.
+      const sorted = await engine.search(ref, {
+        q: "common",
+        sort: [{ field: "year", order: "desc" }],
+      });
+      assert.deepEqual(uris(sorted), ["005", "004", "003", "002", "001"]);
+      const ranged = await engine.search(ref, {
+        q: "common",
+        ranges: [{ field: "year", gte: "2001", lte: "2003" }],
+      });
+      assert.deepEqual(uris(ranged).sort(), ["002", "003", "004"]);
+      assert.equal(ranged.totalRelation, "eq");
+    },
+    { maxResultsLimit: 10000, maxWindow: 10000, trackTotalHits: 3 },
+  );
+
   test("upsert replaces a document with the same URI", async ({ engine, index }) => {
     const ref = index();
     await engine.upsert(ref, [book(1, { title: "First edition" })]);
@@ -607,7 +668,14 @@ export function defineSearchEngineSuite(
   test("an index never written answers with no hits", async ({ engine, index }) => {
     const ref = index();
     const response = await engine.search(ref, { q: "anything" });
-    assert.deepEqual(response, { total: 0, from: 0, size: 10, clamped: null, hits: [] });
+    assert.deepEqual(response, {
+      total: 0,
+      totalRelation: "eq",
+      from: 0,
+      size: 10,
+      clamped: null,
+      hits: [],
+    });
   });
 
   test("documents built from RDF are searchable by nested fields", async ({ engine, index }) => {

@@ -14,6 +14,10 @@ const WINDOW = z.object({ from: COUNT, size: COUNT });
 /** The simple search's answer. */
 const SEARCH_RESPONSE = z.object({
   total: COUNT,
+  totalRelation: z.enum(["eq", "gte"]).meta({
+    description: "`eq`: `total` is exact; `gte`: more hits than `total` match (hits are " +
+      "counted exactly up to `service.search.query.trackTotalHits`, 10,000 by default).",
+  }),
   from: COUNT,
   size: COUNT,
   clamped: z.union([z.null(), z.object({ requested: WINDOW, applied: WINDOW })]),
@@ -35,6 +39,10 @@ const SEARCH_RESPONSE = z.object({
     ),
   ).optional().meta({
     description: "With `facet`: per field, its most frequent values among all hits.",
+  }),
+  facetsRelation: z.enum(["eq", "gte"]).optional().meta({
+    description: "With `facet`: `eq` when every count is exact, `gte` when the counts were " +
+      "taken over the first `trackTotalHits` hits only (each is then a lower bound).",
   }),
   facetsClamped: z.union([z.null(), z.object({ requested: COUNT, applied: COUNT })]).optional()
     .meta({ description: "With `facet`: set when `facetSize` was clamped." }),

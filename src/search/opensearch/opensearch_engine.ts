@@ -46,7 +46,7 @@ import {
   PROBE_OPTIONS,
 } from "./guarded_transport.ts";
 import { CircuitBreaker, engineDown, type FailFastOptions } from "../../store/circuit_breaker.ts";
-import { startSearch } from "../facets.ts";
+import { DEFAULT_TRACK_TOTAL_HITS, startSearch } from "../facets.ts";
 import { languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
 import {
   type BulkFailure,
@@ -411,7 +411,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
       const body: Record<string, unknown> = {
         from: window.from,
         size: window.size,
-        track_total_hits: true,
+        track_total_hits: this.#limits.trackTotalHits ?? DEFAULT_TRACK_TOTAL_HITS,
         track_scores: q !== undefined,
         query: {
           bool: {
@@ -448,6 +448,9 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
       const answer = (await this.#client.search({ index: index.indexName, body })).body;
       const result = answer.hits;
       response.total = typeof result.total === "number" ? result.total : result.total?.value ?? 0;
+      if (typeof result.total === "object" && result.total?.relation === "gte") {
+        response.totalRelation = "gte";
+      }
       response.hits = result.hits.map((hit) => {
         const found: SearchHit = {
           uri: (hit._source as SearchDocument).uri,

@@ -1,11 +1,23 @@
 /**
  * The embedded search engine: SQLite FTS5 tables in the service's own SQLite file.
  *
- * It mirrors OpenSearch's index/alias model so that rebuilds behave the same: documents
- * belong to a physical index, `search_aliases` maps a collection's index name to the one
- * physical index readers see, and a rebuild swaps that row in one transaction.
+ * It mirrors OpenSearch's index/alias model so that rebuilds behave the same: each physical
+ * index has its own two tables (`index_tables.ts`), `search_aliases` maps a collection's index
+ * name to the one physical index readers see, and a rebuild swaps that row in one transaction
+ * and drops the old index's tables (their pages are given back to the file system when the
+ * file is in incremental auto-vacuum mode, as files this version creates are).
+ *
+ * A search costs what its page costs, not what its hits cost: the total is counted exactly up
+ * to `trackTotalHits` and reported as "at least" beyond (`totalRelation: gte`); relevance is
+ * bm25 over every hit up to {@link RANK_WINDOW} hits, then over the
+ * `max(RANK_WINDOW, from + size)` most recently added hits (FTS5 scores each row it ranks),
+ * and beyond `trackTotalHits` hits the most recently added come first, unscored (bm25 reads
+ * each word's whole document list to weigh it); facets are counted from per-field values held
+ * in memory (`facet_values.ts`) over every hit up to `trackTotalHits`, and beyond over the
+ * `trackTotalHits` most recently added (`facetsRelation: gte`).
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import {
   inTransaction,
   inUnsyncedTransaction,
@@ -15,8 +27,32 @@ import { BackendFailed, DomainError, Unavailable } from "../../errors/domain_err
 import type { BackendHealth } from "../../store/triple_store.ts";
 import { isOlderDocument } from "../document_version.ts";
 import { type ClampWarning, clampWindow, type SearchLimits } from "../clamp.ts";
-import { fieldRows, searchSql, stemText, textMatch } from "./fts_query.ts";
-import { startSearch } from "../facets.ts";
+import {
+  documentLanguages,
+  filterMatch,
+  jsonPath,
+  rangeCondition,
+  sortTerms,
+  stemText,
+  textMatch,
+} from "./fts_query.ts";
+import { DEFAULT_TRACK_TOTAL_HITS, startSearch } from "../facets.ts";
+import {
+  createIndexTablesSql,
+  dropIndexTablesSql,
+  type IndexTables,
+  indexTables,
+  uriIndex,
+} from "./index_tables.ts";
+import { FacetColumn, type StoredValue, storedValue } from "./facet_values.ts";
+import { type FieldValue, fieldValues, flatFields, keyTokens } from "./field_keys.ts";
+import { LANGUAGE_TEXT_FIELDS } from "../documents.ts";
+import {
+  DROP_LEGACY_TABLES_SQL,
+  hasLegacyLayout,
+  legacyDocuments,
+  legacyPhysicals,
+} from "./legacy_layout.ts";
 import { highlightDocument } from "../highlight.ts";
 import { mappingViolation, numericMappedFields } from "../declared_mappings.ts";
 import {
@@ -46,7 +82,12 @@ export interface EmbeddedSearchEngineOptions {
 }
 
 /**
- * The engine's tables (migration 5). `IF NOT EXISTS`: before they were versioned, the engine
+ * The engine's tables. Migration 5: the shared tables of the first layout. Migration 7: each
+ * physical index gets tables of its own (named by `tables`), a counter of its writes
+ * (`writes`: facet values held in memory are stale once another connection wrote) and the
+ * search languages it holds text in (`languages`, comma-separated: `q` is stemmed in those); the
+ * engine copies each index out of the shared tables at its first start, then drops them.
+ * Migration 5 `IF NOT EXISTS`: before they were versioned, the engine
  * created them itself, so a file written then may hold them already.
  */
 export const EMBEDDED_SEARCH_MIGRATIONS: Migration[] = [{
@@ -86,12 +127,47 @@ export const EMBEDDED_SEARCH_MIGRATIONS: Migration[] = [{
     stems, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0'
   );
 `,
+}, {
+  version: 7,
+  description: "embedded search: tables per physical index",
+  sql: `
+  ALTER TABLE search_physical_indices ADD COLUMN tables INTEGER;
+  ALTER TABLE search_physical_indices ADD COLUMN writes INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE search_physical_indices ADD COLUMN languages TEXT NOT NULL DEFAULT '';
+  CREATE UNIQUE INDEX search_physical_indices_by_tables ON search_physical_indices (tables);
+`,
 }];
 
 /** Documents written per transaction, so that other writers are never blocked for long. */
 const WRITE_BATCH = 500;
 /** URIs per page of {@link EmbeddedSearchEngine.listDocumentUris}, before clamping. */
 const LIST_PAGE = 1000;
+/** Facet fields whose values are held in memory at once, over all indices. */
+const FACET_COLUMNS = 32;
+/**
+ * Hits ranked by bm25 at most (unless a page reaches further): FTS5 scores each row it ranks,
+ * several microseconds each, so more hits than this are ranked among the most recently added.
+ */
+export const RANK_WINDOW = 2000;
+/**
+ * Above this many hits, a page in URI order walks the URI index and skips non-hits (a few
+ * index entries per hit on the page) instead of sorting every hit by URI (a row read each).
+ */
+const WALK_URI_INDEX_ABOVE = 2000;
+
+/** A physical index: its name, its tables, its write counter and its text's languages. */
+interface Physical {
+  name: string;
+  tables: IndexTables;
+  writes: number;
+  languages: string[];
+}
+
+/** The facet values held for one physical index, valid at write counter `writes`. */
+interface FacetCache {
+  writes: number;
+  columns: Map<string, FacetColumn>;
+}
 
 /** SQLite FTS5 search over the service's SQLite file. */
 export class EmbeddedSearchEngine implements SearchEngine {
@@ -103,15 +179,19 @@ export class EmbeddedSearchEngine implements SearchEngine {
   /** Physical indices being rebuilt by this process; other non-serving ones are leftovers. */
   readonly #activeRebuilds = new Set<string>();
   readonly #statements = new Map<string, StatementSync>();
+  /** Per physical index name. */
+  readonly #facets = new Map<string, FacetCache>();
 
   /**
    * `db` must have been opened with `openLocalDatabase` (it holds the tables); it stays the
-   * caller's to close.
+   * caller's to close. Indices written by an earlier version are copied into tables of their
+   * own here, once (`#upgradeLegacy`).
    */
   constructor(db: DatabaseSync, options: EmbeddedSearchEngineOptions) {
     this.#db = db;
     this.#limits = options.limits;
     this.#warn = options.warn;
+    this.#upgradeLegacy();
   }
 
   /** Creates the collection's alias and its first physical index if missing. */
@@ -148,9 +228,21 @@ export class EmbeddedSearchEngine implements SearchEngine {
     }
     for (let start = 0; start < valid.length; start += WRITE_BATCH) {
       const batch = valid.slice(start, start + WRITE_BATCH);
+      const prepared = batch.map((document) => ({
+        document,
+        values: fieldValues(document, numericFields),
+      }));
       this.#write(() => {
         for (const physical of physicals) {
-          for (const document of batch) this.#upsertOne(physical, document, numericFields);
+          const facets = this.#facetsForWrite(physical);
+          this.#addLanguages(physical, prepared.map(({ document }) => document));
+          for (const { document, values } of prepared) {
+            const id = this.#upsertOne(physical.tables, document, values);
+            if (id === undefined) continue;
+            facets?.forEach((column, field) =>
+              column.set(id, values.filter((v) => v.path === field).map((v) => v.value))
+            );
+          }
         }
       }, false);
     }
@@ -163,7 +255,11 @@ export class EmbeddedSearchEngine implements SearchEngine {
       const batch = uris.slice(start, start + WRITE_BATCH);
       this.#write(() => {
         for (const physical of physicals) {
-          for (const uri of batch) this.#removeOne(physical, uri);
+          const facets = this.#facetsForWrite(physical);
+          for (const uri of batch) {
+            const id = this.#removeOne(physical.tables, uri);
+            if (id !== undefined) facets?.forEach((column) => column.delete(id));
+          }
         }
       }, false);
     }
@@ -173,17 +269,24 @@ export class EmbeddedSearchEngine implements SearchEngine {
   /** Every document URI, in URI order, in clamped keyset pages. */
   async *listDocumentUris(target: IndexTarget): AsyncIterable<string> {
     const physical = isRebuildTarget(target)
-      ? target.physicalName
-      : this.#servingPhysical(target.indexName);
+      ? this.#physical(target.physicalName)
+      : this.#serving(target.indexName);
     if (physical === undefined) return;
     const window = clampWindow({ from: 0, size: LIST_PAGE }, this.#limits, this.#warn);
     const pageSize = Math.max(1, window.applied.size);
     const page = this.#sql(
-      "SELECT uri FROM search_documents WHERE physical = ? AND uri > ? ORDER BY uri LIMIT ?",
+      `SELECT uri FROM ${physical.tables.docs} WHERE uri > ? ORDER BY uri LIMIT ?`,
     );
     let after = "";
     while (true) {
-      const rows = page.all(physical, after, pageSize) as { uri: string }[];
+      let rows: { uri: string }[];
+      try {
+        rows = page.all(after, pageSize) as { uri: string }[];
+      } catch (error) {
+        // Dropped by a rebuild that committed meanwhile: the listing ends with its index.
+        if (/no such table/.test(messageOf(error))) return;
+        throw searchError(error);
+      }
       for (const row of rows) yield row.uri;
       if (rows.length < pageSize) return;
       after = rows[rows.length - 1].uri;
@@ -216,7 +319,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
     const old = this.#write(() => {
       const state = this.#stateOf(target.physicalName);
       if (state !== "building") throw rebuildNotActiveProblem(target);
-      const previous = this.#servingPhysical(alias);
+      const previous = this.#serving(alias)?.name;
       this.#sql(
         "INSERT INTO search_aliases (alias, physical) VALUES (?, ?) " +
           "ON CONFLICT (alias) DO UPDATE SET physical = excluded.physical",
@@ -245,25 +348,95 @@ export class EmbeddedSearchEngine implements SearchEngine {
 
   #search(index: CollectionIndexRef, request: SearchRequest): SearchResponse {
     const { response, window, facetSize } = startSearch(request, this.#limits, this.#warn);
-    const physical = this.#servingPhysical(index.indexName);
+    const physical = this.#serving(index.indexName);
     const q = request.q?.trim() ? request.q : undefined;
-    const match = q === undefined ? undefined : textMatch(q, request.language);
-    if (physical === undefined || (q !== undefined && match === undefined)) return response;
-    const sql = searchSql(physical, request, match, window);
+    const text = q === undefined
+      ? undefined
+      : textMatch(q, request.language, physical?.languages ?? []);
+    if (physical === undefined || (q !== undefined && text === undefined)) return response;
+    const { docs, fts, fields } = physical.tables;
+    const keys = filterMatch(request);
+    const match = [text, keys].filter((part) => part !== undefined).map((part) => `(${part})`)
+      .join(" AND ") || undefined;
+    const ranges = (request.ranges ?? []).map(rangeCondition);
+    const rangeSql = ranges.map(([sql]) => sql);
+    const rangeParams = ranges.flatMap(([, params]) => params);
+    const matchParams = match === undefined ? [] : [match];
+    // Every hit's id: from the full-text index alone unless ranges read the flat fields.
+    const hitsSql = match === undefined
+      ? `SELECT x.id AS id FROM ${fields} x${where(rangeSql)}`
+      : ranges.length === 0
+      ? `SELECT rowid AS id FROM ${fts} WHERE ${fts} MATCH ?`
+      : `SELECT x.id AS id FROM ${fts} f JOIN ${fields} x ON x.id = f.rowid ` +
+        `WHERE ${fts} MATCH ? AND ${rangeSql.join(" AND ")}`;
+    const hitsParams = [...matchParams, ...rangeParams];
+    const threshold = trackTotalHits(this.#limits);
     try {
-      const count = this.#sql(sql.count).get(...sql.countParams) as { total: number };
-      response.total = count.total;
-      if (window.size > 0 && window.from < count.total) {
-        const rows = this.#sql(sql.page).all(...sql.pageParams) as {
-          uri: string;
-          document: string;
-          rank?: number;
-        }[];
-        response.hits = rows.map((row): SearchHit => {
-          const document = JSON.parse(row.document) as SearchDocument;
+      const counted = (this.#sql(`SELECT count(*) AS n FROM (${hitsSql} LIMIT ?)`)
+        .get(...hitsParams, threshold + 1) as { n: number }).n;
+      response.total = Math.min(counted, threshold);
+      response.totalRelation = counted > threshold ? "gte" : "eq";
+      const ranked = text !== undefined;
+      // Beyond the threshold the count stopped early: a page past it may still hold hits.
+      if (window.size > 0 && (window.from < counted || counted > threshold)) {
+        const [terms, termParams] = sortTerms(request.sort ?? [], ranked);
+        const fieldSort = (request.sort ?? []).some((key) => key.field !== "_score");
+        let page: { id: number; rank?: number }[];
+        if (ranked && !fieldSort && counted > threshold) {
+          // Beyond the threshold: the most recently added hits first, unscored. bm25 reads the
+          // whole list of documents of every word to weigh it, which grows with the collection
+          // (44 ms of CPU for a word in every one of 250k items).
+          page = this.#sql(`${hitsSql} ORDER BY id DESC LIMIT ? OFFSET ?`)
+            .all(...hitsParams, window.size, window.from) as typeof page;
+        } else if (ranked && !fieldSort) {
+          // Relevance over every hit up to the window; beyond it, over the most recently added
+          // ones (FTS5 yields rowids in descending order without sorting).
+          const ranking = Math.max(RANK_WINDOW, window.from + window.size);
+          const order = terms.length > 0 ? terms : ["rank ASC"];
+          const inner = ranges.length === 0
+            ? `SELECT rowid AS id, bm25(${fts}) AS rank FROM ${fts} WHERE ${fts} MATCH ? ` +
+              `ORDER BY rowid DESC LIMIT ?`
+            : `SELECT f.rowid AS id, bm25(${fts}) AS rank FROM ${fts} f ` +
+              `JOIN ${fields} x ON x.id = f.rowid WHERE ${fts} MATCH ? ` +
+              `AND ${rangeSql.join(" AND ")} ORDER BY f.rowid DESC LIMIT ?`;
+          // Equal scores: the most recently added first (the URI would cost a row read per hit).
+          page = this.#sql(
+            `SELECT id, rank FROM (${inner}) ORDER BY ${[...order, "id DESC"].join(", ")} ` +
+              "LIMIT ? OFFSET ?",
+          ).all(...hitsParams, ranking, window.size, window.from) as typeof page;
+        } else if (ranked) {
+          if (terms.every((term) => !term.startsWith("rank"))) terms.push("rank ASC");
+          page = this.#sql(
+            `SELECT d.id AS id, bm25(${fts}) AS rank FROM ${fts} f JOIN ${docs} d ` +
+              `ON d.id = f.rowid JOIN ${fields} x ON x.id = d.id ` +
+              `WHERE ${[`${fts} MATCH ?`, ...rangeSql].join(" AND ")} ` +
+              `ORDER BY ${[...terms, "d.uri ASC"].join(", ")} LIMIT ? OFFSET ?`,
+          ).all(...hitsParams, ...termParams, window.size, window.from) as typeof page;
+        } else {
+          const conditions = [
+            ...(match === undefined
+              ? []
+              : [`d.id IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?)`]),
+            ...rangeSql,
+          ];
+          const walk = terms.length === 0 && counted > WALK_URI_INDEX_ABOVE
+            ? ` INDEXED BY ${uriIndex(physical.tables)}`
+            : "";
+          const join = terms.length > 0 || ranges.length > 0
+            ? ` JOIN ${fields} x ON x.id = d.id`
+            : "";
+          page = this.#sql(
+            `SELECT d.id AS id FROM ${docs} d${walk}${join}${where(conditions)} ` +
+              `ORDER BY ${[...terms, "d.uri ASC"].join(", ")} LIMIT ? OFFSET ?`,
+          ).all(...hitsParams, ...termParams, window.size, window.from) as typeof page;
+        }
+        const read = this.#sql(`SELECT uri, document FROM ${docs} WHERE id = ?`);
+        response.hits = page.map((row): SearchHit => {
+          const stored = read.get(row.id) as { uri: string; document: Uint8Array };
+          const document = storedDocument(stored.document);
           const hit: SearchHit = {
-            uri: row.uri,
-            score: sql.ranked ? -(row.rank ?? 0) : null,
+            uri: stored.uri,
+            score: ranked && row.rank !== undefined ? -row.rank : null,
             document,
           };
           if (request.highlight) {
@@ -274,22 +447,104 @@ export class EmbeddedSearchEngine implements SearchEngine {
           return hit;
         });
       }
-      for (const field of facetSize !== undefined && count.total > 0 ? request.facets! : []) {
-        const facet = sql.facet(field, facetSize!);
-        const rows = this.#sql(facet.sql).all(...facet.params) as {
-          value: string | number;
-          kind: "s" | "n" | "b";
-          count: number;
-        }[];
-        response.facets![field] = rows.map((row) => ({
-          value: row.kind === "b" ? row.value === 1 : row.value,
-          count: row.count,
-        }));
+      if (facetSize !== undefined && counted > 0) {
+        // Beyond the threshold, counted over the most recently added `threshold` hits, so a
+        // facet costs what the threshold costs: each count is then a lower bound.
+        const hits = this.#hitIds(`${hitsSql} ORDER BY id DESC LIMIT ?`, [
+          ...hitsParams,
+          threshold,
+        ]);
+        if (counted > threshold) response.facetsRelation = "gte";
+        for (const field of request.facets!) {
+          response.facets![field] = this.#facetColumn(physical, field).count(hits, facetSize);
+        }
       }
     } catch (error) {
       throw searchError(error);
     }
     return response;
+  }
+
+  /** The ids of every hit, for facet counting. */
+  #hitIds(sql: string, params: (string | number)[]): Int32Array {
+    const statement = this.#sql(sql);
+    statement.setReturnArrays(true);
+    const rows = statement.all(...params) as unknown as [number][];
+    const ids = new Int32Array(rows.length);
+    for (let n = 0; n < rows.length; n++) ids[n] = rows[n][0];
+    return ids;
+  }
+
+  /** `field`'s values in `physical`, read from the flat fields when not held yet. */
+  #facetColumn(physical: Physical, field: string): FacetColumn {
+    let cache = this.#facets.get(physical.name);
+    if (cache === undefined || cache.writes !== physical.writes) {
+      cache = { writes: physical.writes, columns: new Map() };
+      this.#facets.set(physical.name, cache);
+    }
+    let column = cache.columns.get(field);
+    if (column === undefined) {
+      this.#evictFacetColumns();
+      column = new FacetColumn();
+      const rows = this.#sql(
+        `SELECT x.id AS id, j.value AS value, j.type AS type FROM ${physical.tables.fields} x, ` +
+          `json_each(x.fields, ?) j ORDER BY x.id`,
+      ).iterate(jsonPath(field)) as Iterable<StoredValue & { id: number }>;
+      let id = -1;
+      let values: (string | number | boolean)[] = [];
+      for (const row of rows) {
+        if (row.id !== id) {
+          if (values.length > 0) column.set(id, values);
+          id = row.id;
+          values = [];
+        }
+        values.push(storedValue(row));
+      }
+      if (values.length > 0) column.set(id, values);
+      cache.columns.set(field, column);
+    }
+    return column;
+  }
+
+  /** Drops the facet values held longest when more than {@link FACET_COLUMNS} are held. */
+  #evictFacetColumns(): void {
+    let held = 0;
+    for (const cache of this.#facets.values()) held += cache.columns.size;
+    for (const [name, cache] of this.#facets) {
+      if (held < FACET_COLUMNS) return;
+      held -= cache.columns.size;
+      this.#facets.delete(name);
+    }
+  }
+
+  /**
+   * Bumps `physical`'s write counter inside the current write transaction; answers the facet
+   * values to update with the write, or undefined when none are held or they were stale.
+   */
+  #facetsForWrite(physical: Physical): Map<string, FacetColumn> | undefined {
+    const row = this.#sql(
+      "UPDATE search_physical_indices SET writes = writes + 1 WHERE name = ? RETURNING writes",
+    ).get(physical.name) as { writes: number } | undefined;
+    const cache = this.#facets.get(physical.name);
+    if (cache === undefined || row === undefined) return undefined;
+    if (cache.writes !== row.writes - 1) {
+      this.#facets.delete(physical.name);
+      return undefined;
+    }
+    cache.writes = row.writes;
+    return cache.columns;
+  }
+
+  /** Records the search languages of `documents` that `physical` did not hold text in yet. */
+  #addLanguages(physical: Physical, documents: SearchDocument[]): void {
+    const languages = new Set(physical.languages);
+    for (const document of documents) {
+      for (const language of documentLanguages(document)) languages.add(language);
+    }
+    if (languages.size === physical.languages.length) return;
+    physical.languages = [...languages].sort();
+    this.#sql("UPDATE search_physical_indices SET languages = ? WHERE name = ?")
+      .run(physical.languages.join(","), physical.name);
   }
 
   /** Healthy while the SQLite file answers. */
@@ -311,80 +566,91 @@ export class EmbeddedSearchEngine implements SearchEngine {
 
   #ensureIndex(index: CollectionIndexRef): void {
     if (!isValidIndexName(index.indexName)) throw invalidIndexNameProblem(index.indexName);
-    if (this.#servingPhysical(index.indexName) !== undefined) return;
+    if (this.#serving(index.indexName) !== undefined) return;
     this.#write(() => {
-      if (this.#servingPhysical(index.indexName) !== undefined) return;
+      if (this.#serving(index.indexName) !== undefined) return;
       const physical = this.#createPhysical(index.indexName, "serving");
       this.#sql("INSERT INTO search_aliases (alias, physical) VALUES (?, ?)")
         .run(index.indexName, physical);
     });
   }
 
-  #writeTargets(target: IndexTarget): string[] {
+  #writeTargets(target: IndexTarget): Physical[] {
     if (isRebuildTarget(target)) {
-      if (this.#stateOf(target.physicalName) !== "building") throw rebuildNotActiveProblem(target);
-      return [target.physicalName];
+      const physical = this.#physical(target.physicalName);
+      if (physical === undefined || this.#stateOf(target.physicalName) !== "building") {
+        throw rebuildNotActiveProblem(target);
+      }
+      return [physical];
     }
     this.#ensureIndex(target);
     const rows = this.#sql(
       "SELECT name FROM search_physical_indices WHERE alias = ? AND state = 'building'",
     ).all(target.indexName) as { name: string }[];
-    const building = rows.map((row) => row.name).filter((name) => this.#activeRebuilds.has(name));
-    return [this.#servingPhysical(target.indexName)!, ...building];
+    const building = rows.map((row) => row.name).filter((name) => this.#activeRebuilds.has(name))
+      .map((name) => this.#physical(name)!);
+    return [this.#serving(target.indexName)!, ...building];
   }
 
-  #upsertOne(physical: string, document: SearchDocument, numericFields: Set<string>): void {
-    const json = JSON.stringify(document);
-    const existing = this.#sql(
-      "SELECT id, document FROM search_documents WHERE physical = ? AND uri = ?",
-    ).get(physical, document.uri) as { id: number; document: string } | undefined;
+  /** Writes one document; its id, or undefined when a newer state is already there. */
+  #upsertOne(
+    tables: IndexTables,
+    document: SearchDocument,
+    values: FieldValue[],
+  ): number | undefined {
+    const stored = deflateRawSync(JSON.stringify(document), { level: 1 });
+    // `text_<language>` fields are searched by words and stems only (as on OpenSearch, where
+    // they are analysed text with no keyword).
+    const kept = values.filter((value) => !LANGUAGE_TEXT.has(value.path));
+    const fields = flatFields(kept);
+    const existing = this.#sql(`SELECT id, document FROM ${tables.docs} WHERE uri = ?`)
+      .get(document.uri) as { id: number; document: Uint8Array } | undefined;
     // Versioned writes (document_version.ts): an older state never replaces a newer one.
-    if (existing && isOlderDocument(JSON.parse(existing.document), document)) return;
+    if (existing && isOlderDocument(storedDocument(existing.document), document)) return undefined;
     let id: number;
     if (existing) {
       id = existing.id;
-      this.#sql("UPDATE search_documents SET document = ? WHERE id = ?").run(json, id);
-      this.#sql("DELETE FROM search_fields WHERE document_id = ?").run(id);
-      this.#sql("DELETE FROM search_text WHERE rowid = ?").run(id);
-      this.#sql("DELETE FROM search_stems WHERE rowid = ?").run(id);
+      this.#sql(`UPDATE ${tables.docs} SET document = ? WHERE id = ?`).run(stored, id);
+      this.#sql(`DELETE FROM ${tables.fts} WHERE rowid = ?`).run(id);
     } else {
       id = Number(
-        this.#sql("INSERT INTO search_documents (physical, uri, document) VALUES (?, ?, ?)")
-          .run(physical, document.uri, json).lastInsertRowid,
+        this.#sql(`INSERT INTO ${tables.docs} (uri, document) VALUES (?, ?)`)
+          .run(document.uri, stored).lastInsertRowid,
       );
     }
-    this.#sql("INSERT INTO search_text (rowid, text) VALUES (?, ?)").run(id, document.text);
-    const stems = stemText(document);
-    if (stems !== undefined) {
-      this.#sql("INSERT INTO search_stems (rowid, stems) VALUES (?, ?)").run(id, stems);
-    }
-    const insertField = this.#sql(
-      "INSERT INTO search_fields (document_id, path, value, kind, text) VALUES (?, ?, ?, ?, ?)",
-    );
-    for (const row of fieldRows(document, numericFields)) {
-      insertField.run(id, row.path, row.value, row.kind, row.text);
-    }
+    this.#sql(`INSERT OR REPLACE INTO ${tables.fields} (id, fields) VALUES (?, jsonb(?))`)
+      .run(id, fields);
+    this.#sql(`INSERT INTO ${tables.fts} (rowid, text, stems, keys) VALUES (?, ?, ?, ?)`)
+      .run(id, document.text, stemText(document) ?? null, keyTokens(kept));
+    return id;
   }
 
-  #removeOne(physical: string, uri: string): void {
-    const existing = this.#sql(
-      "SELECT id FROM search_documents WHERE physical = ? AND uri = ?",
-    ).get(physical, uri) as { id: number } | undefined;
-    if (!existing) return;
-    this.#sql("DELETE FROM search_fields WHERE document_id = ?").run(existing.id);
-    this.#sql("DELETE FROM search_text WHERE rowid = ?").run(existing.id);
-    this.#sql("DELETE FROM search_stems WHERE rowid = ?").run(existing.id);
-    this.#sql("DELETE FROM search_documents WHERE id = ?").run(existing.id);
+  /** Removes one document; its id, or undefined when there was none. */
+  #removeOne(tables: IndexTables, uri: string): number | undefined {
+    const existing = this.#sql(`SELECT id FROM ${tables.docs} WHERE uri = ?`).get(uri) as
+      | { id: number }
+      | undefined;
+    if (!existing) return undefined;
+    this.#sql(`DELETE FROM ${tables.fts} WHERE rowid = ?`).run(existing.id);
+    this.#sql(`DELETE FROM ${tables.fields} WHERE id = ?`).run(existing.id);
+    this.#sql(`DELETE FROM ${tables.docs} WHERE id = ?`).run(existing.id);
+    return existing.id;
   }
 
+  /** Records a new physical index and creates its tables (inside a write transaction). */
   #createPhysical(alias: string, state: "serving" | "building"): string {
     const taken = this.#sql("SELECT 1 FROM search_physical_indices WHERE name = ?");
     let now = Date.now();
     let name = physicalIndexName(alias, now);
     while (taken.get(name)) name = physicalIndexName(alias, ++now);
+    const { next } = this.#sql(
+      "SELECT coalesce(max(tables), 0) + 1 AS next FROM search_physical_indices",
+    ).get() as { next: number };
     this.#sql(
-      "INSERT INTO search_physical_indices (name, alias, state, created) VALUES (?, ?, ?, ?)",
-    ).run(name, alias, state, new Date().toISOString());
+      "INSERT INTO search_physical_indices (name, alias, state, created, tables) " +
+        "VALUES (?, ?, ?, ?, ?)",
+    ).run(name, alias, state, new Date().toISOString(), next);
+    this.#db.exec(createIndexTablesSql(indexTables(next)));
     return name;
   }
 
@@ -398,26 +664,39 @@ export class EmbeddedSearchEngine implements SearchEngine {
     }
   }
 
-  #dropPhysical(physical: string): void {
+  /** Drops a physical index's tables and record, then gives the freed pages back. */
+  #dropPhysical(name: string): void {
     this.#write(() => {
-      const documents = "SELECT id FROM search_documents WHERE physical = ?";
-      this.#sql(`DELETE FROM search_fields WHERE document_id IN (${documents})`).run(
-        physical,
-      );
-      this.#sql(`DELETE FROM search_text WHERE rowid IN (${documents})`).run(physical);
-      this.#sql(`DELETE FROM search_stems WHERE rowid IN (${documents})`).run(physical);
-      this.#sql("DELETE FROM search_documents WHERE physical = ?").run(physical);
-      this.#sql("DELETE FROM search_physical_indices WHERE name = ?").run(physical);
+      const physical = this.#physical(name);
+      if (physical !== undefined) this.#db.exec(dropIndexTablesSql(physical.tables));
+      this.#sql("DELETE FROM search_physical_indices WHERE name = ?").run(name);
     });
+    this.#facets.delete(name);
+    this.#forgetStatements();
+    giveBackFreePages(this.#db);
   }
 
-  #servingPhysical(alias: string): string | undefined {
-    const row = this.#sql("SELECT physical FROM search_aliases WHERE alias = ?").get(
-      alias,
-    ) as
-      | { physical: string }
-      | undefined;
-    return row?.physical;
+  /** Statements on dropped tables fail; prepared ones are forgotten with them. */
+  #forgetStatements(): void {
+    for (const text of this.#statements.keys()) {
+      if (/search_(docs|fields|fts)_\d+/.test(text)) this.#statements.delete(text);
+    }
+  }
+
+  #serving(alias: string): Physical | undefined {
+    const row = this.#sql(
+      "SELECT p.name AS name, p.tables AS tables, p.writes AS writes, p.languages AS languages " +
+        "FROM search_aliases a JOIN search_physical_indices p ON p.name = a.physical " +
+        "WHERE a.alias = ?",
+    ).get(alias) as PhysicalRow | undefined;
+    return row && physicalOf(row);
+  }
+
+  #physical(name: string): Physical | undefined {
+    const row = this.#sql(
+      "SELECT name, tables, writes, languages FROM search_physical_indices WHERE name = ?",
+    ).get(name) as PhysicalRow | undefined;
+    return row && physicalOf(row);
   }
 
   #stateOf(physical: string): string | undefined {
@@ -431,6 +710,37 @@ export class EmbeddedSearchEngine implements SearchEngine {
       state,
       physical,
     );
+  }
+
+  /**
+   * Copies each physical index an earlier version wrote into the shared tables of migration
+   * 5 into tables of its own, from its stored documents and typed field rows (no store read,
+   * no re-analysis of field types), then drops the shared tables. Runs once, at the first
+   * start of this version.
+   */
+  #upgradeLegacy(): void {
+    if (!hasLegacyLayout(this.#db)) return;
+    this.#write(() => {
+      for (const name of legacyPhysicals(this.#db)) {
+        const { next } = this.#db.prepare(
+          "SELECT coalesce(max(tables), 0) + 1 AS next FROM search_physical_indices",
+        ).get() as { next: number };
+        const tables = indexTables(next);
+        this.#db.exec(createIndexTablesSql(tables));
+        this.#db.prepare("UPDATE search_physical_indices SET tables = ? WHERE name = ?")
+          .run(next, name);
+        const languages = new Set<string>();
+        for (const { document, values } of legacyDocuments(this.#db, name)) {
+          this.#upsertOne(tables, document, values);
+          for (const language of documentLanguages(document)) languages.add(language);
+        }
+        this.#db.prepare("UPDATE search_physical_indices SET languages = ? WHERE name = ?")
+          .run([...languages].sort().join(","), name);
+      }
+      this.#db.exec(DROP_LEGACY_TABLES_SQL);
+    });
+    this.#statements.clear();
+    giveBackFreePages(this.#db);
   }
 
   /** A prepared statement, prepared once per engine: writes run many per document. */
@@ -456,6 +766,49 @@ export class EmbeddedSearchEngine implements SearchEngine {
       throw searchError(error);
     }
   }
+}
+
+/** A row of `search_physical_indices` as {@link Physical} reads it. */
+interface PhysicalRow {
+  name: string;
+  tables: number;
+  writes: number;
+  languages: string;
+}
+
+function physicalOf(row: PhysicalRow): Physical {
+  return {
+    name: row.name,
+    tables: indexTables(row.tables),
+    writes: row.writes,
+    languages: row.languages === "" ? [] : row.languages.split(","),
+  };
+}
+
+/** `text_<language>` fields: searched by words and stems, not sorted or counted. */
+const LANGUAGE_TEXT = new Set(LANGUAGE_TEXT_FIELDS);
+
+/** The total counted exactly: `trackTotalHits` of the limits, 10,000 when not set. */
+function trackTotalHits(limits: SearchLimits): number {
+  return Math.max(1, limits.trackTotalHits ?? DEFAULT_TRACK_TOTAL_HITS);
+}
+
+function where(conditions: string[]): string {
+  return conditions.length > 0 ? ` WHERE ${conditions.join(" AND ")}` : "";
+}
+
+/**
+ * Gives the file's free pages back to the file system when the file is in incremental
+ * auto-vacuum mode (files created by this version are: `src/local_database.ts`); older files
+ * keep the pages and reuse them for the next index.
+ */
+function giveBackFreePages(db: DatabaseSync): void {
+  const mode = db.prepare("PRAGMA auto_vacuum").get() as { auto_vacuum: number };
+  if (mode.auto_vacuum !== 2) return;
+  // Stepped to the end: each step frees one page (exec would take only the first).
+  db.prepare("PRAGMA incremental_vacuum").all();
+  // The file shrinks when the WAL is copied back into it; without readers in the way, now.
+  db.prepare("PRAGMA wal_checkpoint(PASSIVE)").get();
 }
 
 /** Runs synchronous work as a promise, so that callers see its errors as rejections. */
@@ -486,4 +839,9 @@ function searchError(error: unknown): DomainError {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A stored document, as written by `#upsertOne` (deflated JSON). */
+function storedDocument(stored: Uint8Array): SearchDocument {
+  return JSON.parse(inflateRawSync(stored).toString()) as SearchDocument;
 }
