@@ -137,6 +137,10 @@ editor (Tab indents inside it).</p>
 <section aria-labelledby="jobs-title">
 <h2 id="jobs-title">Recent jobs</h2>
 <div id="jobs"><p>Loading…</p></div>
+</section>
+<section aria-labelledby="outbox-title">
+<h2 id="outbox-title">Index outbox</h2>
+<dl id="outbox" class="pairs"></dl>
 </section>`,
   },
   job: {

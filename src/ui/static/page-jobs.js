@@ -60,6 +60,27 @@ async function listJobs() {
   }
 }
 
+/**
+ * The outbox's backlog and its dead letters (items the search engine refused for good,
+ * out of the backlog), as `/ready` tells them; it answers 503 with the same body.
+ */
+async function outboxState() {
+  const list = document.getElementById("outbox");
+  try {
+    const body = await (await api("/ready")).json();
+    const { outbox, deadLetters } = body.checks ?? {};
+    show(
+      list,
+      el("dt", {}, "Backlog"),
+      el("dd", {}, String(outbox?.detail ?? "unknown")),
+      el("dt", {}, "Dead letters"),
+      el("dd", { class: deadLetters?.detail === "none" ? "ok" : "bad" }, deadLetters?.detail ?? ""),
+    );
+  } catch (error) {
+    show(list, errorBox(error));
+  }
+}
+
 async function refreshWhileRunning() {
   if (await listJobs()) setTimeout(refreshWhileRunning, REFRESH_MS);
 }
@@ -132,6 +153,7 @@ if (await applyRole()) {
     show(document.getElementById("start-status"), errorBox(error))
   );
   await refreshWhileRunning();
+  await outboxState();
 } else {
   show(
     document.getElementById("jobs"),
