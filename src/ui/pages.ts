@@ -96,6 +96,8 @@ export const PAGES: Record<keyof typeof WORKBENCH_PAGES, PageDefinition> = {
 <p id="endpoints-info">Queries go to this service's SPARQL 1.1 Protocol endpoints (read-only).
 Ctrl+Enter runs the query, Ctrl+Space completes prefixes and variables, Esc leaves the
 editor (Tab indents inside it).</p>
+<p id="query-problem" class="error" role="alert" hidden></p>
+<p id="query-truncated" class="note" role="status" hidden></p>
 <div id="yasgui"></div>
 <section aria-labelledby="download-title">
 <h2 id="download-title">Download the results</h2>

@@ -366,6 +366,70 @@ for (const backend of testBackends("search-api")) {
       assert.equal((await empty.json()).total, 0);
     }));
 
+  test("prefixed names in filters; unknown fields in filter and sort are 400", () =>
+    withLibrary(backend, {}, async (service) => {
+      const RDFS = "http://www.w3.org/2000/01/rdf-schema#";
+      await putBook(service, {
+        n: 8,
+        name: "Classes",
+        creator: "Nobody",
+        year: 1,
+        type: `${RDFS}Class`,
+      });
+      await service.services.deps.indexOutbox.drain();
+      // rdfs: is a well-known prefix, dct: the collection context's.
+      const byPrefix = await search(service, `filter=${encodeURIComponent("types:rdfs:Class")}`);
+      assert.deepEqual(byPrefix.hits.map((hit) => hit.uri), [bookUri(8)]);
+      const byIri = await search(service, `filter=${encodeURIComponent(`types:${RDFS}Class`)}`);
+      assert.deepEqual(byIri.hits.map((hit) => hit.uri), [bookUri(8)]);
+      const anyOf = await search(
+        service,
+        `any=${encodeURIComponent("types:rdfs:Class")}&any=${encodeURIComponent("types:nope:x")}`,
+      );
+      assert.deepEqual(anyOf.hits.map((hit) => hit.uri), [bookUri(8)]);
+      // An undefined prefix stays as written: nothing has that type.
+      assert.equal(
+        (await search(service, `filter=${encodeURIComponent("types:nope:Class")}`)).total,
+        0,
+      );
+
+      // Unknown fields are named; known ones (declared, or held by documents) are not refused.
+      const c = encodeURIComponent(BOOKS);
+      const sortProblem = await expectProblem(
+        await service.fetch(`/api/search?collection=${c}&sort=nosuchfield:desc`),
+        400,
+        "invalid-sort",
+      );
+      assert.match(String(sortProblem.detail), /"nosuchfield"/);
+      assert.deepEqual(sortProblem.errors, [{
+        path: "sort",
+        message: "unknown field nosuchfield",
+      }]);
+      const filterProblem = await expectProblem(
+        await service.fetch(`/api/search?collection=${c}&filter=nosuchfield:1`),
+        400,
+        "unknown-field",
+      );
+      assert.match(String(filterProblem.detail), /"nosuchfield"/);
+      assert.deepEqual(filterProblem.errors, [
+        { path: "filter", message: "unknown field nosuchfield" },
+      ]);
+      await expectProblem(
+        await service.fetch(`/api/search?collection=${c}&range=nosuchfield:1..2`),
+        400,
+        "unknown-field",
+      );
+      assert.equal((await search(service, "sort=datePublished:desc")).total, 8);
+      assert.equal((await search(service, "filter=datePublished:1234")).total, 0);
+      assert.equal((await search(service, "filter=name:nothing%20like%20this")).total, 0);
+      assert.equal((await search(service, "sort=uri&filter=types:x")).total, 0);
+      // A collection with no document yet cannot tell a field from a typo: no refusal.
+      const empty = await service.fetch(
+        `/api/search?collection=${encodeURIComponent(UNINDEXED)}&sort=anything&filter=any:1`,
+      );
+      assert.equal(empty.status, 200, await empty.text());
+    }));
+
   test("query DSL bodies", () =>
     withLibrary(backend, { SERVICE_ES_MAX_RESULTS: "3" }, async (service) => {
       const post = (body: string) =>

@@ -84,6 +84,8 @@ async function showItems() {
     const last = from + answer.hits.length;
     summary.textContent = answer.total === 0
       ? "No item matches."
+      : answer.hits.length === 0
+      ? `${answer.total} item(s); none from ${from + 1} on: the page starts past the last item.`
       : `Items ${from + 1}–${last} of ${answer.total}.`;
     const rows = answer.hits.map((hit) =>
       el(
@@ -100,7 +102,9 @@ async function showItems() {
       dataTable("Items", ["Item", "Title", "Types", "Modified"], rows),
     );
     const links = [];
-    if (from > 0) links.push(pagerLink("Previous page", Math.max(0, from - PAGE_SIZE)));
+    if (answer.hits.length === 0 && answer.total > 0) {
+      links.push(pagerLink("Last page", Math.floor((answer.total - 1) / PAGE_SIZE) * PAGE_SIZE));
+    } else if (from > 0) links.push(pagerLink("Previous page", Math.max(0, from - PAGE_SIZE)));
     if (last < answer.total) links.push(pagerLink("Next page", last));
     show(document.getElementById("pager"), links);
   } catch (error) {

@@ -87,9 +87,10 @@ function matchedFields(document, words) {
  * matches, so the fragment is split on those tags and every other part stays text.
  */
 function fragmentNodes(fragment) {
+  // Parsed inside a <p>: text before any element would be read before <body>, where the
+  // HTML parser drops leading white space (the space after a match).
   const decode = (html) =>
-    new DOMParser().parseFromString(html, "text/html").documentElement
-      .textContent;
+    new DOMParser().parseFromString(`<p>${html}`, "text/html").body.textContent;
   return fragment.split(/(<em>.*?<\/em>)/).filter((part) => part !== "").map((part) =>
     part.startsWith("<em>") ? el("mark", {}, decode(part.slice(4, -5))) : decode(part)
   );
@@ -184,6 +185,19 @@ function readForm() {
   };
 }
 
+/** "N hit(s); showing a–b", or that the window starts past the last hit. */
+function pageSummary(total, first, shown) {
+  if (total === 0) return "No hit.";
+  if (shown === 0) {
+    return `${total} hit(s); none from ${first + 1} on: the page starts past the last hit.`;
+  }
+  return `${total} hit(s); showing ${first + 1}–${first + shown}.`;
+}
+
+function lastPageStart(total, size) {
+  return Math.max(0, Math.floor((total - 1) / size) * size);
+}
+
 let latestRun = 0;
 
 async function run(request) {
@@ -211,15 +225,23 @@ async function run(request) {
       clamped.hidden = false;
     }
     const first = answer.from ?? 0;
-    summary.textContent = answer.total === 0
-      ? "No hit."
-      : `${answer.total} hit(s); showing ${first + 1}–${first + answer.hits.length}.`;
+    const size = answer.size || answer.hits.length || 10;
+    summary.textContent = pageSummary(answer.total, first, answer.hits.length);
     show(hits, answer.hits.map((hit) => hitElement(request.collection, hit, words)));
     showTypeFacet(request, answer.facets?.types ?? []);
     hits.start = first + 1;
-    const size = answer.size || answer.hits.length || 10;
     const links = [];
-    if (first > 0) {
+    if (answer.hits.length === 0 && answer.total > 0) {
+      links.push(
+        el(
+          "a",
+          {
+            href: withQuery("/ui/search", { ...request, from: lastPageStart(answer.total, size) }),
+          },
+          "Last page",
+        ),
+      );
+    } else if (first > 0) {
       links.push(
         el(
           "a",
