@@ -39,7 +39,7 @@ export const PAGES: Record<keyof typeof WORKBENCH_PAGES, PageDefinition> = {
 <p id="collection-info"></p>
 <form id="filter-form" class="inline-form">
 <div><label for="q">Filter (full text)</label><input id="q" name="q" type="search"></div>
-<div><label for="type">Type IRI</label><input id="type" name="type" type="text" inputmode="url"></div>
+<div><label for="type">Type (IRI or prefixed name)</label><input id="type" name="type" type="text" inputmode="url"></div>
 <button type="submit">Apply</button>
 </form>
 <p id="summary" role="status"></p>

@@ -22,6 +22,8 @@ const CHROMIUM_PATH = Deno.env.get("CHROMIUM_PATH");
 const SCREENSHOTS = new URL("./screenshots/", import.meta.url);
 const DCT = "http://purl.org/dc/terms/";
 const ROW_CAP = 50;
+const FOAF_DOCUMENT = "http://xmlns.com/foaf/0.1/Document";
+const TYPE_LABEL = "Document (FOAF class)";
 const PAGES = [
   "/",
   "/ui/collection",
@@ -40,6 +42,39 @@ const UNLABELLED_CONTROLS = `
     .filter((control) => !control.closest(".yasgui, .swagger-ui"))
     .filter((control) => control.labels.length === 0)
     .map((control) => control.id || control.outerHTML.slice(0, 60))`;
+
+/**
+ * In the page: which parts of the SPARQL page overlap (tab list, endpoint bar, the editor's
+ * buttons, the editor's text), as "a / b" with their boxes.
+ */
+const OVERLAPS_ON_SPARQL_PAGE = `(() => {
+  const box = (element) => element.getBoundingClientRect();
+  const meets = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 &&
+    a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const text = (rect) => [rect.left, rect.top, rect.right, rect.bottom].map(Math.round).join(",");
+  const parts = [".yasgui .tabsList", ".yasgui .controlbar", ".yasqe .yasqe_buttons"]
+    .map((selector) => [selector, document.querySelector(selector)])
+    .filter(([, element]) => element);
+  const found = [];
+  for (const [i, [a, first]] of parts.entries()) {
+    for (const [b, second] of parts.slice(i + 1)) {
+      if (meets(box(first), box(second))) {
+        found.push(a + " / " + b + ": " + text(box(first)) + " " + text(box(second)));
+      }
+    }
+  }
+  const buttons = document.querySelector(".yasqe .yasqe_buttons");
+  for (const line of document.querySelectorAll(".yasqe .CodeMirror-line")) {
+    const range = document.createRange();
+    range.selectNodeContents(line);
+    for (const rect of range.getClientRects()) {
+      if (rect.width > 0 && meets(rect, box(buttons))) {
+        found.push("query text / buttons: " + text(rect) + " " + text(box(buttons)));
+      }
+    }
+  }
+  return found;
+})()`;
 
 if (!CHROMIUM_PATH) {
   console.log(
@@ -131,6 +166,12 @@ Deno.test({
           }" ] .`,
         );
       }
+      // The type's label lives in an item of its own, as an imported vocabulary's would.
+      await createItem(
+        service,
+        FOAF_DOCUMENT,
+        `<${FOAF_DOCUMENT}> <http://www.w3.org/2000/01/rdf-schema#label> "${TYPE_LABEL}"@en .`,
+      );
       const page = context.pages()[0] ?? await context.newPage();
       watchProblems(page, problems);
 
@@ -158,6 +199,11 @@ Deno.test({
         await links.nth(2).waitFor();
         assert.deepEqual((await links.allInnerTexts()).sort(), uris);
         assert.match(await page.locator("#summary").innerText(), /Items 1–3 of 3/);
+        // Labels beside IRIs: the item's title, its type's label with the prefixed name.
+        const first = page.locator("#items tbody tr", { hasText: uris[0] });
+        const cells = await first.locator("td").allInnerTexts();
+        assert.equal(cells[1], `Document 1 ${word} attending the event`);
+        assert.equal(cells[2], `${TYPE_LABEL} foaf:Document`);
         await screenshot(page, "workbench_collection");
         await page.getByRole("link", { name: uris[0], exact: true }).click();
         await page.waitForURL(/\/ui\/item\?/);
@@ -167,6 +213,13 @@ Deno.test({
         const subject = page.locator("section.subject").first();
         await subject.waitFor();
         assert.equal(await subject.locator("h3").innerText(), uris[0]);
+        const title = `Document 1 ${word} attending the event`;
+        assert.equal(await page.locator("h1").innerText(), title);
+        assert.equal(await subject.locator("p.subject-label").innerText(), title);
+        assert.match(
+          await subject.locator("span.labelled", { hasText: TYPE_LABEL }).innerText(),
+          /^Document \(FOAF class\) foaf:Document$/,
+        );
         const graph = await page.locator("#graph").innerText();
         assert.match(graph, new RegExp(`Document 1 ${word}`));
         assert.match(graph, /dct:title/);
@@ -217,6 +270,13 @@ Deno.test({
         const facet = page.locator("#type-facet li").first();
         await facet.waitFor();
         assert.match(await facet.innerText(), /\(3\)$/);
+        // The type by its label, the prefixed name beside it; each hit by its title.
+        assert.equal(await facet.innerText(), `${TYPE_LABEL} foaf:Document (3)`);
+        const titles = await page.locator("#hits .hit-head a").allInnerTexts();
+        assert.deepEqual(
+          titles.sort(),
+          [1, 2, 3].map((n) => `Document ${n} ${word} attending the event`),
+        );
         await facet.getByRole("link").click();
         await page.locator("#summary", { hasText: /^3 hit\(s\)/ }).waitFor();
         assert.match(decodeURIComponent(page.url()), /filter=types:/);
@@ -423,8 +483,30 @@ Deno.test({
           assert.ok(width <= 400, `${path} is ${width} px wide at 400 px`);
           const unlabelled = await page.evaluate<string[]>(UNLABELLED_CONTROLS);
           assert.deepEqual(unlabelled, [], `${path}: controls without a label`);
+          const name = path === "/" ? "home" : path.slice("/ui/".length);
+          await screenshot(page, `workbench_${name}_400px`);
         }
-        await screenshot(page, "workbench_api_400px");
+        // IRIs in tables keep a readable width at 400 px (not one character a line).
+        await page.goto(`${service.url}/ui/collection?${query}`);
+        await page.locator("#items td.uri").first().waitFor();
+        const widths = await page.locator("#items td.uri").evaluateAll((cells) =>
+          cells.map((cell) => cell.getBoundingClientRect().width)
+        );
+        assert.ok(widths.every((width) => width >= 200), `IRI cells: ${widths}`);
+        // The SPARQL page at 400 px: the tabs, the endpoint bar and the editor's buttons
+        // overlap nothing, and no query text runs under the buttons.
+        await page.goto(`${service.url}/ui/sparql`);
+        await page.locator(".yasqe .CodeMirror").waitFor();
+        await page.evaluate(
+          `document.querySelector(".yasqe .CodeMirror").CodeMirror.setValue(${
+            JSON.stringify(
+              `SELECT * WHERE { ?subject ?predicate ?object } ${"LIMIT 10 ".repeat(12)}`,
+            )
+          })`,
+        );
+        const overlaps = await page.evaluate<string[]>(OVERLAPS_ON_SPARQL_PAGE);
+        assert.deepEqual(overlaps, [], "the SPARQL page's parts overlap at 400 px");
+        await screenshot(page, "workbench_sparql_400px");
         await page.goto(`${service.url}/ui/item?${query}`);
         await page.locator("section.subject").first().waitFor();
         await screenshot(page, "workbench_item_400px");

@@ -14,6 +14,7 @@ import { searchItems, searchItemsWithDsl } from "./search.ts";
 import { SPARQL_CONTRACTS } from "./sparql.ts";
 import { TOOL_CONTRACTS } from "./tools.ts";
 import { listWorkspaces } from "./catalog.ts";
+import { getLabels } from "./labels.ts";
 import { WORKBENCH_CONTRACTS } from "./workbench.ts";
 
 /** All contracts, in the order the OpenAPI document lists them. */
@@ -26,6 +27,7 @@ export const ALL_CONTRACTS: readonly RouteContract[] = [
   hashPost,
   searchItems,
   searchItemsWithDsl,
+  getLabels,
   ...INDEXING_CONTRACTS,
   ...BULK_CONTRACTS,
   ...SPARQL_CONTRACTS,

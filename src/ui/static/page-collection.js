@@ -7,8 +7,10 @@ import {
   dataTable,
   el,
   errorBox,
+  fetchLabels,
   findCollection,
   itemLink,
+  labelledIri,
   pageParameters,
   show,
   timeElement,
@@ -87,19 +89,28 @@ async function showItems() {
       : answer.hits.length === 0
       ? `${answer.total} item(s); none from ${from + 1} on: the page starts past the last item.`
       : `Items ${from + 1}–${last} of ${answer.total}.`;
+    const types = answer.hits.flatMap((hit) => hit.document.types ?? []);
+    const names = await fetchLabels([...answer.hits.map((hit) => hit.uri), ...types], collection);
     const rows = answer.hits.map((hit) =>
       el(
         "tr",
         {},
         el("td", { class: "uri" }, itemLink(collection, hit.uri)),
-        el("td", {}, titleOf(hit.document)),
-        el("td", { class: "uri" }, (hit.document.types ?? []).join(", ")),
+        el("td", {}, names.labels[hit.uri]?.value ?? titleOf(hit.document)),
+        el(
+          "td",
+          { class: "types" },
+          (hit.document.types ?? []).flatMap((type, index) => [
+            index > 0 ? ", " : "",
+            labelledIri(type, names),
+          ]),
+        ),
         el("td", {}, timeElement(hit.document.modified)),
       )
     );
     show(
       container,
-      dataTable("Items", ["Item", "Title", "Types", "Modified"], rows),
+      dataTable("Items", ["Item", "Label", "Types", "Modified"], rows),
     );
     const links = [];
     if (answer.hits.length === 0 && answer.total > 0) {

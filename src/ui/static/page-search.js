@@ -10,8 +10,10 @@ import {
   apiJson,
   el,
   errorBox,
+  fetchLabels,
   fillCollectionSelect,
   itemLink,
+  labelledIri,
   pageParameters,
   show,
   withQuery,
@@ -107,14 +109,15 @@ function highlightList(highlights) {
   );
 }
 
-function hitElement(collection, hit, words) {
+function hitElement(collection, hit, words, names) {
   if (hit.highlights && Object.keys(hit.highlights).length > 0) {
-    return hitShell(collection, hit, highlightList(hit.highlights));
+    return hitShell(collection, hit, names, highlightList(hit.highlights));
   }
   const matches = matchedFields(hit.document, words);
   return hitShell(
     collection,
     hit,
+    names,
     matches.length
       ? el(
         "dl",
@@ -128,14 +131,16 @@ function hitElement(collection, hit, words) {
   );
 }
 
-function hitShell(collection, hit, details) {
+function hitShell(collection, hit, names, details) {
+  const label = names.labels[hit.uri];
   return el(
     "li",
     { class: "hit" },
     el(
       "div",
       { class: "hit-head" },
-      itemLink(collection, hit.uri),
+      itemLink(collection, hit.uri, label ? label.value : hit.uri),
+      label ? el("small", { class: "iri" }, ` ${hit.uri}`) : undefined,
       " ",
       el(
         "span",
@@ -147,8 +152,8 @@ function hitShell(collection, hit, details) {
   );
 }
 
-/** The type counts; each adds `types:<IRI>` to the filters and searches again. */
-function showTypeFacet(request, values) {
+/** The type counts, by label; each adds `types:<IRI>` to the filters and searches again. */
+function showTypeFacet(request, values, names) {
   const section = document.getElementById("facets");
   section.hidden = values.length === 0;
   show(
@@ -166,7 +171,7 @@ function showTypeFacet(request, values) {
               from: 0,
             }),
           },
-          String(value),
+          typeof value === "string" ? labelledIri(value, names) : String(value),
         ),
         ` (${count})`,
       )
@@ -226,9 +231,16 @@ async function run(request) {
     }
     const first = answer.from ?? 0;
     const size = answer.size || answer.hits.length || 10;
+    const types = answer.facets?.types ?? [];
+    // One request labels the page: the hits and the types.
+    const names = await fetchLabels(
+      [...answer.hits.map((hit) => hit.uri), ...types.map(({ value }) => String(value))],
+      request.collection,
+    );
+    if (runNumber !== latestRun) return;
     summary.textContent = pageSummary(answer.total, first, answer.hits.length);
-    show(hits, answer.hits.map((hit) => hitElement(request.collection, hit, words)));
-    showTypeFacet(request, answer.facets?.types ?? []);
+    show(hits, answer.hits.map((hit) => hitElement(request.collection, hit, words, names)));
+    showTypeFacet(request, types, names);
     hits.start = first + 1;
     const links = [];
     if (answer.hits.length === 0 && answer.total > 0) {
