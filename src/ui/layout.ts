@@ -21,7 +21,7 @@ const NAVIGATION: { href: string; label: string; admin?: boolean }[] = [
   { href: "/", label: "Home" },
   { href: "/ui/search", label: "Search" },
   { href: "/ui/sparql", label: "SPARQL" },
-  { href: "/ui/jobs", label: "Indexing", admin: true },
+  { href: "/ui/jobs", label: "Jobs", admin: true },
   { href: "/ui/tools", label: "Tools", admin: true },
   { href: "/ui/api", label: "API" },
 ];

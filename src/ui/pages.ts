@@ -44,7 +44,28 @@ export const PAGES: Record<keyof typeof WORKBENCH_PAGES, PageDefinition> = {
 </form>
 <p id="summary" role="status"></p>
 <div id="items"></div>
-<nav id="pager" class="pager" aria-label="Pages"></nav>`,
+<nav id="pager" class="pager" aria-label="Pages"></nav>
+<section id="import-section" aria-labelledby="import-title" data-needs-admin>
+<h2 id="import-title">Import items</h2>
+<form id="import-form" class="stacked-form">
+<div><label for="import-file">RDF file (.nq, .trig; by subject also .nt, .ttl, .rdf, .jsonld)</label><input id="import-file" name="file" type="file" required></div>
+<div><label for="import-mode">Mode</label><select id="import-mode" name="mode"><option value="create">create: leave existing items</option><option value="upsert">upsert: create or replace</option><option value="replace">replace: existing items only</option></select></div>
+<div class="check"><input id="import-by-subject" name="itemsBy" type="checkbox"><label for="import-by-subject">Items by subject: each IRI subject of the file is one item (for dumps without named graphs)</label></div>
+<button type="submit">Import</button>
+</form>
+<div id="import-status" role="status"></div>
+</section>
+<section aria-labelledby="new-title" data-needs-admin>
+<h2 id="new-title">New collection</h2>
+<form id="new-collection-form" class="stacked-form">
+<div><label for="new-workspace">Workspace</label><select id="new-workspace" name="workspace" required></select></div>
+<div><label for="new-uri">Collection URI</label><input id="new-uri" name="uri" type="url" required></div>
+<div><label for="new-label">Name</label><input id="new-label" name="label" type="text"></div>
+<div><label for="new-index">Search index name (optional)</label><input id="new-index" name="index" type="text" pattern="[a-z0-9][a-z0-9_\-]*"></div>
+<button type="submit">Create the collection</button>
+</form>
+<div id="new-status" role="status"></div>
+</section>`,
   },
   item: {
     title: "Item",
@@ -114,7 +135,7 @@ editor (Tab indents inside it).</p>
 </section>`,
   },
   jobs: {
-    title: "Indexing",
+    title: "Jobs",
     module: "page-jobs.js",
     body: `
 <section aria-labelledby="start-title" data-needs-admin>
@@ -139,10 +160,15 @@ editor (Tab indents inside it).</p>
 <section aria-labelledby="jobs-title">
 <h2 id="jobs-title">Recent jobs</h2>
 <div id="jobs"><p>Loading…</p></div>
+</section>
+<section aria-labelledby="imports-title">
+<h2 id="imports-title">Recent imports</h2>
+<p>Start an import from a collection's page.</p>
+<div id="imports"><p>Loading…</p></div>
 </section>`,
   },
   job: {
-    title: "Indexing job",
+    title: "Job",
     module: "page-job.js",
     body: `
 <dl id="job-info" class="pairs"></dl>

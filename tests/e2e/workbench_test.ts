@@ -432,10 +432,72 @@ Deno.test({
         assert.match(await page.locator("#job-percent").innerText(), /^100% · (\d+) of \1/);
         assert.match(await page.locator("#job-errors").innerText(), /None/);
         await screenshot(page, "workbench_job");
-        await page.getByRole("link", { name: "Indexing" }).click();
+        await page.getByRole("link", { name: "Jobs", exact: true }).click();
         await page.locator("#jobs tbody tr").first().waitFor();
         assert.match(await page.locator("#jobs tbody tr").first().innerText(), /succeeded/);
       });
+
+      await t.step("an import uploaded on the collection page is followed to its end", async () => {
+        const imported = `${prefix}/imported-1`;
+        await page.goto(
+          `${service.url}/ui/collection?${new URLSearchParams({ collection: DEMO_COLLECTION })}`,
+        );
+        await page.getByLabel(/RDF file/).setInputFiles({
+          name: "items.trig",
+          mimeType: "application/trig",
+          buffer: Buffer.from(`<${imported}> { <${imported}> <${DCT}title> "Imported" . }`),
+        });
+        await page.getByRole("button", { name: "Import" }).click();
+        await page.waitForURL(/\/ui\/job\?kind=import&id=/);
+        await page.locator("#job-state.succeeded").waitFor({ timeout: 30_000 });
+        assert.equal(await page.locator('[data-count="written"]').innerText(), "1");
+        assert.match(await page.locator("h1").innerText(), /^Import job /);
+        await screenshot(page, "workbench_import_job");
+        await page.getByRole("link", { name: "Jobs", exact: true }).click();
+        await page.locator("#import-jobs tbody tr").first().waitFor();
+        const row = await page.locator("#import-jobs tbody tr").first().innerText();
+        assert.match(row, /succeeded/);
+        assert.match(row, new RegExp(DEMO_COLLECTION));
+        // A file without graphs is imported by subject (checked for the user).
+        await page.goto(
+          `${service.url}/ui/collection?${new URLSearchParams({ collection: DEMO_COLLECTION })}`,
+        );
+        await page.getByLabel(/RDF file/).setInputFiles({
+          name: "dump.nt",
+          mimeType: "application/n-triples",
+          buffer: Buffer.from(`<${prefix}/by-subject> <${DCT}title> "By subject" .\n`),
+        });
+        assert.ok(await page.getByLabel(/Items by subject/).isChecked());
+      });
+
+      await t.step(
+        "a collection made on the collection page (needs the run-time catalog API)",
+        async () => {
+          const openapi = await (await service.fetch("/openapi.json")).json();
+          if (!openapi.paths["/api/admin/collections"]?.post) {
+            console.log("[e2e] no POST /api/admin/collections in this build: step skipped");
+            return;
+          }
+          const uri = `https://data.example.org/collection/e2e-${crypto.randomUUID().slice(0, 8)}`;
+          await page.goto(`${service.url}/ui/collection`);
+          await page.getByLabel("Collection URI").fill(uri);
+          await page.getByLabel("Name").fill("Made in the browser");
+          await page.getByRole("button", { name: "Create the collection" }).click();
+          await page.waitForURL(new RegExp(`collection=${encodeURIComponent(uri)}`));
+          await page.locator("h1", { hasText: "Made in the browser" }).waitFor();
+          await page.getByLabel(/RDF file/).setInputFiles({
+            name: "vocabulary.nt",
+            mimeType: "application/n-triples",
+            buffer: Buffer.from(
+              `<http://schema.org/Person> <http://www.w3.org/2000/01/rdf-schema#label> "Person" .\n` +
+                `<http://schema.org/Place> <http://www.w3.org/2000/01/rdf-schema#label> "Place" .\n`,
+            ),
+          });
+          await page.getByRole("button", { name: "Import" }).click();
+          await page.locator("#job-state.succeeded").waitFor({ timeout: 30_000 });
+          assert.equal(await page.locator('[data-count="written"]').innerText(), "2");
+        },
+      );
 
       await t.step("SHACL shapes are generated, previewed and downloaded", async () => {
         await page.goto(`${service.url}/ui/tools`);
@@ -563,7 +625,7 @@ Deno.test({
       await page.locator("table.collections tbody tr").first().waitFor();
       assert.ok(authorised.some((url) => url.endsWith("/api/workspaces")));
       // A reader: no indexing, tools or metrics links.
-      assert.ok(await page.getByRole("link", { name: "Indexing" }).isHidden());
+      assert.ok(await page.getByRole("link", { name: "Jobs", exact: true }).isHidden());
       assert.ok(await page.locator('a[href="/metrics"]').isHidden());
       assert.equal(
         await page.evaluate(() => sessionStorage.getItem("rdf-content-service.token")),

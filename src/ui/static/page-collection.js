@@ -2,8 +2,10 @@
  * `/ui/collection?collection=…`: the collection's items, as the search index lists them,
  * a page at a time, narrowed by a full-text filter and a type.
  */
+import { wireImportForm, wireNewCollectionForm } from "./collection-admin.js";
 import {
   apiJson,
+  applyRole,
   dataTable,
   el,
   errorBox,
@@ -123,4 +125,10 @@ async function showItems() {
   }
 }
 
+if (await applyRole()) {
+  wireImportForm(collection);
+  await wireNewCollectionForm().catch((error) =>
+    show(document.getElementById("new-status"), errorBox(error))
+  );
+}
 await showItems();
