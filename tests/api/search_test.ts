@@ -12,6 +12,7 @@ import { type BackendPair, STORE_YAML, testBackends } from "../support/backends.
 
 const BOOKS = "https://data.example.org/collection/books";
 const UNINDEXED = "https://data.example.org/collection/empty";
+const GERMAN = "https://data.example.org/collection/german";
 const SCHEMA = "https://schema.org/";
 const DCT = "http://purl.org/dc/terms/";
 
@@ -41,6 +42,10 @@ workspaces:
       - uri: ${UNINDEXED}
         name: Empty
         index: empty
+      - uri: ${GERMAN}
+        name: German
+        index: german
+        language: de
 `;
 
 async function withService(
@@ -428,6 +433,35 @@ for (const backend of testBackends("search-api")) {
         `/api/search?collection=${encodeURIComponent(UNINDEXED)}&sort=anything&filter=any:1`,
       );
       assert.equal(empty.status, 200, await empty.text());
+    }));
+
+  test("a collection's language stems its untagged literals", () =>
+    withService(backend, {}, async (service) => {
+      const put = async (collection: string, uri: string) => {
+        const response = await service.fetch(
+          `/api/item?collection=${encodeURIComponent(collection)}&item=${encodeURIComponent(uri)}`,
+          {
+            method: "PUT",
+            headers: { "Content-Type": "text/turtle" },
+            body: `<${uri}> <${DCT}title> "Die Häuser am See" ; <${DCT}extent> 42 .`,
+          },
+        );
+        assert.equal(response.status, 201, await response.text());
+      };
+      await put(GERMAN, "https://data.example.org/id/german/1");
+      await put(BOOKS, "https://data.example.org/id/book/untagged");
+      await service.services.deps.indexOutbox.drain();
+      const find = async (collection: string, q: string) => {
+        const response = await service.fetch(
+          `/api/search?collection=${encodeURIComponent(collection)}&q=${encodeURIComponent(q)}`,
+        );
+        assert.equal(response.status, 200);
+        return (await response.json()).total;
+      };
+      // "Haus" is the stem of "Häuser" in German: found where the collection says German.
+      assert.equal(await find(GERMAN, "Haus"), 1);
+      assert.equal(await find(BOOKS, "Haus"), 0);
+      assert.equal(await find(BOOKS, "Häuser"), 1);
     }));
 
   test("query DSL bodies", () =>
