@@ -480,8 +480,8 @@ Deno.test({
           }
           const uri = `https://data.example.org/collection/e2e-${crypto.randomUUID().slice(0, 8)}`;
           await page.goto(`${service.url}/ui/collection`);
-          await page.getByLabel("Collection URI").fill(uri);
-          await page.getByLabel("Name").fill("Made in the browser");
+          await page.getByLabel("Collection URI", { exact: true }).fill(uri);
+          await page.getByLabel("Name", { exact: true }).fill("Made in the browser");
           await page.getByRole("button", { name: "Create the collection" }).click();
           await page.waitForURL(new RegExp(`collection=${encodeURIComponent(uri)}`));
           await page.locator("h1", { hasText: "Made in the browser" }).waitFor();
