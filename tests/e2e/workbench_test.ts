@@ -303,6 +303,10 @@ Deno.test({
         );
         await page.locator("#summary", { hasText: /none from 401 on/ }).waitFor();
         assert.ok(await page.getByRole("link", { name: "Last page" }).isVisible());
+        // The type box takes a prefixed name.
+        await page.getByLabel(/^Type/).fill("foaf:Document");
+        await page.getByRole("button", { name: "Apply" }).click();
+        await page.locator("#summary", { hasText: /^Items 1–3 of 3\.$/ }).waitFor();
       });
 
       await t.step("by keyboard alone: skip link, search, open a hit", async () => {
