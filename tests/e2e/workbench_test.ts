@@ -500,6 +500,20 @@ Deno.test({
           await page.getByRole("button", { name: "Import" }).click();
           await page.locator("#job-state.succeeded").waitFor({ timeout: 30_000 });
           assert.equal(await page.locator('[data-count="written"]').innerText(), "2");
+          // Found by its label, shown by its label; downloaded as Turtle with schema: prefixes.
+          await page.goto(
+            `${service.url}/ui/search?${new URLSearchParams({ collection: uri, q: "Person" })}`,
+          );
+          await page.locator("#summary", { hasText: /^1 hit\(s\)/ }).waitFor({ timeout: 10_000 });
+          await page.locator("#hits .hit-head a", { hasText: /^Person$/ }).click();
+          await page.waitForURL(/\/ui\/item\?/);
+          await page.locator("h1", { hasText: /^Person$/ }).waitFor();
+          const [, turtle] = await downloadText(
+            page,
+            () => page.getByRole("button", { name: "Turtle (.ttl)" }).click(),
+          );
+          assert.match(turtle, /@prefix schema: <http:\/\/schema\.org\/>/);
+          assert.match(turtle, /schema:Person rdfs:label "Person"/);
         },
       );
 
