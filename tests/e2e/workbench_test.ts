@@ -1,10 +1,15 @@
 /**
  * The workbench in a real browser (Chromium through playwright-core), one browser and one
  * service for every page's main flow: items created through the API are found on the
- * landing page, browsed to, searched (with the clamp note), queried in YASGUI (CSV
- * downloaded), indexed by a job watched to 100%, and used for SHACL generation; the API
- * reference renders; every page fits 400 px and labels its form controls; with tokens, the
- * pages load openly and ask for one. Every request the pages make is checked: anything but
+ * landing page, browsed to with their labels and their type's label, searched (highlights
+ * keep their spaces, the types facet by label, the clamp note, paging past the end), queried
+ * in YASGUI (CSV downloaded; the service's error text, the row-cap banner, columns in query
+ * order), indexed by a job watched to 100%, imported from the collection page and followed,
+ * and used for SHACL generation; with the run-time catalog API, a collection is made, a
+ * vocabulary imported by subject, found by label and downloaded with schema: prefixes; the
+ * API reference renders; every page fits 400 px (IRI cells readable, no query text under
+ * the SPARQL buttons) and labels its form controls; the Token button shows only with
+ * tokens; with tokens, the pages load openly and ask for one. Every request the pages make is checked: anything but
  * the loopback service fails the test. Runs when `CHROMIUM_PATH` names a Chromium binary
  * (Debian: /usr/bin/chromium). Screenshots land in tests/e2e/screenshots/.
  */
