@@ -85,6 +85,26 @@ const scenarios: Record<string, () => Promise<void>> = {
   },
 };
 
+const USAGE = `usage: deno task bench [SCENARIO …]
+
+Runs the benchmarks (all, or the scenarios named) and prints markdown tables for
+bench/RESULTS.md. Scenarios: ${Object.keys(scenarios).join(", ")}.
+
+environment: SERVICE_OPENSEARCH_URL (indexing), SERVICE_SPARQL_QUERY_URL, _UPDATE_URL,
+_GSP_URL (sparql, import, cluster), LOAD_SECONDS (load), CLUSTER_WRITES, CLUSTER_RATE
+(cluster), IMPORT_ITEMS, IMPORT_PUT_ITEMS (import); see bench/README.md.
+
+exit status: 0 done; 1 a scenario failed its checks; 2 an unknown scenario or option.`;
+
+if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
+  console.log(USAGE);
+  Deno.exit(0);
+}
+const option = Deno.args.find((arg) => arg.startsWith("-"));
+if (option) {
+  console.error(`Unknown option ${option}\n\n${USAGE}`);
+  Deno.exit(2);
+}
 const wanted = Deno.args.length > 0 ? Deno.args : Object.keys(scenarios);
 for (const name of wanted) {
   const run = scenarios[name];

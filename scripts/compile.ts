@@ -14,6 +14,28 @@
  */
 import { SERVICE_VERSION } from "../src/version.ts";
 
+const USAGE = `usage: deno task compile
+
+Builds one self-contained executable of the service at dist/rdf-content-service.
+
+environment:
+  COMPILE_OUTPUT   where to write it (default dist/rdf-content-service)
+  DENORT_BIN       a local denort runtime for this Deno version and target (an offline
+                   machine); without it, deno compile downloads one
+
+exit status: 0 built and checked (it answers --version as the service); 1 the build failed
+or what was built is not the service; 2 a usage error (this task takes no arguments).`;
+
+// Before any work (a build downloads its runtime): `--help`, or arguments it does not take.
+if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
+  console.log(USAGE);
+  Deno.exit(0);
+}
+if (Deno.args.length > 0) {
+  console.error(`Unknown argument ${Deno.args[0]}\n\n${USAGE}`);
+  Deno.exit(2);
+}
+
 const OUTPUT = Deno.env.get("COMPILE_OUTPUT") || "dist/rdf-content-service";
 /** What the service prints for `--version` (src/main.ts). */
 const EXPECTED_VERSION = `rdf-content-service ${SERVICE_VERSION}`;

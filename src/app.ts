@@ -28,6 +28,8 @@ import { labelRoutes } from "./routes/labels.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { roleRequirement } from "./routes/access.ts";
+import { catalogFreshness } from "./http/catalog_freshness.ts";
+import { catalogAdminRoutes } from "./routes/catalog_admin.ts";
 
 /** Builds the whole HTTP surface of the service. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -44,6 +46,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     await next();
     c.res.headers.set("X-Service-Version", deps.version);
   });
+  app.use("*", catalogFreshness(deps.catalog));
   app.route("/", healthRoutes(deps));
   app.route("/", openApiRoutes(deps));
   app.route("/", metricsRoutes(deps));
@@ -53,6 +56,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", toolRoutes(deps));
   app.route("/", workbenchRoutes(deps));
   app.route("/", catalogRoutes(deps));
+  app.route("/", catalogAdminRoutes(deps));
   app.route("/", sparqlProtocolRoutes(deps));
   app.route("/", indexingRoutes(deps));
   app.route("/", bulkRoutes(deps));

@@ -9,6 +9,7 @@ import { type Migration, openMigratedDatabase } from "./store/sqlite/local_db.ts
 import { EMBEDDED_STORE_MIGRATIONS } from "./store/sqlite/sqlite_store.ts";
 import { INDEX_JOB_MIGRATIONS } from "./jobs/sqlite_job_store.ts";
 import { KIND_JOB_MIGRATIONS } from "./jobs/sqlite_kind_job_store.ts";
+import { CATALOG_MIGRATIONS } from "./catalog/sqlite_catalog_store.ts";
 import { EMBEDDED_SEARCH_MIGRATIONS } from "./search/sqlite_fts/sqlite_fts_engine.ts";
 
 /** Every migration of the file, in version order. */
@@ -17,6 +18,7 @@ export const LOCAL_MIGRATIONS: readonly Migration[] = [
   ...INDEX_JOB_MIGRATIONS,
   ...KIND_JOB_MIGRATIONS,
   ...EMBEDDED_SEARCH_MIGRATIONS,
+  ...CATALOG_MIGRATIONS,
 ].sort((a, b) => a.version - b.version);
 
 /** The schema version of a database this code has migrated. */

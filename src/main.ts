@@ -1,10 +1,13 @@
 /**
  * Entry point: read customer.yml, build the services, serve. Exits non-zero with the key
  * path and the reason when the configuration is unusable. `--version` prints
- * `rdf-content-service <version>` and exits.
+ * `rdf-content-service <version>` and exits; `--help` prints {@link USAGE} and exits, before
+ * anything else is read; an option it does not know is refused (exit 2).
  */
+import { parseArgs } from "node:util";
 import { compiledExecutableDir, ConfigError, loadConfig } from "./config/load.ts";
-import { buildServices } from "./services.ts";
+import { buildServices, type Services } from "./services.ts";
+import { OpenSearchEngine } from "./search/opensearch/opensearch_engine.ts";
 import { createApp } from "./app.ts";
 import { startServer } from "./http/server.ts";
 import { log } from "./log/logger.ts";
@@ -12,10 +15,46 @@ import { isLoopbackHost } from "./http/loopback.ts";
 import { backupDestination, backupLocalDatabase } from "./store/sqlite/backup.ts";
 import { SERVICE_VERSION } from "./version.ts";
 
+/** `--help`: every flag and exit status. */
+const USAGE = `usage: deno task start [--config PATH]      (or: rdf-content-service [flags])
+
+Serves the RDF content service as customer.yml says (see docs/configuration.md).
+
+  --config PATH       the configuration file (default: $CUSTOMER_YML, else customer.yml
+                      beside the executable or in the working directory, else built-in defaults)
+  --health-check      exit 0 when the configured server answers GET /health within 3 s, else 1
+  --backup DEST       write an online backup of the SQLite file to DEST and exit
+                      (deno task backup DEST)
+  --version           print the version and exit
+  -h, --help          this text
+
+exit status: 0 stopped by SIGTERM/SIGINT, or a flag's work done; 1 a failure (a backup that
+could not be made, a failed health check); 2 an unusable configuration or command line.`;
+
+/** The flags main.ts reads; anything else is refused. */
+const FLAGS = {
+  config: { type: "string" },
+  "health-check": { type: "boolean" },
+  backup: { type: "string" },
+  version: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 /** How long requests in flight may run on after SIGTERM/SIGINT. */
 const SHUTDOWN_GRACE_MS = 8_000;
 
 async function main(): Promise<number> {
+  // Before anything is read or started: `--help` anywhere (even after `--backup`).
+  if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
+    console.log(USAGE);
+    return 0;
+  }
+  try {
+    parseArgs({ args: Deno.args, options: FLAGS, strict: true, allowPositionals: false });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
   // Before the configuration: `--version` needs none (scripts/compile.ts asks a fresh build).
   if (Deno.args.includes("--version")) {
     console.log(`rdf-content-service ${SERVICE_VERSION}`);
@@ -35,7 +74,7 @@ async function main(): Promise<number> {
   const { host, port } = config.service.http;
   if (Deno.args.includes("--health-check")) return await checkHealth(host, port);
   if (Deno.args.some((arg) => arg === "--backup" || arg.startsWith("--backup="))) {
-    return backup(config.service.data.dir);
+    return await backup(config.service.data.dir);
   }
   log("info", "configuration loaded", { source });
   if (config.service.security.tokens.length === 0 && !isLoopbackHost(host)) {
@@ -58,6 +97,10 @@ async function main(): Promise<number> {
       return 2;
     }
     throw error;
+  }
+  if (!(await searchCapable(services))) {
+    await services.close();
+    return 2;
   }
   const server = await startServer(app, { host, port });
   log("info", "listening", {
@@ -82,6 +125,33 @@ async function main(): Promise<number> {
   return -1;
 }
 
+/**
+ * Refuses to start on an OpenSearch that lacks what the mappings need (the analysis-common
+ * module): every index creation would fail. One that cannot be asked now is not held
+ * against the start (an outage is not a misconfiguration); what it refuses later goes to
+ * the outbox's dead letters.
+ */
+async function searchCapable(services: Services): Promise<boolean> {
+  const search = services.deps.search;
+  if (!(search instanceof OpenSearchEngine)) return true;
+  let missing: string[];
+  try {
+    missing = await search.missingCapabilities();
+  } catch (error) {
+    log("warn", "could not ask OpenSearch for its modules at start", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return true;
+  }
+  for (const line of missing) {
+    console.error(
+      `Refusing to start: ${line}. Install the module (it ships with the full distribution) ` +
+        "or use a node that has it.",
+    );
+  }
+  return missing.length === 0;
+}
+
 /** `--health-check`: exit 0 when the configured server answers /health (container probes). */
 async function checkHealth(host: string, port: number): Promise<number> {
   const target = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
@@ -96,10 +166,10 @@ async function checkHealth(host: string, port: number): Promise<number> {
 }
 
 /** `--backup DEST`: an online copy of the SQLite file; prints a JSON report, exit 0 on success. */
-function backup(dataDir: string): number {
+async function backup(dataDir: string): Promise<number> {
   try {
     const destination = backupDestination(Deno.args)!;
-    console.log(JSON.stringify(backupLocalDatabase(dataDir, destination)));
+    console.log(JSON.stringify(await backupLocalDatabase(dataDir, destination)));
     return 0;
   } catch (error) {
     // Usage errors and SQLite's own (disk full, locked) alike: one line, no stack trace.

@@ -9,8 +9,13 @@ import type { ServiceConfig } from "./config/schema.ts";
 import { readCaCertificates } from "./config/ca_file.ts";
 import type { AppDeps } from "./routes/app_deps.ts";
 import { Catalog } from "./catalog/catalog.ts";
+import { CatalogAdmin } from "./catalog/catalog_admin.ts";
+import type { CatalogStore } from "./catalog/catalog_store.ts";
+import { SqliteCatalogStore } from "./catalog/sqlite_catalog_store.ts";
+import { SparqlCatalogStore } from "./catalog/sparql_catalog_store.ts";
 import { LOCAL_DB_FILE } from "./store/sqlite/local_db.ts";
 import { openLocalDatabase } from "./local_database.ts";
+import { storageReadiness, withStorageFaults } from "./store/sqlite/storage_faults.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { EmbeddedTripleStore } from "./store/sqlite/sqlite_store.ts";
 import {
@@ -22,8 +27,8 @@ import { ItemCache } from "./store/item_cache.ts";
 import { CachingTripleStore } from "./store/caching_triple_store.ts";
 import { ItemService } from "./items/item_service.ts";
 import { SparqlEndpointRegistry } from "./tools/sparql_endpoints.ts";
-import { CollectionShapes } from "./items/shacl_validator.ts";
-import { Initializer } from "./initialize/initializer.ts";
+import { CollectionShapes, collectionShapesProblem } from "./items/shacl_validator.ts";
+import { Initializer, initializeRulesProblem } from "./initialize/initializer.ts";
 import { collectionResolver } from "./indexing/index_item.ts";
 import type { JobStore } from "./jobs/job_store.ts";
 import type { IndexOutbox } from "./store/index_outbox.ts";
@@ -42,6 +47,8 @@ import type { ClampWarning } from "./search/clamp.ts";
 import { EmbeddedSearchEngine } from "./search/sqlite_fts/sqlite_fts_engine.ts";
 import { OpenSearchEngine } from "./search/opensearch/opensearch_engine.ts";
 import type { SearchEngine } from "./search/search_engine.ts";
+import { CircuitBreaker, engineDown } from "./store/circuit_breaker.ts";
+import { displayUrl } from "./log/display_url.ts";
 
 /** The dependencies plus a way to release them. */
 export interface Services {
@@ -58,18 +65,35 @@ export function buildServices(config: ServiceConfig): Services {
   const hash = async (quads: Parameters<typeof canonicalHash>[0]) =>
     (await canonicalHash(quads, { maxWorkFactor })).hash;
   const metrics = new ServiceMetrics();
+  const jsonldContexts = loadJsonLdContexts(config.service.jsonld.contexts);
   // Timed beneath the item cache: the metrics tell how the store itself answers.
   const store = withItemCache(metrics.timed("store", openTripleStore(config, db, dbPath)), config);
-  const catalog = new Catalog(config.workspaces);
+  const catalog = new Catalog(config.workspaces, openCatalogStore(config, db));
+  void catalog.ready();
+  // One instance owns an embedded store: its own writes are all the changes there are.
+  if (store.kind === "sparql") catalog.startPolling(CATALOG_POLL_MS);
   const shapes = new CollectionShapes(config.workspaces);
-  const items = new ItemService(store, catalog, hash, shapes.active ? shapes : undefined);
+  const items = new ItemService(store, catalog, hash, shapes);
   const search = metrics.timed("search", buildSearchEngine(config, db));
   const searchIndexes = collectionResolver(config, catalog);
+  const catalogAdmin = new CatalogAdmin(
+    catalog,
+    catalog.store!,
+    (collection) => {
+      const problem = initializeRulesProblem(collection) ?? collectionShapesProblem(collection);
+      if (problem) throw problem;
+    },
+    async (collection) => {
+      for await (const _ of store.listItems(collection)) return true;
+      return false;
+    },
+  );
   const { leaseMs } = config.service.cluster;
   const indexOutbox = new IndexOutboxWorker({
     store,
     engine: search,
     resolve: searchIndexes,
+    refreshCatalog: () => catalog.refresh(),
     leaseMs,
   });
   const owner = instanceId(dataDir);
@@ -93,6 +117,7 @@ export function buildServices(config: ServiceConfig): Services {
     items,
     catalog,
     maxItemBytes: config.service.http.maxBodyBytes,
+    jsonldContexts,
     owner,
     leaseMs,
     sweepIntervalMs: store.kind === "sparql" ? leaseMs / 2 : undefined,
@@ -100,6 +125,7 @@ export function buildServices(config: ServiceConfig): Services {
   const deps: AppDeps = {
     config,
     catalog,
+    catalogAdmin,
     store,
     items,
     initializer: new Initializer(catalog, store),
@@ -111,9 +137,9 @@ export function buildServices(config: ServiceConfig): Services {
     sparqlEndpoints: new SparqlEndpointRegistry(
       config,
       store,
-      catalog.collections().map((entry) => entry.collection.uri),
+      () => catalog.collections().map((entry) => entry.collection.uri),
     ),
-    jsonldContexts: loadJsonLdContexts(config.service.jsonld.contexts),
+    jsonldContexts,
     readiness: {
       outbox: async () => {
         try {
@@ -123,6 +149,9 @@ export function buildServices(config: ServiceConfig): Services {
         }
       },
       search: () => search.health(),
+      // Never failing: the rest of the backlog goes on; the count says what is missing.
+      deadLetters: () => Promise.resolve({ ok: true, detail: indexOutbox.deadLetters.describe() }),
+      ...(dataDir === ":memory:" ? {} : { storage: () => Promise.resolve(storageReadiness(db)) }),
       ...(store instanceof CachingTripleStore
         ? { itemCache: () => Promise.resolve({ ok: true, detail: describeCache(store.cache) }) }
         : {}),
@@ -140,11 +169,13 @@ export function buildServices(config: ServiceConfig): Services {
   return {
     deps,
     close: async () => {
+      catalog.close();
       await importJobs.close();
       await indexJobs.close();
       await indexOutbox.stop();
       await search.close();
       await store.close();
+      storeBreakers.get(config)?.close();
       db.close();
     },
   };
@@ -153,7 +184,10 @@ export function buildServices(config: ServiceConfig): Services {
 /** The configured triple store: the SQLite file, or a SPARQL 1.1 endpoint. */
 function openTripleStore(config: ServiceConfig, db: DatabaseSync, dbPath?: string): TripleStore {
   const { backend, sparql, groupCommit } = config.service.store;
-  if (backend === "embedded") return new EmbeddedTripleStore(db, dbPath, groupCommit);
+  if (backend === "embedded") {
+    // A full or read-only data directory answers 507 rather than a bare 500.
+    return withStorageFaults(db, new EmbeddedTripleStore(db, dbPath, groupCommit));
+  }
   return new SparqlTripleStore({
     ...sparqlEndpoint(config),
     groupCommit,
@@ -163,8 +197,42 @@ function openTripleStore(config: ServiceConfig, db: DatabaseSync, dbPath?: strin
   });
 }
 
-/** How to reach the configured SPARQL store. */
+/** One fail-fast breaker per configured SPARQL store, shared by all its clients. */
+const storeBreakers = new WeakMap<ServiceConfig, CircuitBreaker>();
+
+/** The SPARQL store's breaker (service.failFast). */
+function storeBreaker(config: ServiceConfig): CircuitBreaker {
+  let breaker = storeBreakers.get(config);
+  if (!breaker) {
+    const where = displayUrl(config.service.store.sparql.queryUrl ?? "");
+    breaker = new CircuitBreaker(
+      `the SPARQL store at ${where}`,
+      engineDown("store-unavailable", "Triple store unavailable", `The SPARQL store at ${where}`),
+      config.service.failFast,
+    );
+    const { sparql } = config.service.store;
+    // Around the breaker: a client of its own, one attempt, no longer than the interval.
+    const probeClient = new SparqlHttpClient({
+      ...sparqlEndpointWithout(config),
+      retries: 0,
+      timeoutMs: Math.min(sparql.timeoutMs, config.service.failFast.probeIntervalMs),
+    });
+    breaker.setProbe(async () => {
+      const response = await probeClient.query("ASK {}", "application/sparql-results+json");
+      await response.body?.cancel();
+    });
+    storeBreakers.set(config, breaker);
+  }
+  return breaker;
+}
+
+/** How to reach the configured SPARQL store, failing fast when it is down. */
 function sparqlEndpoint(config: ServiceConfig) {
+  return { ...sparqlEndpointWithout(config), breaker: storeBreaker(config) };
+}
+
+/** How to reach the configured SPARQL store, without the breaker. */
+function sparqlEndpointWithout(config: ServiceConfig) {
   const { sparql } = config.service.store;
   return {
     // The schema requires the three URLs when the backend is sparql.
@@ -192,6 +260,19 @@ function openJobStore(config: ServiceConfig, db: DatabaseSync): JobStore {
     new SparqlHttpClient(sparqlEndpoint(config)),
     sparql.metadataGraph ?? DEFAULT_METADATA_GRAPH,
     config.service.cluster.leaseMs,
+  );
+}
+
+/** How often an instance on a shared store looks whether the catalog changed. */
+const CATALOG_POLL_MS = 1000;
+
+/** Where run-time workspaces and collections are kept: beside jobs, shared as they are. */
+function openCatalogStore(config: ServiceConfig, db: DatabaseSync): CatalogStore {
+  const { backend, sparql } = config.service.store;
+  if (backend === "embedded") return new SqliteCatalogStore(db);
+  return new SparqlCatalogStore(
+    new SparqlHttpClient(sparqlEndpoint(config)),
+    sparql.metadataGraph ?? DEFAULT_METADATA_GRAPH,
   );
 }
 
@@ -298,6 +379,8 @@ export function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): Sear
       limits,
       warn: logClampWarning,
       rawSearchTimeoutMs: search.dsl.timeoutMs,
+      timeouts: search.opensearch.timeouts,
+      failFast: config.service.failFast,
     });
   }
   return new EmbeddedSearchEngine(db, { limits, warn: logClampWarning });

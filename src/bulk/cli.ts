@@ -1,21 +1,59 @@
 /**
- * The operators' command line for bulk import and export, talking to a running service:
- *
- *   deno task import FILE --collection C [--mode create|replace|upsert] [--base IRI]
- *   deno task export (--collection C | --workspace W) [--format nquads|trig] > FILE
- *
- * The service's URL and an admin token come from `--url`/`--token` or `SERVICE_URL` /
- * `SERVICE_TOKEN` (default http://127.0.0.1:8080, no token). The file is streamed both ways;
- * progress goes to stderr (a bar on a terminal, a line every few seconds otherwise). Exit
- * status: 0 done, 1 failed, 2 an import that ended with refused items (listed on stderr).
+ * The operators' command line for bulk import and export, talking to a running service
+ * (usage and exit codes in {@link IMPORT_USAGE} and {@link EXPORT_USAGE}; `--help` prints
+ * them). The service's URL and an admin token come from `--url`/`--token` or `SERVICE_URL`
+ * / `SERVICE_TOKEN` (default http://127.0.0.1:8080, no token). The file is streamed both
+ * ways; progress goes to stderr (a bar on a terminal, a line every few seconds otherwise).
  */
 import { parseArgs } from "node:util";
 import type { ImportJob } from "./import_jobs.ts";
-import { RDF_FORMATS } from "../rdf/formats.ts";
+import { formatFromFileName, RDF_FORMATS, type RdfFormat } from "../rdf/formats.ts";
 
-const USAGE = `usage:
-  deno task import FILE --collection C [--mode create|replace|upsert] [--base IRI] [--url U] [--token T]
-  deno task export (--collection C | --workspace W) [--format nquads|trig] [--url U] [--token T] > FILE`;
+/** What an import reads (subject_items.ts's list; not imported here: that module is the server's). */
+const IMPORT_FORMATS = ["nquads", "trig", "ntriples", "turtle", "rdfxml", "jsonld"];
+
+const CONNECTION =
+  `  --url URL            the service (default: $SERVICE_URL, else http://127.0.0.1:8080)
+  --token TOKEN        an admin token (default: $SERVICE_TOKEN)
+  -h, --help           this text`;
+
+/** `deno task import --help`. */
+export const IMPORT_USAGE = `usage: deno task import FILE --collection C [options]
+
+Streams FILE into a collection of a running service (POST /api/admin/import).
+
+  --collection C       the collection's URI (required)
+  --mode M             create (default: existing items are left alone), replace, upsert
+  --items-by B         graph: each named graph is one item (N-Quads, TriG);
+                       subject: each IRI subject with its blank nodes is one item (any RDF
+                       dump). Default: graph for .nq/.trig, subject for other formats
+  --format F           nquads, trig, ntriples, turtle, rdfxml, jsonld
+                       (default: from FILE's extension: .nq .trig .nt .ttl .rdf .owl .jsonld)
+  --base IRI           the base IRI of relative IRIs in FILE
+${CONNECTION}
+
+exit status: 0 every item written; 1 the import failed, wrote nothing, or the service could
+not be reached; 2 a usage error (unknown option, missing argument); 3 the import ended with
+refused items (listed on stderr).`;
+
+/** `deno task export --help`. */
+export const EXPORT_USAGE =
+  `usage: deno task export (--collection C | --workspace W) [options] > FILE
+
+Streams every item of a collection or workspace from a running service to stdout
+(GET /api/admin/export), one named graph per item.
+
+  --collection C       a collection's URI
+  --workspace W        a workspace's URI (all its collections)
+  --format F           nquads (default) or trig: a collection is many graphs, which
+                       Turtle or N-Triples cannot carry
+${CONNECTION}
+
+exit status: 0 done; 1 the export failed or the service could not be reached; 2 a usage
+error (unknown option, missing or wrong argument).`;
+
+/** A wrong command line: printed with the usage, exit status 2. */
+class UsageError extends Error {}
 
 /** Progress on stderr: redrawn in place on a terminal, a line now and then elsewhere. */
 class Progress {
@@ -60,7 +98,17 @@ function mib(bytes: number): string {
 async function call(base: string, token: string | undefined, path: string, init: RequestInit = {}) {
   const headers = new Headers(init.headers);
   if (token) headers.set("Authorization", `Bearer ${token}`);
-  const response = await fetch(base.replace(/\/$/, "") + path, { ...init, headers });
+  const url = base.replace(/\/$/, "") + path;
+  let response: Response;
+  try {
+    response = await fetch(url, { ...init, headers });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `Cannot reach the service at ${new URL(url).origin} (${reason}). Is it running? ` +
+        "Set --url or SERVICE_URL to where it listens.",
+    );
+  }
   if (response.status >= 400) {
     const text = await response.text();
     let detail = text;
@@ -80,11 +128,26 @@ async function runImport(
   token?: string,
 ): Promise<number> {
   const collection = options.collection;
-  if (!collection) throw new Error("--collection is required");
-  const format = options.format ?? (/\.(nq|nquads)$/i.test(file) ? "nquads" : "trig");
-  const type = RDF_FORMATS[format === "nquads" ? "nquads" : "trig"].mediaType;
+  if (!collection) throw new UsageError("--collection is required");
+  const mode = options.mode ?? "create";
+  if (!["create", "replace", "upsert"].includes(mode)) {
+    throw new UsageError(`--mode ${mode}: use create, replace or upsert`);
+  }
+  const format = importFormat(file, options.format);
+  const itemsBy = options["items-by"] ??
+    (format === "nquads" || format === "trig" ? "graph" : "subject");
+  if (itemsBy !== "graph" && itemsBy !== "subject") {
+    throw new UsageError(`--items-by ${itemsBy}: use graph or subject`);
+  }
+  if (itemsBy === "graph" && format !== "nquads" && format !== "trig") {
+    throw new UsageError(
+      `--items-by graph reads N-Quads or TriG; ${RDF_FORMATS[format].label} has no named ` +
+        "graphs: use --items-by subject",
+    );
+  }
+  const type = RDF_FORMATS[format].mediaType;
   const size = (await Deno.stat(file)).size;
-  const query = new URLSearchParams({ collection, mode: options.mode ?? "create" });
+  const query = new URLSearchParams({ collection, mode, itemsBy });
   if (options.base) query.set("base", options.base);
   const handle = await Deno.open(file);
   const progress = new Progress();
@@ -134,10 +197,28 @@ async function runImport(
   );
   for (const error of job.errors) {
     const where = error.line === undefined ? "" : `line ${error.line}: `;
-    console.error(`  ${where}${error.item ?? "-"} ${error.type ?? ""} ${error.message}`);
+    const times = (error.count ?? 1) > 1 ? ` (${error.count} times)` : "";
+    console.error(`  ${where}${error.item ?? "-"} ${error.type ?? ""} ${error.message}${times}`);
   }
   if (job.state !== "succeeded") return 1;
-  return job.refused > 0 ? 2 : 0;
+  return job.refused > 0 ? 3 : 0;
+}
+
+/** The format of FILE: `--format`, else its extension; a usage error when neither says. */
+function importFormat(file: string, given: string | undefined): RdfFormat {
+  const names: Record<string, RdfFormat> = { nq: "nquads", nt: "ntriples", ttl: "turtle" };
+  const format = given === undefined
+    ? formatFromFileName(file)
+    : (names[given] ?? given) as RdfFormat;
+  const known = [...IMPORT_FORMATS, "json"];
+  if (format === undefined || !known.includes(format)) {
+    throw new UsageError(
+      given === undefined
+        ? `Cannot tell the format of ${file} from its extension: give --format`
+        : `--format ${given}: use nquads, trig, ntriples, turtle, rdfxml or jsonld`,
+    );
+  }
+  return format === "json" ? "jsonld" : format;
 }
 
 async function runExport(
@@ -148,7 +229,18 @@ async function runExport(
   const query = new URLSearchParams();
   if (options.collection) query.set("collection", options.collection);
   if (options.workspace) query.set("workspace", options.workspace);
-  const accept = RDF_FORMATS[options.format === "trig" ? "trig" : "nquads"].mediaType;
+  if (!options.collection === !options.workspace) {
+    throw new UsageError("give one of --collection and --workspace");
+  }
+  const format = options.format ?? "nquads";
+  if (format !== "nquads" && format !== "nq" && format !== "trig") {
+    throw new UsageError(
+      `--format ${format}: an export is N-Quads (nquads) or TriG (trig), one named graph per ` +
+        "item; Turtle and N-Triples have no graphs (download one item as Turtle with " +
+        "GET /api/item.ttl)",
+    );
+  }
+  const accept = RDF_FORMATS[format === "trig" ? "trig" : "nquads"].mediaType;
   const response = await call(base, token, `/api/admin/export?${query}`, {
     headers: { Accept: accept },
   });
@@ -168,27 +260,59 @@ async function runExport(
   return 0;
 }
 
-async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      collection: { type: "string" },
-      workspace: { type: "string" },
-      mode: { type: "string" },
-      base: { type: "string" },
-      format: { type: "string" },
-      url: { type: "string" },
-      token: { type: "string" },
-    },
-  });
-  const [command, file] = positionals;
+/** Runs the command line `args`; answers the exit status. */
+export async function main(args: string[]): Promise<number> {
+  const command = args[0];
+  const usage = command === "export" ? EXPORT_USAGE : IMPORT_USAGE;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: args.slice(1),
+      allowPositionals: true,
+      strict: true,
+      options: {
+        collection: { type: "string" },
+        workspace: { type: "string" },
+        mode: { type: "string" },
+        base: { type: "string" },
+        format: { type: "string" },
+        "items-by": { type: "string" },
+        url: { type: "string" },
+        token: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${usage}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(usage);
+    return 0;
+  }
   const base = values.url ?? Deno.env.get("SERVICE_URL") ?? "http://127.0.0.1:8080";
   const token = values.token ?? Deno.env.get("SERVICE_TOKEN") ?? undefined;
-  if (command === "import" && file) return await runImport(file, values, base, token);
-  if (command === "export") return await runExport(values, base, token);
-  console.error(USAGE);
-  return 1;
+  const options = values as Record<string, string | undefined>;
+  try {
+    if (command === "import") {
+      if (positionals.length !== 1) throw new UsageError("give one FILE to import");
+      if (values.workspace) throw new UsageError("--workspace is for export");
+      return await runImport(positionals[0], options, base, token);
+    }
+    if (command === "export") {
+      if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+      for (const name of ["mode", "base", "items-by"]) {
+        if (options[name] !== undefined) throw new UsageError(`--${name} is for import`);
+      }
+      return await runExport(options, base, token);
+    }
+    throw new UsageError(`unknown command ${command ?? "(none)"}: import or export`);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${error.message}\n\n${usage}`);
+    return 2;
+  }
 }
 
 if (import.meta.main) {

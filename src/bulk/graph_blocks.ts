@@ -88,7 +88,8 @@ function defaultGraph(what: string): GraphBlock["refused"] {
   return {
     type: "default-graph-refused",
     message: `${what} in the default graph: each item is a named graph (its name is the ` +
-      "item's URI); triples outside a named graph are not imported.",
+      "item's URI); triples outside a named graph are not imported. A dump without named " +
+      "graphs is imported with itemsBy=subject (--items-by subject): each IRI subject one item.",
   };
 }
 

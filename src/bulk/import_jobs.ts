@@ -28,17 +28,26 @@ import {
   type StoredJob,
 } from "../jobs/job_store.ts";
 import { log } from "../log/logger.ts";
-import { type BulkFormat, type GraphBlock, graphBlocks } from "./graph_blocks.ts";
-import { blockItem, problemLine } from "./block_item.ts";
+import { type BulkFormat, graphBlocks } from "./graph_blocks.ts";
+import { type BlockItem, blockItem, problemLine } from "./block_item.ts";
+import { type SubjectFormat, subjectItems } from "./subject_items.ts";
 
 /** What an import does with an item that exists: skip it, or replace it. */
 export type ImportMode = "create" | "replace" | "upsert";
+
+/** How a document is cut into items: one per named graph, or one per IRI subject. */
+export type ItemsBy = "graph" | "subject";
+
+/** The formats of an import: N-Quads and TriG by graph, any of SUBJECT_FORMATS by subject. */
+export type ImportFormat = BulkFormat | SubjectFormat;
 
 /** An import job as API.md shows it. */
 export interface ImportJob extends StoredJob {
   collection: string;
   mode: ImportMode;
-  format: BulkFormat;
+  format: ImportFormat;
+  /** `graph` (each named graph one item) or `subject` (each IRI subject one item). */
+  itemsBy: ItemsBy;
   /** Bytes of the body read so far. */
   bytesRead: number;
   /** Graph blocks met so far (items and refused parts). */
@@ -65,6 +74,8 @@ export interface ImportRunnerOptions {
   catalog: Catalog;
   /** The largest item, in bytes (`service.http.maxBodyBytes`). */
   maxItemBytes: number;
+  /** Local copies of remote JSON-LD contexts, for JSON-LD imported by subject. */
+  jsonldContexts?: Record<string, unknown>;
   owner?: string;
   leaseMs?: number;
   /** How often to look for jobs of dead instances (only a shared store has them). */
@@ -76,7 +87,9 @@ export interface ImportRunnerOptions {
 export interface ImportRequest {
   collection: string;
   mode: ImportMode;
-  format: BulkFormat;
+  format: ImportFormat;
+  /** `graph` unless said. */
+  itemsBy?: ItemsBy;
   /** The `base` parameter: what relative IRIs resolve against. */
   base?: string;
   /** The body's declared length, when there is one: a shorter body fails the job. */
@@ -133,6 +146,7 @@ export class ImportJobRunner {
       collection: request.collection,
       mode: request.mode,
       format: request.format,
+      itemsBy: request.itemsBy ?? "graph",
       state: "running",
       startedAt: new Date().toISOString(),
       finishedAt: null,
@@ -206,13 +220,11 @@ export class ImportJobRunner {
     let failure: string | undefined;
     try {
       const source = untilStopped(body, current);
-      const blocks = graphBlocks(decoded(source, job, request.declaredBytes), request.format, {
-        maxBlockChars: this.#options.maxItemBytes,
-      });
-      for await (const block of blocks) {
+      const text = decoded(source, job, request.declaredBytes);
+      for await (const unit of this.#units(text, request, onBodyRead)) {
         if (current.stopped) break;
         job.items++;
-        const write = this.#importBlock(job, request, block, seen).catch((error) => {
+        const write = this.#importBlock(job, request, unit, seen).catch((error) => {
           failure ??= messageOf(error); // the store failed: stop reading
         });
         inFlight.add(write);
@@ -226,6 +238,12 @@ export class ImportJobRunner {
     onBodyRead();
     await Promise.allSettled(inFlight);
     failure ??= current.stopped;
+    // An import that wrote nothing is no success, unless every item was there already.
+    if (failure === undefined && job.written === 0 && job.existing === 0) {
+      failure = job.refused > 0
+        ? `Nothing was imported: all ${job.refused} items or parts were refused (see errors).`
+        : "Nothing was imported: the body holds no items.";
+    }
     const now = new Date().toISOString();
     const ended = failure === undefined
       ? { ...job, state: "succeeded" as const, finishedAt: now }
@@ -240,17 +258,18 @@ export class ImportJobRunner {
   async #importBlock(
     job: ImportJob,
     request: ImportRequest,
-    block: GraphBlock,
+    block: ImportUnit,
     seen: Map<string, number>,
   ): Promise<void> {
     if (block.refused) {
-      return this.#refuse(job, { item: null, line: block.line, ...block.refused });
+      return this.#refuse(job, { item: block.uri ?? null, line: block.line, ...block.refused });
     }
     let uri: string | null = null;
     try {
-      const item = await blockItem(block, request.format, request.base);
+      const item = await block.read();
       uri = item.uri;
-      const earlier = seen.get(uri);
+      // By subject, each URI comes once by construction (and is not kept: memory stays flat).
+      const earlier = block.line === undefined ? undefined : seen.get(uri);
       if (earlier !== undefined) {
         throw new InvalidInput(
           "graph-not-contiguous",
@@ -259,7 +278,7 @@ export class ImportJobRunner {
             "in one block (TriG) or on consecutive lines (N-Quads). This part is not imported.",
         );
       }
-      seen.set(uri, block.line);
+      if (block.line !== undefined) seen.set(uri, block.line);
       const written = await this.#write(request, uri, item.quads);
       if (written) job.written++;
       else {
@@ -275,7 +294,7 @@ export class ImportJobRunner {
       if (!(error instanceof DomainError) || isSystemFailure(error)) throw error;
       this.#refuse(job, {
         item: uri,
-        line: problemLine(error, block),
+        line: block.lineOf(error),
         type: error.slug,
         message: withFirstDetail(error),
       });
@@ -311,12 +330,56 @@ export class ImportJobRunner {
   }
 
   #refuse(job: ImportJob, error: JobError): void {
-    job.refused++;
+    job.refused += error.count ?? 1;
     this.#record(job, error);
   }
 
+  /** Lists the error; one like it (same type and message, no item) is counted instead. */
   #record(job: ImportJob, error: JobError): void {
+    if (error.item === null) {
+      const same = job.errors.find((listed) =>
+        listed.item === null && listed.type === error.type && listed.message === error.message
+      );
+      if (same) {
+        same.count = (same.count ?? 1) + (error.count ?? 1);
+        return;
+      }
+    }
     if (job.errors.length < MAX_JOB_ERRORS) job.errors.push(error);
+  }
+
+  /** The document's items (or refused parts), by graph or by subject. */
+  async *#units(
+    text: AsyncIterable<string>,
+    request: ImportRequest,
+    onBodyRead: () => void,
+  ): AsyncIterable<ImportUnit> {
+    if ((request.itemsBy ?? "graph") === "subject") {
+      const units = subjectItems(text, request.format as SubjectFormat, {
+        // The whole body is read before the first item: answer then, not after the writes.
+        onRead: onBodyRead,
+        base: request.base,
+        maxItemBytes: this.#options.maxItemBytes,
+        contexts: this.#options.jsonldContexts,
+      });
+      for await (const unit of units) {
+        const { item } = unit;
+        yield item
+          ? { read: () => Promise.resolve(item), lineOf: () => undefined }
+          : { uri: unit.uri, refused: unit.refused, read: noItem, lineOf: () => undefined };
+      }
+      return;
+    }
+    const format = request.format as BulkFormat;
+    const blocks = graphBlocks(text, format, { maxBlockChars: this.#options.maxItemBytes });
+    for await (const block of blocks) {
+      yield {
+        line: block.line,
+        refused: block.refused,
+        read: () => blockItem(block, format, request.base),
+        lineOf: (error) => problemLine(error, block),
+      };
+    }
   }
 
   /** Saves progress and renews the heartbeat, in order; a refused save stops the job. */
@@ -357,6 +420,22 @@ export class ImportJobRunner {
 }
 
 type ImportQuads = Parameters<ItemService["create"]>[2];
+
+/** One part of a document: an item to read, or a part refused as it stands. */
+interface ImportUnit {
+  /** The input line it starts on, where the format tells. */
+  line?: number;
+  /** The item's URI, when a refused part has one. */
+  uri?: string | null;
+  refused?: { type: string; message: string; count?: number };
+  read(): Promise<BlockItem>;
+  /** The input line an error of `read` or the write points at. */
+  lineOf(error: unknown): number | undefined;
+}
+
+function noItem(): Promise<BlockItem> {
+  return Promise.reject(new Error("a refused part has no item"));
+}
 
 /** The body's chunks until the import is stopped, even while a read waits for data. */
 async function* untilStopped(

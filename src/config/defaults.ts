@@ -21,6 +21,7 @@ export const BUILT_IN_CUSTOMER_YML = `service:
       username: \${SERVICE_SPARQL_USER:}
       password: \${SERVICE_SPARQL_PASSWORD:}
       caFile: \${SERVICE_SPARQL_CA_FILE:}           # PEM CA certificates trusted for https:// endpoints
+      timeoutMs: \${SERVICE_SPARQL_TIMEOUT_MS:30000}   # each request to the store
     groupCommit:        # writes arriving while a commit is in flight are committed together in the next one
       maxWrites: \${SERVICE_STORE_GROUP_MAX_WRITES:64}         # most writes per group (1: every write alone)
       maxBytes: \${SERVICE_STORE_GROUP_MAX_BYTES:8388608}      # most bytes of triples per group
@@ -34,6 +35,10 @@ export const BUILT_IN_CUSTOMER_YML = `service:
       password: \${SERVICE_OPENSEARCH_PASSWORD:}
       caFile: \${SERVICE_OPENSEARCH_CA_FILE:}       # PEM CA certificates trusted for https:// nodes
       indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}   # older name of service.search.indexPrefix
+      timeouts:         # client-side: a request not answered in time is aborted
+        searchMs: \${SERVICE_OPENSEARCH_SEARCH_TIMEOUT_MS:10000}
+        bulkMs: \${SERVICE_OPENSEARCH_BULK_TIMEOUT_MS:30000}
+        adminMs: \${SERVICE_OPENSEARCH_ADMIN_TIMEOUT_MS:10000}
     query:
       maxResultsLimit: \${SERVICE_ES_MAX_RESULTS:10000}
       maxWindow: \${SERVICE_ES_MAX_WINDOW:10000}
@@ -41,6 +46,12 @@ export const BUILT_IN_CUSTOMER_YML = `service:
       role: \${SERVICE_SEARCH_DSL_ROLE:editor}            # reader | editor | admin | none (off)
       expensiveQueries: \${SERVICE_SEARCH_DSL_EXPENSIVE:false}   # leading wildcards, regexp, fuzzy
       timeoutMs: \${SERVICE_SEARCH_DSL_TIMEOUT_MS:10000}     # a slower query answers 504
+  ready:
+    timeoutMs: \${SERVICE_READY_TIMEOUT_MS:1500}       # /ready answers within this budget
+    requireSearch: \${SERVICE_READY_REQUIRE_SEARCH:false}   # search down: 503 instead of 200 degraded
+  failFast:             # engines marked down after repeated timeouts/refusals: 503 + Retry-After at once
+    failures: \${SERVICE_FAIL_FAST_FAILURES:3}
+    probeIntervalMs: \${SERVICE_FAIL_FAST_PROBE_MS:2000}
   cluster:
     leaseMs: \${SERVICE_CLUSTER_LEASE_MS:30000}   # claims on shared work (outbox entries, jobs)
   security:

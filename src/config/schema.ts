@@ -148,10 +148,19 @@ export const collectionSchema = z.object({
   language: z.enum(SEARCH_LANGUAGES as [string, ...string[]]).optional(),
   /** Path to a SHACL shapes file (Turtle) that every write must satisfy. */
   shapes: optionalString,
+  /** The shapes as Turtle text instead of a file (what the admin API is usually given). */
+  shapesTurtle: optionalString,
   /** OpenSearch mappings that replace the defaults for this collection's index. */
   mappings: z.record(z.string(), z.unknown()).optional(),
   initialize: z.array(initializeRuleSchema).default([]),
 }).superRefine((collection, ctx) => {
+  if (collection.shapes !== undefined && collection.shapesTurtle !== undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["shapesTurtle"],
+      message: "give shapes or shapesTurtle",
+    });
+  }
   const prefixes = prefixesOf(collection.context);
   const seen = new Set<string>();
   collection.index.fields.forEach((field, position) => {
@@ -274,6 +283,16 @@ export const configSchema = z.object({
         caFile: optionalString,
         /** The older name of `service.search.indexPrefix`, still read when that one is empty. */
         indexPrefix: z.preprocess((v) => v ?? "", z.string()).default(""),
+        /**
+         * How long the client waits for each kind of request before it gives up (the request
+         * is aborted; a timeout counts towards failFast). Searches, bulk index writes, and
+         * admin calls (index creation, health, refresh, deletes).
+         */
+        timeouts: z.object({
+          searchMs: integer(100, 300_000).default(10_000),
+          bulkMs: integer(100, 600_000).default(30_000),
+          adminMs: integer(100, 300_000).default(10_000),
+        }).prefault({}),
       }).prefault({}),
       query: z.object({
         maxResultsLimit: integer(1).default(10000),
@@ -295,6 +314,26 @@ export const configSchema = z.object({
     }).prefault({}),
     security: z.object({
       tokens: z.array(tokenSchema).default([]),
+    }).prefault({}),
+    /** `GET /ready` (docs/operations.md). */
+    ready: z.object({
+      /**
+       * The whole answer's time budget: checks run side by side, and one that has not
+       * answered by then counts as failed.
+       */
+      timeoutMs: integer(100, 60_000).default(1500),
+      /** Whether a search engine that is down makes the instance unready (503), not degraded. */
+      requireSearch: flag.default(false),
+    }).prefault({}),
+    /**
+     * Fail fast (src/store/circuit_breaker.ts): after this many timeouts or refused
+     * connections in a row an engine (the SPARQL store, OpenSearch) is marked down, and
+     * requests that need it answer 503 with Retry-After at once until a probe every
+     * `probeIntervalMs` finds it back.
+     */
+    failFast: z.object({
+      failures: integer(1, 1000).default(3),
+      probeIntervalMs: integer(100, 300_000).default(2000),
     }).prefault({}),
     cluster: z.object({
       /**

@@ -28,6 +28,8 @@ export type ErrorKind =
   | "backend-failed"
   /** A backend cannot be reached, or the service is stopping: retry later. */
   | "unavailable"
+  /** The data directory takes no writes (disk full, read-only file system). */
+  | "insufficient-storage"
   /** The work did not finish within its time budget. */
   | "timeout"
   /** This engine does not offer the operation. */
@@ -46,6 +48,7 @@ export interface FieldError {
 const SYSTEM_FAILURES: ReadonlySet<ErrorKind> = new Set([
   "backend-failed",
   "unavailable",
+  "insufficient-storage",
   "timeout",
   "not-implemented",
   "internal",

@@ -29,6 +29,9 @@ export const handleError: ErrorHandler<AppEnv> = (error, c) => {
     if (problem.status === 401) {
       response.headers.set("WWW-Authenticate", 'Bearer realm="rdf-content-service"');
     }
+    // A problem that knows when to come back (an engine marked down, an unknown outcome).
+    const retryAfter = problem.extensions.retryAfter;
+    if (typeof retryAfter === "number") response.headers.set("Retry-After", String(retryAfter));
     return response;
   }
   if (error instanceof HTTPException) {

@@ -86,6 +86,7 @@ export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
   "backend-failed": 502,
   "unavailable": 503,
   "timeout": 504,
+  "insufficient-storage": 507,
 };
 
 /** The problem a domain error is answered with: same slug, title, detail and members. */

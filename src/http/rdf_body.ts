@@ -13,6 +13,7 @@ import {
   type RdfFormat,
 } from "../rdf/formats.ts";
 import { parseRdf } from "../rdf/parse.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** What a route accepts: the RDF-in-JSON flavours only, or every RDF format. */
 export type BodyFormats = "json" | "any";
@@ -57,12 +58,44 @@ export async function readRdfBody(c: Context<AppEnv>, options: RdfBodyOptions): 
       { path: "body", message: "empty" },
     ]);
   }
-  return await parseRdf(text, format, { contexts: options.contexts, baseIri: options.baseIri });
+  try {
+    return await parseRdf(text, format, { contexts: options.contexts, baseIri: options.baseIri });
+  } catch (error) {
+    if (!sniffed(contentType) || !(error instanceof DomainError)) throw error;
+    throw readAsJsonLd(error, contentType, bodyMediaTypes(options.accept, options.extra));
+  }
+}
+
+/** A body without an RDF type (none, or curl's default form type) is sniffed as JSON. */
+function sniffed(contentType: string | undefined): boolean {
+  return !contentType || /^application\/x-www-form-urlencoded\b/i.test(contentType);
+}
+
+/**
+ * The parse error of a sniffed body, saying why it was read as JSON-LD and what to send:
+ * without it, "could not be parsed at line 1" puzzles whoever sent Turtle with `curl -d`.
+ */
+function readAsJsonLd(
+  error: DomainError,
+  contentType: string | undefined,
+  accepted: string[],
+): DomainError {
+  const given = contentType
+    ? `Content-Type ${contentType.split(";")[0]} (curl's default for -d) is no RDF type`
+    : "The request has no Content-Type";
+  return new DomainError(
+    error.kind,
+    error.slug,
+    error.title,
+    `${given}, so the body was read as JSON-LD (or RDF/JSON): ${error.message} If the body ` +
+      `is in another syntax, send its type; accepted: ${accepted.join(", ")}.`,
+    error.errors,
+    { ...error.extensions, readAs: "application/ld+json" },
+  );
 }
 
 function bodyFormat(contentType: string | undefined, options: RdfBodyOptions): RdfFormat | "json" {
-  // A body without a type (or curl's default form type) is sniffed as JSON.
-  if (!contentType || /^application\/x-www-form-urlencoded\b/i.test(contentType)) return "json";
+  if (sniffed(contentType) || contentType === undefined) return "json";
   const format = formatFromMediaType(contentType);
   const allowed = format !== undefined &&
     (options.accept === "any" || format === "json" || JSON_BODY_FORMATS.includes(format) ||

@@ -35,6 +35,9 @@ export type CollectionResolver = (collection: string) => IndexedCollection;
 /** The resolver over the configured catalog. */
 export function collectionResolver(config: ServiceConfig, catalog: Catalog): CollectionResolver {
   const cache = new Map<string, IndexedCollection>();
+  // A collection made, changed or removed at run time: every entry may be stale (their
+  // settings, the list of collections links may point into).
+  catalog.onChange(() => cache.clear());
   return (uri) => {
     let indexed = cache.get(uri);
     if (!indexed) {

@@ -22,7 +22,13 @@
  * the lease keeps any later write's entry for after this one.
  */
 import type { ItemRecord, TripleStore } from "../store/triple_store.ts";
-import type { CollectionIndexRef, SearchDocument, SearchEngine } from "../search/search_engine.ts";
+import {
+  type CollectionIndexRef,
+  EngineRefusal,
+  type SearchDocument,
+  type SearchEngine,
+} from "../search/search_engine.ts";
+import { DeadLetters } from "./dead_letters.ts";
 import { changedContent, linkedDependents } from "./linked_updates.ts";
 import { log } from "../log/logger.ts";
 import {
@@ -37,6 +43,11 @@ export interface OutboxWorkerOptions {
   store: TripleStore;
   engine: SearchEngine;
   resolve: CollectionResolver;
+  /**
+   * Brings the catalog up to date: asked before entries of a collection this instance does
+   * not know are dropped, since another instance may have just made it.
+   */
+  refreshCatalog?: () => Promise<void>;
   /** Items claimed per batch (200). */
   batchSize?: number;
   /** How long a claim holds its entries, in ms (`service.cluster.leaseMs`, 30000). */
@@ -65,6 +76,7 @@ export class IndexOutboxWorker {
   readonly #store: TripleStore;
   readonly #engine: SearchEngine;
   readonly #resolve: CollectionResolver;
+  readonly #refreshCatalog?: () => Promise<void>;
   readonly #batchSize: number;
   /** Items claimed next: halved when a batch ran out of lease, grown back after successes. */
   #claimSize: number;
@@ -81,12 +93,15 @@ export class IndexOutboxWorker {
   #sleepingIdle = false;
   #consecutiveFailures = 0;
   #lastError?: string;
+  /** Items the engine refused for good: out of the outbox, shown in /ready and /metrics. */
+  readonly deadLetters = new DeadLetters();
 
   /** Prepares the worker; nothing runs before {@link start}. */
   constructor(options: OutboxWorkerOptions) {
     this.#store = options.store;
     this.#engine = options.engine;
     this.#resolve = options.resolve;
+    this.#refreshCatalog = options.refreshCatalog;
     this.#batchSize = options.batchSize ?? 200;
     this.#claimSize = this.#batchSize;
     this.#leaseMs = options.leaseMs ?? 30_000;
@@ -205,7 +220,7 @@ export class IndexOutboxWorker {
     for (const [collection, items] of byCollection) {
       let indexed: IndexedCollection;
       try {
-        indexed = this.#resolve(collection);
+        indexed = await this.#resolveFresh(collection);
       } catch {
         log("warn", "index outbox entries dropped: collection no longer configured", {
           collection,
@@ -222,6 +237,20 @@ export class IndexOutboxWorker {
           failure ??= new TransientFailure(`${retry.size} documents were refused for now`);
         }
       } catch (error) {
+        if (error instanceof EngineRefusal) {
+          // Refused for good (an index it cannot create, say): retrying would block the
+          // backlog behind these items forever.
+          for (const uri of items.keys()) {
+            this.deadLetters.add({ collection, uri, kind: error.kind, message: error.message });
+          }
+          log("error", "index outbox entries dead-lettered: the search engine refuses them", {
+            collection,
+            items: items.size,
+            error: error.message,
+          });
+          done.push(...[...items.values()].flat());
+          continue;
+        }
         again.push(...[...items.values()].flat());
         failure ??= error;
       }
@@ -236,6 +265,17 @@ export class IndexOutboxWorker {
   }
 
   /** Brings the items' documents in step; returns the URIs to try again later. */
+  /** The collection, after a catalog refresh when this instance does not know it yet. */
+  async #resolveFresh(collection: string): Promise<IndexedCollection> {
+    try {
+      return this.#resolve(collection);
+    } catch (error) {
+      if (!this.#refreshCatalog) throw error;
+      await this.#refreshCatalog();
+      return this.#resolve(collection);
+    }
+  }
+
   async #apply(
     indexed: IndexedCollection,
     uris: string[],
@@ -276,6 +316,12 @@ export class IndexOutboxWorker {
         retry.add(failure.uri);
       } else {
         // The engine will refuse this document every time: retrying would block the outbox.
+        this.deadLetters.add({
+          collection: indexed.uri,
+          uri: failure.uri,
+          kind: failure.kind,
+          message: failure.message,
+        });
         log("warn", "item not indexed: the search engine refused its document", {
           collection: indexed.uri,
           item: failure.uri,

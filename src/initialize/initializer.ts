@@ -11,7 +11,7 @@ import oxigraph from "oxigraph";
 import type { Quad } from "n3";
 import { InvalidInput } from "../errors/domain_error.ts";
 import type { Catalog } from "../catalog/catalog.ts";
-import type { InitializeRule } from "../config/schema.ts";
+import type { CollectionConfig, InitializeRule, WorkspaceConfig } from "../config/schema.ts";
 import type { TripleStore } from "../store/triple_store.ts";
 import { fromOxigraphQuad, toOxigraphQuad } from "../rdf/oxigraph_terms.ts";
 import { type BoundableQuery, parseRuleQuery } from "./rule_query.ts";
@@ -26,32 +26,33 @@ interface CompiledRule {
   query: BoundableQuery;
 }
 
-/** Runs initialise rules; construct once at start-up (rules are parsed then). */
+/**
+ * Runs initialise rules. customer.yml's rules are parsed at start-up (a broken rule stops
+ * the service); a collection made at run time has its rules checked when it is made
+ * ({@link initializeRulesProblem}) and parsed at first use, again after each change.
+ */
 export class Initializer {
-  readonly #rules = new Map<string, CompiledRule[]>();
+  readonly #rules = new WeakMap<CollectionConfig, CompiledRule[]>();
 
   constructor(private readonly catalog: Catalog, private readonly store: TripleStore) {
     for (const { collection, workspace } of catalog.collections()) {
-      const rules = [...workspace.initialize, ...collection.initialize];
-      this.#rules.set(
-        collection.uri,
-        rules.map((rule) => {
-          try {
-            return { rule, query: parseRuleQuery(rule.construct) };
-          } catch (error) {
-            throw new Error(
-              `initialize rule '${rule.name}' of <${collection.uri}>: ${(error as Error).message}`,
-            );
-          }
-        }),
-      );
+      this.#rules.set(collection, compileRules(collection, workspace));
     }
+  }
+
+  #rulesOf(collection: string): CompiledRule[] {
+    const entry = this.catalog.collection(collection);
+    let rules = this.#rules.get(entry.collection);
+    if (!rules) {
+      rules = compileRules(entry.collection, entry.workspace);
+      this.#rules.set(entry.collection, rules);
+    }
+    return rules;
   }
 
   /** The body plus every rule's additions for `uris`. */
   async initialize(collection: string, uris: string[], body: Quad[]): Promise<Quad[]> {
-    this.catalog.require(collection);
-    const rules = this.#rules.get(collection) ?? [];
+    const rules = this.#rulesOf(collection);
     const working = new oxigraph.Store();
     for (const quad of body) working.add(toOxigraphQuad(quad));
     const missing = uris.filter((uri) => !mentions(working, uri));
@@ -112,6 +113,40 @@ export class Initializer {
       }
     }
   }
+}
+
+/** The workspace's rules, then the collection's, parsed; throws naming the broken rule. */
+function compileRules(collection: CollectionConfig, workspace: WorkspaceConfig): CompiledRule[] {
+  return [...workspace.initialize, ...collection.initialize].map((rule) => {
+    try {
+      return { rule, query: parseRuleQuery(rule.construct) };
+    } catch (error) {
+      throw new Error(
+        `initialize rule '${rule.name}' of <${collection.uri}>: ${(error as Error).message}`,
+      );
+    }
+  });
+}
+
+/**
+ * Why a collection's initialise rules cannot run, as an InvalidInput naming the rule's
+ * `construct`; undefined when every rule parses.
+ */
+export function initializeRulesProblem(collection: CollectionConfig): InvalidInput | undefined {
+  for (const [position, rule] of collection.initialize.entries()) {
+    try {
+      parseRuleQuery(rule.construct);
+    } catch (error) {
+      const path = `/initialize/${position}/construct`;
+      return new InvalidInput(
+        "invalid-settings",
+        "Invalid settings",
+        `initialize rule '${rule.name}': ${(error as Error).message}`,
+        [{ path, message: (error as Error).message }],
+      );
+    }
+  }
+  return undefined;
 }
 
 function mentions(store: InstanceType<typeof oxigraph.Store>, uri: string): boolean {

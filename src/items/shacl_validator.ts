@@ -10,39 +10,40 @@ import { Parser, Store } from "n3";
 import type { Quad } from "n3";
 import SHACLValidator from "rdf-validate-shacl";
 import type { CollectionEntry } from "../catalog/catalog.ts";
-import type { WorkspaceConfig } from "../config/schema.ts";
+import type { CollectionConfig, WorkspaceConfig } from "../config/schema.ts";
 import { ConfigError } from "../config/load.ts";
-import { Unprocessable } from "../errors/domain_error.ts";
+import { InvalidInput, Unprocessable } from "../errors/domain_error.ts";
 import type { ShapeValidator } from "./item_service.ts";
 
 /** Results listed in one problem; the count says how many there were in all. */
 const MAX_REPORTED_RESULTS = 100;
 
-/** Validates writes of the collections that configure `shapes`; others pass. */
+/**
+ * Validates writes of the collections that set `shapes` (a file) or `shapesTurtle`; others
+ * pass. customer.yml's shapes are read at start-up; a collection made at run time has its
+ * shapes read (and checked, see {@link collectionShapesProblem}) when it is made, and its
+ * validator built at its first write. A changed collection is a new settings object, so
+ * its validator is built again.
+ */
 export class CollectionShapes implements ShapeValidator {
-  readonly #validators = new Map<string, SHACLValidator>();
+  readonly #validators = new WeakMap<CollectionConfig, SHACLValidator | null>();
 
   /** Reads every configured shapes file; throws {@link ConfigError} naming the key. */
   constructor(workspaces: WorkspaceConfig[]) {
     workspaces.forEach((workspace, w) =>
       workspace.collections.forEach((collection, c) => {
-        if (!collection.shapes) return;
         const key = `workspaces[${w}].collections[${c}].shapes`;
-        this.#validators.set(
-          collection.uri,
-          new SHACLValidator(readShapes(collection.shapes, key)),
-        );
+        this.#validators.set(collection, validatorOf(collection, key));
       })
     );
   }
 
-  /** Whether any collection validates its writes. */
-  get active(): boolean {
-    return this.#validators.size > 0;
-  }
-
   async validate(entry: CollectionEntry, quads: Quad[]): Promise<void> {
-    const validator = this.#validators.get(entry.collection.uri);
+    let validator = this.#validators.get(entry.collection);
+    if (validator === undefined) {
+      validator = validatorOf(entry.collection, "shapes");
+      this.#validators.set(entry.collection, validator);
+    }
     if (!validator) return;
     const report = await validator.validate(new Store(quads));
     if (report.conforms) return;
@@ -60,6 +61,44 @@ export class CollectionShapes implements ShapeValidator {
         message: resultMessage(result),
       })),
     );
+  }
+}
+
+/** The collection's validator, or null when it sets no shapes. */
+function validatorOf(collection: CollectionConfig, key: string): SHACLValidator | null {
+  if (collection.shapesTurtle !== undefined) {
+    return new SHACLValidator(parseShapes(collection.shapesTurtle, "shapesTurtle", key));
+  }
+  if (collection.shapes) return new SHACLValidator(readShapes(collection.shapes, key));
+  return null;
+}
+
+/**
+ * Why a collection's shapes cannot be used (an unreadable file, Turtle that does not
+ * parse), as an InvalidInput naming the field; undefined when they can.
+ */
+export function collectionShapesProblem(collection: CollectionConfig): InvalidInput | undefined {
+  try {
+    validatorOf(collection, "shapes");
+    return undefined;
+  } catch (error) {
+    const field = collection.shapesTurtle !== undefined ? "shapesTurtle" : "shapes";
+    return new InvalidInput(
+      "invalid-settings",
+      "Invalid settings",
+      (error as Error).message,
+      [{ path: `/${field}`, message: (error as Error).message }],
+    );
+  }
+}
+
+function parseShapes(text: string, source: string, key: string): Store {
+  try {
+    return new Store(new Parser({ baseIRI: `urn:rdf-content-service:shapes:` }).parse(text));
+  } catch (error) {
+    throw new ConfigError(key, [
+      `${key}: ${source} is not valid Turtle: ${(error as Error).message}`,
+    ]);
   }
 }
 

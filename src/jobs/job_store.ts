@@ -36,6 +36,11 @@ export interface JobError {
   type?: string;
   /** The 1-based line of the input the failure is at (bulk import). */
   line?: number;
+  /**
+   * How many failures this entry stands for: identical refusals (same type and message, no
+   * item) are listed once, with their number (bulk import); absent means one.
+   */
+  count?: number;
 }
 
 /** What every kind of job has: the store reads and guards these. */

@@ -22,7 +22,7 @@ export type Backend = "store" | "search";
 
 /** What the scrape-time metrics read. */
 export interface ObservedState {
-  outbox: Pick<IndexOutboxWorker, "backlog">;
+  outbox: Pick<IndexOutboxWorker, "backlog" | "deadLetters">;
   jobs: Pick<IndexJobRunner, "isRunningAnywhere" | "recent">;
   /** Undefined when the item cache is off. */
   cache?: ItemCache;
@@ -62,6 +62,21 @@ export class ServiceMetrics {
     labelNames: ["backend", "operation", "problem"] as const,
     registers: [this.registry],
   });
+
+  readonly #readiness = new Gauge({
+    name: "rcs_ready_check",
+    help: "Outcome of each /ready check when /ready was last asked: 1 ok, 0 failed " +
+      "(search or outbox at 0 with the store at 1: degraded)",
+    labelNames: ["check"] as const,
+    registers: [this.registry],
+  });
+
+  /** Records the outcome of each check of one `/ready`. */
+  recordReadiness(checks: Record<string, { ok: boolean }>): void {
+    for (const [check, { ok }] of Object.entries(checks)) {
+      this.#readiness.set({ check }, ok ? 1 : 0);
+    }
+  }
 
   /** Counts one answered request. */
   recordRequest(method: string, route: string, status: number, seconds: number): void {
@@ -113,6 +128,15 @@ export class ServiceMetrics {
       collect: scraped("outbox backlog", async function (this: Gauge) {
         this.set(await state.outbox.backlog());
       }),
+    });
+    new Gauge({
+      name: "rcs_index_dead_letters",
+      help: "Items the search engine refused for good since start, taken out of the outbox " +
+        "(/ready's deadLetters names the newest)",
+      registers,
+      collect() {
+        this.set(state.outbox.deadLetters.total);
+      },
     });
     new Gauge({
       name: "rcs_index_job_running",

@@ -119,7 +119,8 @@ function refuseLossyEvent({ event, next }: { event: JsonLdEvent; next: () => voi
 /**
  * JSON-LD 1.1 (Create Term Definition, step 5): `@type` may only be given a term
  * definition holding `@container: @set` and/or `@protected`. jsonld.js also takes `@id`
- * and a definition without `@container`; this is the `keyword redefinition` it misses.
+ * and a definition without `@container`; this is the `keyword redefinition` it misses, as
+ * is a context that defines `@context` itself (see `checkContext`).
  * Every context in the document is checked, embedded and scoped ones alike.
  */
 function checkTypeRedefinitions(node: unknown): void {
@@ -136,6 +137,15 @@ function checkTypeRedefinitions(node: unknown): void {
 
 function checkContext(context: unknown): void {
   for (const entry of Array.isArray(context) ? context : [context]) {
+    // JSON-LD 1.1 (Create Term Definition, step 5; W3C test er56): a context that defines
+    // `@context` redefines a keyword. jsonld.js reads it as a remote context document
+    // (`{"@context": …}`) that was written inline instead, and accepts it.
+    if (typeof entry === "object" && entry !== null && "@context" in entry) {
+      throw invalidJsonLd(
+        "a context may not define @context (keywords cannot be redefined)",
+        "keyword redefinition",
+      );
+    }
     if (typeof entry !== "object" || entry === null || !("@type" in entry)) continue;
     const definition = (entry as Record<string, unknown>)["@type"];
     if (typeof definition !== "object" || definition === null) continue;

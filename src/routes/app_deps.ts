@@ -1,6 +1,7 @@
 /** Everything the HTTP layer needs, built once at start-up (see services.ts). */
 import type { ServiceConfig } from "../config/schema.ts";
 import type { Catalog } from "../catalog/catalog.ts";
+import type { CatalogAdmin } from "../catalog/catalog_admin.ts";
 import type { TripleStore } from "../store/triple_store.ts";
 import type { ItemService } from "../items/item_service.ts";
 import type { Initializer } from "../initialize/initializer.ts";
@@ -16,6 +17,8 @@ import type { SparqlEndpointRegistry } from "../tools/sparql_endpoints.ts";
 export interface AppDeps {
   config: ServiceConfig;
   catalog: Catalog;
+  /** Run-time workspaces and collections (`/api/admin/collections`). */
+  catalogAdmin: CatalogAdmin;
   store: TripleStore;
   items: ItemService;
   initializer: Initializer;

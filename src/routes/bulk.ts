@@ -6,7 +6,8 @@ import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { jobNotFound, ProblemError } from "../http/problem.ts";
 import { formatFromMediaType, negotiateFormat, RDF_FORMATS } from "../rdf/formats.ts";
-import type { BulkFormat } from "../bulk/graph_blocks.ts";
+import type { ImportFormat, ItemsBy } from "../bulk/import_jobs.ts";
+import { SUBJECT_FORMATS } from "../bulk/subject_items.ts";
 import { exportDocument } from "../bulk/export.ts";
 import { bodyStream } from "../http/body.ts";
 import { exportItems, getImportJob, importItems, listImportJobs } from "./contracts/bulk.ts";
@@ -20,13 +21,14 @@ export function bulkRoutes(deps: AppDeps): Hono<AppEnv> {
   const runner = deps.importJobs;
 
   handle(app, importItems, async (c) => {
-    const { collection, mode, base, wait } = readQuery(c, importItems);
-    const format = bodyFormat(c.req.header("content-type"));
+    const { collection, mode, base, wait, itemsBy } = readQuery(c, importItems);
+    const format = bodyFormat(c.req.header("content-type"), itemsBy ?? "graph");
     const declared = Number(c.req.header("content-length") ?? "NaN");
     const { bodyRead, done } = await runner.start({
       collection,
       mode: mode ?? "create",
       format,
+      itemsBy: itemsBy ?? "graph",
       base,
       declaredBytes: Number.isFinite(declared) ? declared : undefined,
     }, bodyStream(c));
@@ -96,16 +98,25 @@ function exportedCollections(deps: AppDeps, collection?: string, workspace?: str
   return deps.catalog.workspace(workspace!).collections.map((entry) => entry.uri);
 }
 
-/** The import format from Content-Type; 415 for anything else. */
-function bodyFormat(contentType: string | undefined): BulkFormat {
-  const format = contentType ? formatFromMediaType(contentType) : undefined;
+/** The import format from Content-Type; 415 for anything `itemsBy` does not read. */
+function bodyFormat(contentType: string | undefined, itemsBy: ItemsBy): ImportFormat {
+  const found = contentType ? formatFromMediaType(contentType) : undefined;
+  const format = found === "json" ? "jsonld" : found;
   if (format === "nquads" || format === "trig") return format;
+  const bySubject = (SUBJECT_FORMATS as readonly string[]).includes(format ?? "");
+  if (bySubject && itemsBy === "subject") return format as ImportFormat;
+  const accepted = itemsBy === "subject"
+    ? SUBJECT_FORMATS.map((name) => RDF_FORMATS[name].mediaType).join(", ")
+    : "application/n-quads or application/trig";
   throw new ProblemError(
     415,
     "unsupported-media-type",
     "Unsupported media type",
-    `Content-Type ${contentType ?? "(none)"} is not accepted here; use application/n-quads ` +
-      "or application/trig.",
+    `Content-Type ${contentType ?? "(none)"} is not accepted here; use ${accepted}.` +
+      (bySubject
+        ? " A document without named graphs is imported with itemsBy=subject (each IRI " +
+          "subject one item)."
+        : ""),
     [{ path: "Content-Type", message: "unsupported" }],
   );
 }

@@ -14,7 +14,7 @@ export function catalogRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   handle(app, listWorkspaces, async (c) => {
     const workspaces = [];
-    for (const workspace of deps.catalog.workspaces()) {
+    for (const { workspace, source } of deps.catalog.workspaceEntries()) {
       const collections = [];
       for (const collection of workspace.collections) {
         collections.push({
@@ -22,9 +22,10 @@ export function catalogRoutes(deps: AppDeps): Hono<AppEnv> {
           name: collection.name,
           index: collection.index,
           items: await countItems(deps, collection.uri),
+          source: deps.catalog.collection(collection.uri).source ?? "config",
         });
       }
-      workspaces.push({ uri: workspace.uri, name: workspace.name, collections });
+      workspaces.push({ uri: workspace.uri, name: workspace.name, source, collections });
     }
     return c.json(workspaces);
   });

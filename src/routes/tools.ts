@@ -52,7 +52,7 @@ export function toolRoutes(deps: AppDeps): Hono<AppEnv> {
 
   handle(app, contracts.dumpSettings, (c) => {
     c.header("Cache-Control", "no-store");
-    return c.body(dumpSettings(deps.config), 200, {
+    return c.body(dumpSettings(deps.config, deps.catalog), 200, {
       "Content-Type": "text/plain; charset=utf-8",
     });
   });

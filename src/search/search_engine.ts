@@ -10,6 +10,7 @@
  * one is complete, and a failed rebuild leaves the old one serving.
  */
 import {
+  BackendFailed,
   Conflict,
   DomainError,
   type ErrorKind,
@@ -17,6 +18,13 @@ import {
   NotImplemented,
 } from "../errors/domain_error.ts";
 import type { ClampChange, SearchWindow } from "./clamp.ts";
+
+/**
+ * The engine refused the request itself (a mapping it cannot apply, an analyzer it lacks):
+ * sent again, it will be refused again. The outbox dead-letters the items it concerned
+ * instead of retrying them (src/indexing/dead_letters.ts).
+ */
+export class EngineRefusal extends BackendFailed {}
 import type { BackendHealth } from "../store/triple_store.ts";
 
 /** The collection an index belongs to and how it is named. */

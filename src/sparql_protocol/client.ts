@@ -9,6 +9,7 @@
  */
 import { displayUrl } from "../log/display_url.ts";
 import { BackendFailed, DomainError, Timeout, Unavailable } from "../errors/domain_error.ts";
+import type { CircuitBreaker } from "../store/circuit_breaker.ts";
 
 /** Where the endpoint is and how to talk to it. */
 export interface SparqlEndpointConfig {
@@ -30,6 +31,8 @@ export interface SparqlEndpointConfig {
   timeoutMs: number;
   /** Further attempts of a read after the endpoint was unreachable; updates never retry. */
   retries: number;
+  /** Marks the endpoint down after repeated timeouts or refusals (shared by its clients). */
+  breaker?: CircuitBreaker;
 }
 
 /** Options of one read request. */
@@ -64,6 +67,47 @@ export function storeUnavailable(url: string, reason: string, cause?: unknown): 
   );
   if (cause !== undefined) problem.cause = cause;
   return problem;
+}
+
+/** Seconds a client waits before reading an item whose write had an unknown outcome. */
+const OUTCOME_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * An update that was sent but whose outcome is unknown (no answer in time, the connection
+ * broke, or its confirmation could not be read): it may have been applied, or may still
+ * be. 503 with Retry-After, and how to find out.
+ */
+export class WriteOutcomeUnknown extends Unavailable {
+  constructor(url: string, reason: string, cause?: unknown) {
+    super(
+      "write-outcome-unknown",
+      "Write outcome unknown",
+      `The update was sent to the SPARQL endpoint ${displayUrl(url)}, but its outcome is ` +
+        `unknown (${reason}): it may have been applied. Read the item (GET /api/item) and ` +
+        "compare its ETag with the one this write would give before writing it again.",
+      undefined,
+      { retryAfter: OUTCOME_RETRY_AFTER_SECONDS },
+    );
+    if (cause !== undefined) this.cause = cause;
+  }
+
+  /** The endpoint did not answer in time: likely hung, so a read would wait as long. */
+  get afterTimeout(): boolean {
+    return isTimeout(this.cause);
+  }
+}
+
+/** Whether a fetch failed before the request went out (the connection was refused). */
+function neverSent(error: unknown): boolean {
+  const text = `${error instanceof Error ? error.message : String(error)} ${
+    error instanceof Error && error.cause instanceof Error ? error.cause.message : ""
+  }`;
+  return /connection refused|\(Connect\)|dns error|failed to lookup|os error 111/i.test(text);
+}
+
+/** Whether the endpoint gave no answer at all (a timeout, a refused or broken connection). */
+function isUnanswered(error: unknown): boolean {
+  return !(error instanceof DomainError);
 }
 
 /**
@@ -158,6 +202,9 @@ export class SparqlHttpClient {
   async update(sparql: string): Promise<void> {
     const url = this.config.updateUrl;
     const timeoutMs = this.config.timeoutMs;
+    const breaker = this.config.breaker;
+    // Refused before sending: nothing was written, a plain 503.
+    breaker?.check();
     let response: Response;
     try {
       response = await fetch(url, {
@@ -168,8 +215,12 @@ export class SparqlHttpClient {
         client: this.#httpClient,
       });
     } catch (error) {
-      throw storeProblemFromError(error, url, timeoutMs);
+      const problem = storeProblemFromError(error, url, timeoutMs);
+      breaker?.unanswered(problem.message);
+      if (neverSent(error)) throw problem;
+      throw new WriteOutcomeUnknown(url, problem.message.replace(/^.*?unavailable: /, ""), error);
     }
+    breaker?.answered();
     if (!response.ok) throw await endpointProblem(url, response);
     await response.body?.cancel();
   }
@@ -180,7 +231,9 @@ export class SparqlHttpClient {
     init: () => RequestInit,
   ): Promise<Response> {
     const timeoutMs = userTimeoutMs ?? this.config.timeoutMs;
+    const breaker = this.config.breaker;
     for (let attempt = 0;; attempt++) {
+      breaker?.check();
       let problem: DomainError;
       try {
         const response = await fetch(url, {
@@ -188,10 +241,15 @@ export class SparqlHttpClient {
           signal: AbortSignal.timeout(timeoutMs),
           client: this.#httpClient,
         });
+        breaker?.answered();
         if (response.ok) return response;
         problem = await endpointProblem(url, response);
       } catch (error) {
         problem = storeProblemFromError(error, url, timeoutMs, userTimeoutMs);
+        // A query's own (user-chosen) timeout says nothing about the endpoint's health.
+        if (isUnanswered(error) && userTimeoutMs === undefined) {
+          breaker?.unanswered(problem.message);
+        }
       }
       // Only an unreachable endpoint is worth another try; a timeout already used the
       // caller's whole budget, and a refusal will be refused again.

@@ -45,13 +45,22 @@ interface Endpoint {
 /** The endpoints of the query tool, built once from the configuration. */
 export class SparqlEndpointRegistry {
   readonly #endpoints = new Map<string, Endpoint>();
+  /** The store's collections as they are now (collections can be made at run time). */
+  readonly #storeCollections: () => string[];
 
   /**
    * `store` answers for the service's own store; `collections` are the URIs of every
    * configured collection (all of them live in that store). Throws a ConfigError when an
    * endpoint's CA file cannot be used.
    */
-  constructor(config: ServiceConfig, store: TripleStore, collections: string[]) {
+  constructor(
+    config: ServiceConfig,
+    store: TripleStore,
+    collections: string[] | (() => string[]),
+  ) {
+    this.#storeCollections = typeof collections === "function"
+      ? collections
+      : () => [...collections];
     const storeIsRemote = config.service.store.backend === "sparql";
     this.#endpoints.set(STORE_ENDPOINT_ID, {
       info: {
@@ -64,7 +73,7 @@ export class SparqlEndpointRegistry {
         kind: storeIsRemote ? "remote" : "embedded",
         // Through this tool the store only ever answers queries.
         readOnly: true,
-        collections: [...collections],
+        collections: [],
       },
       run: (sparql, options) => store.query(sparql, options),
     });
@@ -111,7 +120,9 @@ export class SparqlEndpointRegistry {
   list(): SparqlEndpointInfo[] {
     return [...this.#endpoints.values()].map((endpoint) => ({
       ...endpoint.info,
-      collections: [...endpoint.info.collections],
+      collections: endpoint.info.id === STORE_ENDPOINT_ID
+        ? this.#storeCollections()
+        : [...endpoint.info.collections],
     }));
   }
 

@@ -12,14 +12,30 @@ import { DEMO_COLLECTION, itemQuery } from "../support/service.ts";
 import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
 import { SCHEMA_VERSION } from "../../src/local_database.ts";
 
-const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
 const WRITERS = 4;
 const ITEMS_BEFORE_BACKUP = 150;
 
-/** Runs the backup as its own process, as an operator would, next to the live service. */
-async function runBackup(dataDir: string, destination: string) {
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/**
+ * Runs the backup as its own process next to the live service, the way an operator does:
+ * `deno task backup DEST` from the project directory, with exactly the task's permissions.
+ */
+function runBackup(dataDir: string, destination: string) {
+  return runCommand(["task", "backup", destination], dataDir);
+}
+
+/** The permission flags of `deno compile` in `text` (scripts/compile.ts, the Dockerfile). */
+function compiledPermissions(text: string): string[] {
+  const flags = [...text.matchAll(/--allow-[a-z]+/g)].map((match) => match[0]);
+  assert.ok(flags.length > 0, "no permission flags found");
+  return [...new Set(flags)];
+}
+
+async function runCommand(args: string[], dataDir: string) {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", MAIN, "--backup", destination],
+    args,
+    cwd: ROOT,
     env: { SERVICE_DATA_DIR: dataDir, LOG_LEVEL: "warn" },
     stdout: "piped",
     stderr: "piped",
@@ -226,6 +242,52 @@ Deno.test({
         const onto = await runBackup(dataDir, join(dataDir, LOCAL_DB_FILE));
         assert.equal(onto.code, 1);
         assert.match(onto.stderr, /must not be the live database/);
+      } finally {
+        await live.stop();
+      }
+    } finally {
+      await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    }
+  },
+});
+
+Deno.test({
+  name: "backup runs with the compiled executable's and the image's permissions, not more",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const dataDir = await Deno.makeTempDir({ prefix: "rcs-backup-perms-" });
+    // What `deno compile` grants the executable (scripts/compile.ts) and the image (Dockerfile):
+    // `deno run` with the same flags has the same permissions.
+    const shipped = {
+      executable: compiledPermissions(Deno.readTextFileSync(`${ROOT}scripts/compile.ts`)),
+      image: compiledPermissions(Deno.readTextFileSync(`${ROOT}Dockerfile`)),
+    };
+    try {
+      const live = await startServiceProcess({ SERVICE_DATA_DIR: dataDir });
+      try {
+        const uri = "https://data.example.org/id/backup/permissions";
+        const created = await fetch(
+          `${live.url}/api/item?collection=${encodeURIComponent(DEMO_COLLECTION)}`,
+          {
+            method: "PUT",
+            headers: { "Content-Type": "application/ld+json" },
+            body: itemBody(uri, "p"),
+          },
+        );
+        assert.equal(created.status, 201, await created.text());
+        for (const [name, flags] of Object.entries(shipped)) {
+          assert.ok(!flags.includes("--allow-all"), `${name} ships with --allow-all`);
+          const destination = join(dataDir, `${name}.db`);
+          const result = await runCommand(
+            ["run", ...flags, "src/main.ts", "--backup", destination],
+            dataDir,
+          );
+          assert.equal(result.code, 0, `${name}: ${result.stderr}`);
+          const report = JSON.parse(result.stdout) as { items: number; integrity: string };
+          assert.equal(report.integrity, "ok");
+          assert.equal(report.items, 1, `${name}: ${result.stdout}`);
+        }
       } finally {
         await live.stop();
       }

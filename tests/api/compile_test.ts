@@ -177,6 +177,16 @@ Deno.test({
           assert.equal(asset.status, 200, name);
           assert.ok((await asset.arrayBuffer()).byteLength > 1000, name);
         }
+        // The executable's own permissions take an online backup (not only --allow-all).
+        const backup = await new Deno.Command(binary, {
+          args: ["--backup", `${dir}/backup.db`],
+          env: { SERVICE_DATA_DIR: `${dir}/data`, LOG_LEVEL: "warn" },
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        assert.equal(backup.code, 0, new TextDecoder().decode(backup.stderr));
+        const report = JSON.parse(new TextDecoder().decode(backup.stdout)) as { items: number };
+        assert.equal(report.items, 1);
       } finally {
         if (!exited) child.kill("SIGTERM");
         await status;

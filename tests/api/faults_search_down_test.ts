@@ -140,8 +140,9 @@ Deno.test({
       assert.ok(doneAtCut < order.length, "writes went on after the cut");
 
       // Down: every write was acknowledged, the backlog is kept and reported.
+      // Search down degrades this instance; it still serves its core (the store).
       const down = await readiness(service);
-      assert.equal(down.status, 503);
+      assert.equal(down.status, 200);
       assert.equal(down.checks.search.ok, false);
       assert.equal(down.checks.store.ok, true);
       assert.ok(Number(down.checks.outbox.detail) > 0, `backlog: ${down.checks.outbox.detail}`);

@@ -2,7 +2,8 @@
  * Fault suite, triple store down (SPARQL backend against a real Fuseki).
  *
  * - The network to Fuseki is cut by a loopback proxy while creates, updates and deletes
- *   are in flight and after: every request answers 503 `store-unavailable` (never 500),
+ *   are in flight and after: every request answers 503 `store-unavailable` (never 500; a
+ *   write whose update was sent before the cut: 503 `write-outcome-unknown`),
  *   reads too; once the network is back every item holds either its whole previous graph or
  *   its whole new graph, new writes succeed and the search index matches the store.
  * - A Fuseki of our own on a TDB2 dataset is SIGKILLed during updates and started again:
@@ -20,7 +21,7 @@ import {
   startTestService,
   type TestService,
 } from "../support/service.ts";
-import { expectProblem } from "../support/problems.ts";
+import { expectProblem, expectStoreWriteFailure } from "../support/problems.ts";
 import { LoopbackProxy } from "../support/loopback_proxy.ts";
 import { freePort } from "../support/ports.ts";
 import {
@@ -102,7 +103,8 @@ interface Operation {
 
 /**
  * Runs `operations` with {@link WRITERS} clients; calls `cut` once `cutAfter` writes were
- * acknowledged. Every answer must be the write's success status or 503 `store-unavailable`.
+ * acknowledged. Every answer must be the write's success status, 503 `store-unavailable` or
+ * 503 `write-outcome-unknown`.
  * Returns how many writes were in flight when the cut came.
  */
 async function storm(
@@ -126,7 +128,8 @@ async function storm(
         operation.outcome = "applied";
         acknowledged++;
       } else {
-        await expectProblem(response, 503, "store-unavailable");
+        // Sent before the cut: outcome unknown; refused after it: unavailable.
+        await expectStoreWriteFailure(response);
         operation.outcome = "unavailable";
       }
     }
@@ -138,6 +141,21 @@ async function storm(
   cutDone = true;
   await Promise.all(clients);
   return inFlightAtCut;
+}
+
+/**
+ * Waits until `/ready` sees the store again: after repeated failures it was marked down
+ * (service.failFast), and requests fail at once until its probe finds it back.
+ */
+async function storeAnswersAgain(service: TestService): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (true) {
+    const response = await service.fetch("/ready");
+    const body = await response.json() as { checks: { store: { ok: boolean } } };
+    if (body.checks.store.ok) return;
+    assert.ok(Date.now() < deadline, "the store was not seen back within 15 s");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** Asserts the item is in one of the states the write allows, whole. */
@@ -281,6 +299,7 @@ Deno.test({
       await assertUnavailable(service, itemUri(run, 0), word);
 
       proxy.open();
+      await storeAnswersAgain(service);
       const hashes = await versionHashes(service, operations, word);
       const present = new Map<string, string>();
       await Promise.all(operations.map(async (operation) => {
@@ -354,7 +373,7 @@ Deno.test({
             versionBody(uri, version, word, TRIPLES),
           );
           if (response.status !== 204) {
-            await expectProblem(response, 503, "store-unavailable");
+            await expectStoreWriteFailure(response);
             assert.ok(killing, `${uri} version ${version} failed before the kill`);
             return;
           }
@@ -372,6 +391,7 @@ Deno.test({
       await assertUnavailable(running, uris[0], word);
 
       await fuseki.start();
+      await storeAnswersAgain(running);
       for (const uri of uris) {
         const served = await readServedItem(running.url, uri);
         assert.ok(served, `${uri} survived`);

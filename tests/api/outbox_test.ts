@@ -196,6 +196,13 @@ for (const engine of engines) {
       assert.equal(await service.services.deps.indexOutbox.backlog(), 0);
       const found = await search(service, "size=10");
       assert.deepEqual(found.hits.map((hit) => hit.uri).sort(), [itemUri(1), itemUri(3)]);
+      // A dead letter: shown in /ready and /metrics, never holding up the backlog.
+      const { body } = await ready(service);
+      assert.equal(body.checks.deadLetters.ok, true);
+      assert.match(String(body.checks.deadLetters.detail), /^1 items not indexed/);
+      assert.ok(String(body.checks.deadLetters.detail).includes(itemUri(2)));
+      const metrics = await (await service.fetch("/metrics")).text();
+      assert.match(metrics, /^rcs_index_dead_letters 1$/m);
     } finally {
       await service.close();
     }
@@ -255,7 +262,9 @@ Deno.test({
     try {
       for (let n = 0; n < 100; n++) await putItem(service, itemUri(n), `Written while down ${n}`);
       const down = await ready(service);
-      assert.equal(down.status, 503);
+      // Degraded, not unready: the store serves (docs/operations.md).
+      assert.equal(down.status, 200);
+      assert.equal(down.body.status, "degraded");
       assert.deepEqual(down.body.checks.outbox, { ok: true, detail: 100 });
       assert.equal(down.body.checks.search.ok, false);
       // The worker keeps trying, backing off: every entry is kept and counts its attempts.
@@ -321,6 +330,11 @@ Deno.test({
       assert.match(job.errors[0].message, /OpenSearch/);
 
       proxy.open();
+      // Marked down after the failures (service.failFast): searchable once its probe says so.
+      for (let tries = 0; !(await ready(service)).body.checks.search.ok; tries++) {
+        assert.ok(tries < 150, "search not seen back");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       assert.equal((await search(service, "size=0")).total, 450);
       assert.equal((await search(service, "q=renamed")).total, 0);
       assert.equal((await search(service, "q=original%200")).total, 1);

@@ -10,6 +10,11 @@ const README = Deno.readTextFileSync(new URL("../../README.md", import.meta.url)
 
 /** Every route of API.md (fixed), as `METHOD path`. */
 const API_ROUTES = [
+  "GET /api/admin/collections",
+  "POST /api/admin/collections",
+  "PUT /api/admin/collections",
+  "DELETE /api/admin/collections",
+  "POST /api/admin/workspaces",
   "PUT /api/item",
   "GET /api/item",
   "POST /api/item",

@@ -125,11 +125,13 @@ for (const backend of storeBackends()) {
       assert.deepEqual(after, [{
         uri: DEMO_WORKSPACE,
         name: "Demo",
+        source: "config",
         collections: [{
           uri: DEMO_COLLECTION,
           name: "Documents",
           index: "documents",
           items: before[0].collections[0].items + 1,
+          source: "config",
         }],
       }]);
     },

@@ -424,6 +424,22 @@ export function defineSearchEngineSuite(
     { maxResultsLimit: 3, maxWindow: 100 },
   );
 
+  test("an older version of a document never replaces a newer one", async ({ engine, index }) => {
+    const ref = index();
+    const at = (modified: string, title: string) => ({ ...book(1, { title }), modified });
+    await engine.upsert(ref, [at("2026-01-02T00:00:00.000Z", "Newer state")]);
+    // A write built from an older state of the item, arriving late: counted, not applied.
+    const late = await engine.upsert(ref, [at("2026-01-01T00:00:00.000Z", "Older state")]);
+    assert.deepEqual(late, { succeeded: 1, failed: [] });
+    await engine.refresh(ref);
+    assert.equal((await engine.search(ref, {})).hits[0].document.title, "Newer state");
+    // The same version again replaces (re-indexing one state is harmless), a newer one too.
+    await engine.upsert(ref, [at("2026-01-02T00:00:00.000Z", "Same state")]);
+    await engine.upsert(ref, [at("2026-01-03T00:00:00.000Z", "Newest state")]);
+    await engine.refresh(ref);
+    assert.equal((await engine.search(ref, {})).hits[0].document.title, "Newest state");
+  });
+
   test("upsert replaces a document with the same URI", async ({ engine, index }) => {
     const ref = index();
     await engine.upsert(ref, [book(1, { title: "First edition" })]);
@@ -724,7 +740,7 @@ Deno.test("OpenSearchEngine: an unreachable node is 503 search-unavailable", asy
   const engine = new OpenSearchEngine({
     node: "http://127.0.0.1:9",
     limits: DEFAULT_LIMITS,
-    requestTimeoutMs: 2000,
+    timeouts: { searchMs: 2000, bulkMs: 2000, adminMs: 2000 },
     bulk: { maxAttempts: 2, initialBackoffMs: 10 },
   });
   const ref = { collection: COLLECTION, indexName: "unreachable" };

@@ -278,6 +278,13 @@ Deno.test("JSON-LD 1.1 errors jsonld.js misses are 400 invalid-jsonld naming the
     // jsonld.js takes @id in a redefinition of @type, and one without @container.
     [{ "@context": { "@type": { "@id": "http://x.org/t" } } }, "keyword redefinition"],
     [{ "@context": [{ "p": { "@context": { "@type": {} } } }] }, "keyword redefinition"],
+    // W3C toRdf er56: a context that defines @context (jsonld.js unwraps it as a document).
+    [{ "@context": { "@context": { "p": "http://x.org/p" } } }, "keyword redefinition"],
+    [{ "@context": [{ "@context": {} }] }, "keyword redefinition"],
+    [
+      { "@context": { "p": { "@id": "http://x.org/p", "@context": { "@context": {} } } } },
+      "keyword redefinition",
+    ],
     // jsonld.js takes an array of types on a value object.
     [
       { "http://x.org/p": { "@value": "v", "@type": ["http://a.org/", "http://b.org/"] } },
@@ -292,10 +299,16 @@ Deno.test("JSON-LD 1.1 errors jsonld.js misses are 400 invalid-jsonld naming the
     assert.equal(problem.extensions.code, code, body);
     assert.ok(problem.message.includes(`(${code})`), problem.message);
   }
-  // What JSON-LD 1.1 allows still passes.
+  // What JSON-LD 1.1 allows still passes (a term's scoped context among it).
   const allowed = { "@context": { "@type": { "@container": "@set", "@protected": true } } };
   const body = JSON.stringify({ ...allowed, "@id": "http://x.org/s", "http://x.org/p": "v" });
   assert.equal((await parseRdf(body, "jsonld")).quads.length, 1);
+  const scoped = {
+    "@context": { "p": { "@id": "http://x.org/p", "@context": { "q": "http://x.org/q" } } },
+    "@id": "http://x.org/s",
+    "p": { "q": "v" },
+  };
+  assert.equal((await parseRdf(JSON.stringify(scoped), "jsonld")).quads.length, 2);
 });
 
 Deno.test("a literal with an unpaired surrogate is refused, not written as U+FFFD", async () => {

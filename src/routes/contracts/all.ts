@@ -15,11 +15,13 @@ import { SPARQL_CONTRACTS } from "./sparql.ts";
 import { TOOL_CONTRACTS } from "./tools.ts";
 import { listWorkspaces } from "./catalog.ts";
 import { getLabels } from "./labels.ts";
+import { CATALOG_ADMIN_CONTRACTS } from "./catalog_admin.ts";
 import { WORKBENCH_CONTRACTS } from "./workbench.ts";
 
 /** All contracts, in the order the OpenAPI document lists them. */
 export const ALL_CONTRACTS: readonly RouteContract[] = [
   listWorkspaces,
+  ...CATALOG_ADMIN_CONTRACTS,
   ...ITEM_CONTRACTS,
   ...Object.values(DOWNLOAD_CONTRACTS),
   initializeItem,

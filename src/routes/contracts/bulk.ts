@@ -10,12 +10,16 @@ const TAGS = ["Bulk"];
 /** The media types of the two bulk formats. */
 export const BULK_MEDIA_TYPES = registeredTypesOf(["nquads", "trig"]);
 
+/** What `itemsBy=subject` reads besides them. */
+const SUBJECT_MEDIA_TYPES = registeredTypesOf(["ntriples", "turtle", "rdfxml", "jsonld"]);
+
 /** An import job as the routes answer it. */
 const IMPORT_JOB = z.object({
   id: z.string(),
   collection: z.string(),
   mode: z.enum(["create", "replace", "upsert"]),
-  format: z.enum(["nquads", "trig"]),
+  format: z.enum(["nquads", "trig", "ntriples", "turtle", "rdfxml", "jsonld"]),
+  itemsBy: z.enum(["graph", "subject"]),
   state: z.enum(["queued", "running", "succeeded", "failed"]),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
@@ -29,6 +33,10 @@ const IMPORT_JOB = z.object({
     message: z.string(),
     type: z.string().optional(),
     line: COUNT.optional(),
+    count: COUNT.optional().meta({
+      description: "Identical refusals (no item, same type and message) are listed once, " +
+        "with their number here.",
+    }),
   })),
 });
 
@@ -39,12 +47,18 @@ export const importItems = defineContract({
   method: "POST",
   path: "/api/admin/import",
   operationId: "importItems",
-  summary: "Import items from N-Quads or TriG, streamed",
-  description: "Each named graph is one item, named by the graph's IRI; triples in the default " +
+  summary: "Import items from N-Quads or TriG (by graph) or any RDF dump (by subject), streamed",
+  description: "`itemsBy=graph` (default): each named graph is one item, named by the graph's " +
+    "IRI; triples in the default " +
     "graph are refused (`default-graph-refused`). A graph's triples must be in one block " +
     "(TriG) or on consecutive lines (N-Quads): a later part of the same graph is refused " +
     "(`graph-not-contiguous`). Every item is checked and written as a PUT is; an item that " +
-    "fails is refused whole, with its reason and line, and the rest is imported.",
+    "fails is refused whole, with its reason and line, and the rest is imported. " +
+    "`itemsBy=subject`: N-Triples, Turtle, N-Quads, TriG (default graph), RDF/XML or JSON-LD; " +
+    "each IRI subject with the blank nodes it reaches is one item, named by the subject. The " +
+    "whole document is read (spilled to a temporary file, not held in memory) before the first " +
+    "item is written, so a syntax error writes nothing. An import that wrote nothing (and " +
+    "found no existing item) ends `failed`.",
   tags: TAGS,
   access: "admin",
   query: z.object({
@@ -55,6 +69,10 @@ export const importItems = defineContract({
         "`upsert`: create or replace.",
     }),
     base: BASE,
+    itemsBy: z.enum(["graph", "subject"]).optional().meta({
+      description: "`graph` (default): each named graph is one item. `subject`: each IRI " +
+        "subject, with the blank nodes it reaches, is one item (for dumps without graphs).",
+    }),
     wait: booleanParam(
       "`true`: answer when the import has ended, with 200 and the job; otherwise the answer " +
         "comes once the body has been read, while the last items are written.",
@@ -63,7 +81,9 @@ export const importItems = defineContract({
   body: {
     description: "The items: N-Quads or TriG, UTF-8. Read as it arrives, never held whole.",
     required: true,
-    content: Object.fromEntries(BULK_MEDIA_TYPES.map((type) => [type, undefined])),
+    content: Object.fromEntries(
+      [...BULK_MEDIA_TYPES, ...SUBJECT_MEDIA_TYPES].map((type) => [type, undefined]),
+    ),
   },
   responses: {
     202: {
@@ -85,8 +105,8 @@ export const importItems = defineContract({
     404: "The collection is not configured (`collection-not-found`).",
     409: "An import of this collection runs already, on this or another instance " +
       "(`import-running`, with `runningJob`).",
-    415: "The body is neither `application/n-quads` nor `application/trig` " +
-      "(`unsupported-media-type`).",
+    415: "The body is neither `application/n-quads` nor `application/trig` (nor, with " +
+      "`itemsBy=subject`, N-Triples, Turtle, RDF/XML or JSON-LD) (`unsupported-media-type`).",
   },
 });
 

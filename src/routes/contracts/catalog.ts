@@ -9,6 +9,9 @@ const COLLECTION = z.object({
   name: z.string(),
   index: z.string(),
   items: z.number().int(),
+  source: z.enum(["config", "api"]).meta({
+    description: "`config`: customer.yml; `api`: made through `/api/admin/collections`.",
+  }),
 });
 
 /** `GET /api/workspaces`. */
@@ -17,7 +20,8 @@ export const listWorkspaces = defineContract({
   path: "/api/workspaces",
   operationId: "listWorkspaces",
   summary: "The configured workspaces and their collections, with item counts",
-  description: "In customer.yml order. `items` is what the store holds; how many of them the " +
+  description:
+    "customer.yml's in its order, then those made through the admin API. `items` is what the store holds; how many of them the " +
     "search index holds is a `GET /api/search` with `size=0` away.",
   tags: ["Items"],
   access: "reader",
@@ -29,6 +33,7 @@ export const listWorkspaces = defineContract({
       schema: z.array(z.object({
         uri: z.string(),
         name: z.string(),
+        source: z.enum(["config", "api"]),
         collections: z.array(COLLECTION),
       })),
     },

@@ -28,23 +28,34 @@ export const health = defineContract({
   problems: {},
 });
 
-/** `GET /ready`: every backend answers. */
+/** `GET /ready`: this instance can serve. */
 export const ready = defineContract({
   method: "GET",
   path: "/ready",
   operationId: "ready",
-  summary: "Whether every backend answers, and the index outbox backlog",
+  summary: "Whether this instance can serve, each backend's state, the index outbox backlog",
+  description: "Answers within service.ready.timeoutMs; a check that has not answered by " +
+    "then counts as failed. 503 only when the store cannot serve or the data directory " +
+    "takes no writes; a search engine that is down (or another check failing) is `degraded` " +
+    "with 200, listing the failed checks, unless service.ready.requireSearch is set.",
   tags: TAGS,
   access: "reader",
   query: NO_PARAMETERS,
   responses: {
     200: {
-      description: "Ready.",
+      description: "Ready, or degraded: the store serves, something else (search) does not.",
       content: ["application/json"],
-      schema: z.object({ status: z.literal("ready"), checks: z.record(z.string(), CHECK) }),
+      schema: z.union([
+        z.object({ status: z.literal("ready"), checks: z.record(z.string(), CHECK) }),
+        z.object({
+          status: z.literal("degraded"),
+          degraded: z.array(z.string()),
+          checks: z.record(z.string(), CHECK),
+        }),
+      ]),
     },
     503: {
-      description: "A backend does not answer.",
+      description: "The store does not answer, or the data directory takes no writes.",
       content: ["application/json"],
       schema: z.object({ status: z.literal("unavailable"), checks: z.record(z.string(), CHECK) }),
     },

@@ -38,12 +38,21 @@ import {
   type SearchLimits,
 } from "../clamp.ts";
 import { fieldResolver, indexCreationBody } from "./mappings.ts";
+import { documentVersion } from "../document_version.ts";
+import {
+  DEFAULT_OPENSEARCH_TIMEOUTS,
+  guardedTransport,
+  type OpenSearchTimeouts,
+  PROBE_OPTIONS,
+} from "./guarded_transport.ts";
+import { CircuitBreaker, engineDown, type FailFastOptions } from "../../store/circuit_breaker.ts";
 import { startSearch } from "../facets.ts";
 import { languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
 import {
   type BulkFailure,
   type BulkResult,
   type CollectionIndexRef,
+  EngineRefusal,
   type FacetValue,
   indexRefOf,
   type IndexTarget,
@@ -92,8 +101,13 @@ export interface OpenSearchEngineOptions {
   limits: SearchLimits;
   /** Receives clamp warnings; one JSON line on stderr by default. */
   warn?: ClampWarning;
-  /** Per-request timeout (30 s). */
-  requestTimeoutMs?: number;
+  /**
+   * Client-side timeouts by kind of request (search, bulk, admin): every request is aborted
+   * when its own passes (guarded_transport.ts).
+   */
+  timeouts?: Partial<OpenSearchTimeouts>;
+  /** When to mark the engine down and fail fast (`service.failFast`). */
+  failFast?: FailFastOptions;
   /** Search-side budget of a query DSL body (`service.search.dsl.timeoutMs`, 10 s). */
   rawSearchTimeoutMs?: number;
   bulk?: Partial<BulkPolicy>;
@@ -120,6 +134,8 @@ export function rebuildingAlias(alias: string): string {
 const LIST_PAGE = 1000;
 /** How much longer than the search budget the client waits for the answer. */
 const RAW_SEARCH_GRACE_MS = 500;
+/** The module holding the language analyzers (absent from the minimal distribution). */
+const ANALYSIS_MODULE = "analysis-common";
 /** OpenSearch refuses longer `_id`s. */
 const MAX_ID_BYTES = 512;
 
@@ -138,6 +154,8 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
   /** Which engine this is. */
   readonly kind = "opensearch" as const;
   readonly #client: Client;
+  /** Marks the engine down after repeated timeouts or refusals (service.failFast). */
+  readonly breaker: CircuitBreaker;
   /** The nodes as messages name them: without credentials. */
   readonly #where: string;
   /** With several nodes, a failure also names the node that failed last. */
@@ -161,7 +179,13 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     this.#limits = options.limits;
     this.#warn = options.warn;
     this.#bulk = { ...DEFAULT_BULK_POLICY, ...options.bulk };
-    this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    const timeouts = { ...DEFAULT_OPENSEARCH_TIMEOUTS, ...options.timeouts };
+    this.#requestTimeoutMs = timeouts.bulkMs;
+    this.breaker = new CircuitBreaker(
+      `OpenSearch at ${this.#where}`,
+      engineDown("search-unavailable", "Search unavailable", `OpenSearch at ${this.#where}`),
+      options.failFast,
+    );
     this.#rawSearchTimeoutMs = options.rawSearchTimeoutMs ?? 10_000;
     this.#client = new Client({
       nodes,
@@ -172,8 +196,15 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
       // Failover: a request that failed on one node (no connection, timeout, 502-504) is
       // tried once on each other node. Bulk writes keep their own backoff on top of it.
       maxRetries: nodes.length - 1,
-      requestTimeout: this.#requestTimeoutMs,
+      requestTimeout: timeouts.adminMs,
+      Transport: guardedTransport(timeouts, this.breaker),
     });
+    // Any answer, an error status too, means the node is back.
+    this.breaker.setProbe(() =>
+      this.#client.ping({}, PROBE_OPTIONS).catch((error) => {
+        if (!(error instanceof errors.ResponseError)) throw error;
+      })
+    );
   }
 
   /** Creates `<alias>-<timestamp>` with the alias in one request if the alias is missing. */
@@ -207,12 +238,15 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
         continue;
       }
       const source = JSON.stringify(document);
+      const version = documentVersion(document);
       const lines = indices.flatMap(({ name, alias }) => [
         JSON.stringify({
           index: {
             _index: name,
             _id: documentId(document.uri),
             ...(alias ? { require_alias: true } : {}),
+            // An older state of the item never replaces a newer one (document_version.ts).
+            ...(version === undefined ? {} : { version, version_type: "external_gte" }),
           },
         }),
         source,
@@ -235,9 +269,13 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     options: WriteOptions = {},
   ): Promise<BulkResult> {
     const indices = await this.#writeTargets(target, options.findRebuilds);
+    // Versioned as of now: a delete that arrives late loses to a document written after it.
+    const version = Date.now();
     const operations = uris.map((uri): BulkOperation => {
       const lines = indices.map(({ name }) =>
-        JSON.stringify({ delete: { _index: name, _id: documentId(uri) } })
+        JSON.stringify({
+          delete: { _index: name, _id: documentId(uri), version, version_type: "external_gte" },
+        })
       );
       return { uri, lines, bytes: lines.join("").length, isDelete: true };
     });
@@ -482,6 +520,32 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     }
   }
 
+  /**
+   * What the default mappings need that a node lacks: the `analysis-common` module (its
+   * language analyzers: `german`, `english`, …), missing from the minimal distribution.
+   * Names each such node; empty when every node has it.
+   */
+  async missingCapabilities(): Promise<string[]> {
+    const { body } = await this.#client.nodes.info({
+      metric: ["plugins"],
+      filter_path: "nodes.*.name,nodes.*.modules.name,nodes.*.plugins.name",
+    });
+    const nodes = (body as {
+      nodes?: Record<
+        string,
+        { name?: string; modules?: { name: string }[]; plugins?: { name: string }[] }
+      >;
+    }).nodes ?? {};
+    return Object.entries(nodes)
+      .filter(([, node]) =>
+        ![...(node.modules ?? []), ...(node.plugins ?? [])].some((m) => m.name === ANALYSIS_MODULE)
+      )
+      .map(([id, node]) =>
+        `node ${node.name ?? id} of OpenSearch at ${this.#where} lacks the ${ANALYSIS_MODULE} ` +
+        "module, whose language analyzers the search mappings use"
+      );
+  }
+
   /** Cluster health: red or unreachable is not ok. */
   async health(): Promise<BackendHealth> {
     try {
@@ -494,6 +558,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
 
   /** Closes the client's connections. */
   async close(): Promise<void> {
+    this.breaker.close();
     await this.#client.close();
   }
 
@@ -651,7 +716,11 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
         // The first target decides: a rebuild's copy (the others) that fails is made good
         // by the job's re-queue after its swap, and one dropped meanwhile answers 404.
         const outcome = Object.values(outcomes[0] ?? {})[0];
-        if (!outcome || outcome.status < 300 || (operation.isDelete && outcome.status === 404)) {
+        // 409: the index holds a newer (or the same) version already; nothing to write.
+        if (
+          !outcome || outcome.status < 300 || outcome.status === 409 ||
+          (operation.isDelete && outcome.status === 404)
+        ) {
           result.succeeded++;
         } else if (!lastAttempt && outcome.status === 429) {
           retry.push(operation);
@@ -723,9 +792,19 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
         `OpenSearch at ${this.#where} cannot serve the request: ${
           this.#severalNodes ? nodeOf(error) : ""
         }${reasonOf(error)}`,
+        undefined,
+        { retryAfter: this.breaker.retryAfterSeconds },
       );
     }
-    return new BackendFailed("search-error", "Search failed", `OpenSearch: ${reasonOf(error)}`);
+    const message = `OpenSearch: ${reasonOf(error)}`;
+    // A 4xx other than overload or a missing index: the request itself is refused.
+    if (
+      error instanceof errors.ResponseError && error.statusCode >= 400 &&
+      error.statusCode < 500 && ![404, 408, 409, 429].includes(error.statusCode)
+    ) {
+      return new EngineRefusal("search-error", "Search failed", message);
+    }
+    return new BackendFailed("search-error", "Search failed", message);
   }
 }
 

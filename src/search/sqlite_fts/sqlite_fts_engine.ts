@@ -13,6 +13,7 @@ import {
 } from "../../store/sqlite/local_db.ts";
 import { BackendFailed, DomainError, Unavailable } from "../../errors/domain_error.ts";
 import type { BackendHealth } from "../../store/triple_store.ts";
+import { isOlderDocument } from "../document_version.ts";
 import { type ClampWarning, clampWindow, type SearchLimits } from "../clamp.ts";
 import { fieldRows, searchSql, stemText, textMatch } from "./fts_query.ts";
 import { startSearch } from "../facets.ts";
@@ -335,8 +336,10 @@ export class EmbeddedSearchEngine implements SearchEngine {
   #upsertOne(physical: string, document: SearchDocument, numericFields: Set<string>): void {
     const json = JSON.stringify(document);
     const existing = this.#sql(
-      "SELECT id FROM search_documents WHERE physical = ? AND uri = ?",
-    ).get(physical, document.uri) as { id: number } | undefined;
+      "SELECT id, document FROM search_documents WHERE physical = ? AND uri = ?",
+    ).get(physical, document.uri) as { id: number; document: string } | undefined;
+    // Versioned writes (document_version.ts): an older state never replaces a newer one.
+    if (existing && isOlderDocument(JSON.parse(existing.document), document)) return;
     let id: number;
     if (existing) {
       id = existing.id;

@@ -69,6 +69,7 @@ import {
   type SparqlEndpointConfig,
   SparqlHttpClient,
   storeProblemFromError,
+  WriteOutcomeUnknown,
 } from "../../sparql_protocol/client.ts";
 import {
   malformedResults,
@@ -107,6 +108,9 @@ const RECEIPT_PREFIX = `${METADATA_NAMESPACE}receipt:`;
 /** Subjects that carry an item's record in the answer to a read. */
 const RECORD_PREFIX = `${METADATA_NAMESPACE}read:`;
 const N_TRIPLES = "application/n-triples";
+/** Attempts of the read that confirms a group's writes, and the backoff step between them. */
+const CONFIRM_ATTEMPTS = 3;
+const CONFIRM_BACKOFF_MS = 250;
 /** Items per query of a batch read: short enough a query, few enough round trips. */
 const GRAPHS_PER_QUERY = 100;
 /** The receipts query's answer for a group of a few hundred writes is far below this. */
@@ -431,6 +435,8 @@ export class SparqlTripleStore implements TripleStore {
       );
     } catch (error) {
       this.#settledReceipts.push(...settled);
+      // Sent, but no answer: the receipts may already tell (else each write is unknown).
+      if (error instanceof WriteOutcomeUnknown) return await this.#confirmUnknown(writes, error);
       if (writes.length === 1 || !isRefusal(error)) throw error;
       const alone: Settled<WriteOutcome>[] = [];
       for (const write of writes) {
@@ -442,7 +448,62 @@ export class SparqlTripleStore implements TripleStore {
       }
       return alone;
     }
-    const rows = await this.#select(
+    let rows: SparqlRow[];
+    try {
+      rows = await this.#receipts(writes);
+    } catch (error) {
+      // Applied, but how each guard fared cannot be read.
+      const unknown = new WriteOutcomeUnknown(
+        this.#config.queryUrl,
+        `the update was applied, its confirmation could not be read: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+        error,
+      );
+      return writes.map(() => ({ ok: false, error: unknown }));
+    }
+    return this.#outcomes(writes, rows);
+  }
+
+  /**
+   * After an update with no answer: the writes whose receipts exist were applied; the rest
+   * are unknown (the update may still be applied later), never reported as failed.
+   */
+  async #confirmUnknown(
+    writes: GuardedWrite[],
+    unknown: WriteOutcomeUnknown,
+  ): Promise<Settled<WriteOutcome>[]> {
+    // After a timeout the endpoint is likely hung: reading would only make the client wait
+    // as long again.
+    if (unknown.afterTimeout) return writes.map(() => ({ ok: false, error: unknown }));
+    let rows: SparqlRow[];
+    try {
+      rows = await this.#receipts(writes);
+    } catch {
+      return writes.map(() => ({ ok: false, error: unknown }));
+    }
+    return this.#outcomes(writes, rows).map((outcome) =>
+      outcome.ok && outcome.value.applied ? outcome : { ok: false, error: unknown }
+    );
+  }
+
+  /**
+   * The confirming read: per write, its receipt and the item as it is now. Retried a few
+   * times (the endpoint may be busy just after a large update) before giving up.
+   */
+  async #receipts(writes: GuardedWrite[]): Promise<SparqlRow[]> {
+    for (let attempt = 1;; attempt++) {
+      try {
+        return await this.#receiptsOnce(writes);
+      } catch (error) {
+        if (attempt >= CONFIRM_ATTEMPTS || !isErrorKind(error, "unavailable")) throw error;
+        await new Promise((resolve) => setTimeout(resolve, CONFIRM_BACKOFF_MS * attempt));
+      }
+    }
+  }
+
+  #receiptsOnce(writes: GuardedWrite[]): Promise<SparqlRow[]> {
+    return this.#select(
       `SELECT ?n ?applied ?collection ?hash ?created WHERE {
          VALUES (?n ?receipt ?item) { ${
         writes.map((write, n) => `(${n} ${write.receipt} ${write.item})`).join(" ")
@@ -452,6 +513,10 @@ export class SparqlTripleStore implements TripleStore {
            OPTIONAL { ?item rcs:created ?created } } } }`,
       MAX_RECEIPTS_BYTES,
     );
+  }
+
+  /** Each write's outcome from the receipts read; applied receipts are deleted later. */
+  #outcomes(writes: GuardedWrite[], rows: SparqlRow[]): Settled<WriteOutcome>[] {
     const byIndex = new Map(rows.map((row) => [Number(row.get("n")?.value), row]));
     return writes.map((write, n) => {
       const row = byIndex.get(n);

@@ -1,18 +1,21 @@
 /**
  * Online backup of the service's SQLite file (`--backup DEST`).
  *
- * `VACUUM INTO` copies the database inside one read transaction: in WAL mode that is a
- * consistent snapshot taken while the running service keeps writing, which a file copy of
- * a live database (the main file without its `-wal`) is not. The copy holds everything the
- * file holds: the embedded store's items, the embedded search index, the index outbox and
- * the indexing job history.
+ * SQLite's online backup API (`backup()` of `node:sqlite`), in one step (`rate: -1`), copies
+ * every page inside one read transaction: in WAL mode that is a consistent snapshot taken
+ * while the running service keeps writing, which a file copy of a live database (the main
+ * file without its `-wal`) is not. The copy holds everything the file holds: the embedded
+ * store's items, the embedded search index, the index outbox and the indexing job history.
+ * Not `VACUUM INTO`: it attaches the target as a second database, and Deno allows SQLite to
+ * attach databases only to a process with every permission, which neither `deno task backup`
+ * nor the compiled executable has ("too many attached databases - max 0").
  *
  * The copy is written beside the destination under a temporary name, checked with
  * `PRAGMA integrity_check`, and only then linked to the destination, so a failed or
  * interrupted backup never leaves a file that looks like a good one, and an existing file
  * is never overwritten.
  */
-import { DatabaseSync } from "node:sqlite";
+import { backup, DatabaseSync } from "node:sqlite";
 import { existsSync, linkSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { LOCAL_DB_FILE } from "./local_db.ts";
@@ -53,7 +56,10 @@ export function backupDestination(args: string[]): string | undefined {
 }
 
 /** Copies the live database in `dataDir` to `destination`, which must not exist yet. */
-export function backupLocalDatabase(dataDir: string, destination: string): BackupReport {
+export async function backupLocalDatabase(
+  dataDir: string,
+  destination: string,
+): Promise<BackupReport> {
   const started = performance.now();
   if (dataDir === ":memory:") {
     throw new BackupError("service.data.dir is :memory:, nothing to back up");
@@ -72,7 +78,7 @@ export function backupLocalDatabase(dataDir: string, destination: string): Backu
     const live = new DatabaseSync(source);
     try {
       live.exec("PRAGMA busy_timeout = 5000");
-      live.prepare("VACUUM INTO ?").run(partial);
+      await backup(live, partial, { rate: -1 });
     } finally {
       live.close();
     }
@@ -89,13 +95,18 @@ export function backupLocalDatabase(dataDir: string, destination: string): Backu
       durationMs: Math.round(performance.now() - started),
     };
   } finally {
-    rmSync(partial, { force: true });
+    for (const suffix of ["", "-wal", "-shm", "-journal"]) {
+      rmSync(partial + suffix, { force: true });
+    }
   }
 }
 
 function verifyCopy(path: string): { schemaVersion: number; items: number } {
-  const copy = new DatabaseSync(path, { readOnly: true });
+  const copy = new DatabaseSync(path);
   try {
+    // The pages carry the live file's WAL mode; a backup is one self-contained file (the
+    // service turns WAL on again when it opens a restored copy).
+    copy.exec("PRAGMA journal_mode = DELETE");
     const problems = (copy.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[])
       .map((row) => row.integrity_check);
     if (problems.length !== 1 || problems[0] !== "ok") {

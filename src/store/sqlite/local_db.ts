@@ -10,6 +10,9 @@
 import { DatabaseSync } from "node:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { noteWriteSucceeded, storageFaultAfterRollback, storageFaultOf } from "./storage_faults.ts";
+import { DomainError } from "../../errors/domain_error.ts";
+import { log } from "../../log/logger.ts";
 
 /** The file name inside the data directory. */
 export const LOCAL_DB_FILE = "rdf-content-service.db";
@@ -88,15 +91,34 @@ export function inUnsyncedTransaction<T>(db: DatabaseSync, work: () => T): T {
   }
 }
 
-/** Runs `work` in one IMMEDIATE transaction: all of it commits, or none of it. */
+/**
+ * Runs `work` in one IMMEDIATE transaction: all of it commits, or none of it. A full or
+ * read-only data directory is thrown as a StorageUnwritable (storage_faults.ts).
+ */
 export function inTransaction<T>(db: DatabaseSync, work: () => T): T {
-  db.exec("BEGIN IMMEDIATE");
+  try {
+    db.exec("BEGIN IMMEDIATE");
+  } catch (error) {
+    throw storageFaultAfterRollback(db, error) ?? error;
+  }
   try {
     const result = work();
     db.exec("COMMIT");
+    noteWriteSucceeded(db);
     return result;
   } catch (error) {
-    db.exec("ROLLBACK");
-    throw error;
+    // After some errors (SQLITE_FULL, SQLITE_IOERR) SQLite has rolled the transaction back
+    // itself: a second ROLLBACK would fail, and its error would replace the one that matters.
+    const rolledBackBySqlite = !db.isTransaction;
+    if (!rolledBackBySqlite) {
+      try {
+        db.exec("ROLLBACK");
+      } catch (rollbackError) {
+        log("warn", "rollback failed", { error: String(rollbackError), cause: String(error) });
+      }
+    }
+    if (error instanceof DomainError) throw error;
+    throw (rolledBackBySqlite ? storageFaultAfterRollback(db, error) : storageFaultOf(db, error)) ??
+      error;
   }
 }

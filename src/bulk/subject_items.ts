@@ -1,0 +1,256 @@
+/**
+ * Items by subject, for the dumps people have (schema.org as one N-Triples file, a Turtle
+ * vocabulary, RDF/XML, JSON-LD): each IRI subject, with the blank nodes it reaches, is one
+ * item named by that IRI, as `chooseItemUri` reads one body.
+ *
+ * A subject's triples may be anywhere in a file, so nothing can be written before the whole
+ * file has been read. Holding it in memory would bound imports by the heap; instead every
+ * triple is spilled, as one N-Triples line, into a temporary SQLite file keyed by subject
+ * (written without journal or sync: it is thrown away), then read back subject by subject
+ * through an index. Memory holds one item at a time; the disk holds about the file's size
+ * again. N-Triples, Turtle, N-Quads and TriG are parsed as they stream in (N3.js's
+ * streaming parser); RDF/XML and JSON-LD have no streaming parser here and are read whole,
+ * up to {@link WHOLE_DOCUMENT_MAX_BYTES}.
+ *
+ * Triples in a named graph are not items by subject: they are refused (counted). Blank node
+ * subjects no IRI subject reaches are refused too, counted once.
+ */
+import { DatabaseSync } from "node:sqlite";
+import { Readable } from "node:stream";
+// @ts-types="@types/n3"
+import { type Quad, StreamParser } from "n3";
+import { encodeTerm } from "../rdf/writers/ntriples.ts";
+import { parseRdf } from "../rdf/parse.ts";
+import { RDF_FORMATS, type RdfFormat } from "../rdf/formats.ts";
+import { rdfSyntaxProblem } from "../rdf/syntax_errors.ts";
+import { DomainError, TooLarge } from "../errors/domain_error.ts";
+import type { BlockItem } from "./block_item.ts";
+
+/** The formats an import by subject reads. */
+export const SUBJECT_FORMATS = [
+  "ntriples",
+  "turtle",
+  "nquads",
+  "trig",
+  "rdfxml",
+  "jsonld",
+] as const satisfies readonly RdfFormat[];
+
+/** One of {@link SUBJECT_FORMATS}. */
+export type SubjectFormat = typeof SUBJECT_FORMATS[number];
+
+/** RDF/XML and JSON-LD are parsed whole: larger documents are refused. */
+export const WHOLE_DOCUMENT_MAX_BYTES = 64 * 1024 * 1024;
+
+const N3_FORMATS: Partial<Record<SubjectFormat, string>> = {
+  ntriples: "application/n-triples",
+  turtle: "text/turtle",
+  nquads: "application/n-quads",
+  trig: "application/trig",
+};
+
+/** What one subject gave: its item, or why it is refused. */
+export type SubjectUnit =
+  | { item: BlockItem; refused?: undefined }
+  | {
+    item?: undefined;
+    uri: string | null;
+    refused: { type: string; message: string; count?: number };
+  };
+
+/** Options of {@link subjectItems}. */
+export interface SubjectOptions {
+  base?: string;
+  /** The largest item, in bytes of N-Triples (`service.http.maxBodyBytes`). */
+  maxItemBytes: number;
+  /** Local copies of remote JSON-LD contexts. */
+  contexts?: Record<string, unknown>;
+  /** Called once the whole document has been read (before the first item comes). */
+  onRead?: () => void;
+}
+
+/**
+ * The items of the document in `chunks` (decoded text), one per IRI subject in the order
+ * subjects first appear. A syntax error ends the document (nothing of it is written): it is
+ * thrown as 400 `rdf-syntax` with its line.
+ */
+export async function* subjectItems(
+  chunks: AsyncIterable<string>,
+  format: SubjectFormat,
+  options: SubjectOptions,
+): AsyncIterable<SubjectUnit> {
+  const path = await Deno.makeTempFile({ prefix: "rcs-import-", suffix: ".sqlite" });
+  const db = new DatabaseSync(path);
+  try {
+    db.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -32768;
+      CREATE TABLE triples (seq INTEGER PRIMARY KEY, subject TEXT NOT NULL, line TEXT NOT NULL);
+      CREATE TABLE reached (subject TEXT PRIMARY KEY) WITHOUT ROWID;`);
+    const namedGraphQuads = await spill(db, quadsOf(chunks, format, options));
+    db.exec("CREATE INDEX triples_by_subject ON triples (subject, seq)");
+    options.onRead?.();
+    if (namedGraphQuads > 0) {
+      yield {
+        uri: null,
+        refused: {
+          type: "named-graph-refused",
+          message: `${namedGraphQuads} triples are in named graphs; items by subject are read ` +
+            "from the default graph only (import named graphs with itemsBy=graph).",
+          count: namedGraphQuads,
+        },
+      };
+    }
+    // One transaction for the read phase: the `reached` rows are then not each a commit.
+    db.exec("BEGIN");
+    yield* readItems(db, options.maxItemBytes);
+    db.exec("COMMIT");
+    const unreached = db.prepare(
+      `SELECT COUNT(DISTINCT subject) AS n FROM triples
+       WHERE subject LIKE '\\_:%' ESCAPE '\\' AND subject NOT IN (SELECT subject FROM reached)`,
+    ).get() as { n: number };
+    if (unreached.n > 0) {
+      yield {
+        uri: null,
+        refused: {
+          type: "blank-node-not-reached",
+          message: `${unreached.n} blank node subjects are reached from no IRI subject; an ` +
+            "item is an IRI subject with the blank nodes it reaches, so they are not imported.",
+          count: unreached.n,
+        },
+      };
+    }
+  } finally {
+    db.close();
+    await Deno.remove(path).catch(() => {});
+  }
+}
+
+/** Writes every default-graph triple into `triples`; answers how many quads were in named graphs. */
+async function spill(db: DatabaseSync, quads: AsyncIterable<Quad>): Promise<number> {
+  const insert = db.prepare("INSERT INTO triples (subject, line) VALUES (?, ?)");
+  let named = 0;
+  let pending = 0;
+  db.exec("BEGIN");
+  try {
+    for await (const quad of quads) {
+      if (quad.graph.termType !== "DefaultGraph") {
+        named++;
+        continue;
+      }
+      insert.run(
+        encodeTerm(quad.subject),
+        `${encodeTerm(quad.subject)} ${encodeTerm(quad.predicate)} ${encodeTerm(quad.object)} .`,
+      );
+      // Commits now and then so a long import does not keep one huge transaction.
+      if (++pending === 10_000) {
+        db.exec("COMMIT; BEGIN");
+        pending = 0;
+      }
+    }
+    db.exec("COMMIT");
+  } catch (error) {
+    db.exec("ROLLBACK");
+    throw error;
+  }
+  return named;
+}
+
+/** The quads of the document, streamed where the syntax allows. */
+async function* quadsOf(
+  chunks: AsyncIterable<string>,
+  format: SubjectFormat,
+  options: SubjectOptions,
+): AsyncIterable<Quad> {
+  const n3Format = N3_FORMATS[format];
+  if (n3Format) {
+    const parser = new StreamParser({ format: n3Format, baseIRI: options.base });
+    const source = Readable.from(chunks);
+    source.on("error", (error) => parser.destroy(error));
+    try {
+      for await (const quad of source.pipe(parser) as AsyncIterable<Quad>) yield quad;
+    } catch (error) {
+      throw syntaxError(error, format);
+    }
+    return;
+  }
+  let text = "";
+  for await (const chunk of chunks) {
+    text += chunk;
+    if (text.length > WHOLE_DOCUMENT_MAX_BYTES) {
+      throw new TooLarge(
+        "body-too-large",
+        "Document too large",
+        `${RDF_FORMATS[format].label} is parsed whole; documents over ` +
+          `${WHOLE_DOCUMENT_MAX_BYTES} bytes are refused (convert it to N-Triples, which is ` +
+          "streamed).",
+      );
+    }
+  }
+  const { quads } = await parseRdf(text, format, {
+    baseIri: options.base,
+    contexts: options.contexts,
+  });
+  yield* quads;
+}
+
+/** N3.js's error as 400 `rdf-syntax` with its line. */
+function syntaxError(error: unknown, format: SubjectFormat): unknown {
+  if (!(error instanceof Error) || !/line \d+/.test(error.message)) return error;
+  const line = (error as { context?: { line?: number } }).context?.line ??
+    Number(/line (\d+)/.exec(error.message)?.[1]);
+  return rdfSyntaxProblem(
+    RDF_FORMATS[format].label,
+    error.message.replace(/ on line \d+\.?$/, ""),
+    line,
+  );
+}
+
+/** One item per IRI subject, in first-seen order, each with the blank nodes it reaches. */
+async function* readItems(db: DatabaseSync, maxItemBytes: number): AsyncIterable<SubjectUnit> {
+  const subjects = db.prepare(
+    `SELECT subject FROM triples WHERE subject LIKE '<%'
+     GROUP BY subject ORDER BY MIN(seq)`,
+  );
+  const linesOf = db.prepare("SELECT line FROM triples WHERE subject = ? ORDER BY seq");
+  const reach = db.prepare("INSERT OR IGNORE INTO reached (subject) VALUES (?)");
+  for (const row of subjects.iterate() as Iterable<{ subject: string }>) {
+    const uri = row.subject.slice(1, -1);
+    const lines: string[] = [];
+    let bytes = 0;
+    const queue = [row.subject];
+    const visited = new Set(queue);
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      for (const { line } of linesOf.all(next) as unknown as { line: string }[]) {
+        bytes += line.length + 1;
+        if (bytes <= maxItemBytes) lines.push(line);
+        const object = BLANK_OBJECT.exec(line)?.[1];
+        if (object && !visited.has(object)) {
+          visited.add(object);
+          queue.push(object);
+          reach.run(object);
+        }
+      }
+    }
+    if (bytes > maxItemBytes) {
+      yield {
+        uri,
+        refused: {
+          type: "item-too-large",
+          message: `The subject's triples are larger than service.http.maxBodyBytes ` +
+            `(${maxItemBytes}); an item is at most that size.`,
+        },
+      };
+      continue;
+    }
+    // Read back through the service's parser: its checks (absolute IRIs, language tags) and
+    // canonical XML literals, as any body gets.
+    try {
+      yield { item: { uri, quads: (await parseRdf(lines.join("\n"), "ntriples")).quads } };
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      yield { uri, refused: { type: error.slug, message: error.message } };
+    }
+  }
+}
+
+/** The blank node object of an N-Triples line written by `spill` (it ends ` _:label .`). */
+const BLANK_OBJECT = / (_:\S+) \.$/;
