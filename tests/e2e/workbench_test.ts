@@ -57,7 +57,12 @@ const OVERLAPS_ON_SPARQL_PAGE = `(() => {
   const meets = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 &&
     a.top < b.bottom - 1 && b.top < a.bottom - 1;
   const text = (rect) => [rect.left, rect.top, rect.right, rect.bottom].map(Math.round).join(",");
-  const parts = [".yasgui .tabsList", ".yasgui .controlbar", ".yasqe .yasqe_buttons"]
+  const parts = [
+    ".yasgui .tabsList",
+    ".yasgui .tabContextButton",
+    ".yasgui .autocompleteWrapper",
+    ".yasqe .yasqe_buttons",
+  ]
     .map((selector) => [selector, document.querySelector(selector)])
     .filter(([, element]) => element);
   const found = [];
