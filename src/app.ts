@@ -24,6 +24,7 @@ import { sparqlProtocolRoutes } from "./routes/sparql_protocol.ts";
 import { indexingRoutes } from "./routes/indexing.ts";
 import { bulkRoutes } from "./routes/bulk.ts";
 import { searchRoutes } from "./routes/search.ts";
+import { labelRoutes } from "./routes/labels.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { roleRequirement } from "./routes/access.ts";
@@ -60,6 +61,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", indexingRoutes(deps));
   app.route("/", bulkRoutes(deps));
   app.route("/", searchRoutes(deps));
+  app.route("/", labelRoutes(deps));
   app.route("/", itemRoutes(deps));
   app.notFound(handleNotFound);
   app.onError(handleError);

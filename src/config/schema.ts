@@ -144,6 +144,8 @@ export const collectionSchema = z.object({
   itemUriTemplate: z.string().min(1).optional(),
   /** JSON-LD context used to compact search documents. */
   context: z.record(z.string(), z.unknown()).optional(),
+  /** The search language its untagged string literals are also stemmed in. */
+  language: z.enum(SEARCH_LANGUAGES as [string, ...string[]]).optional(),
   /** Path to a SHACL shapes file (Turtle) that every write must satisfy. */
   shapes: optionalString,
   /** The shapes as Turtle text instead of a file (what the admin API is usually given). */

@@ -19,6 +19,8 @@ export interface IndexedCollection {
   workspace: string;
   ref: CollectionIndexRef;
   context?: Record<string, unknown>;
+  /** The search language of its untagged literals (customer.yml `language`), if any. */
+  language?: string;
   /** The collection's own search fields (`index.fields`), paths parsed. */
   fields: IndexField[];
   /** Every configured collection: where the resources its fields link to may be stored. */
@@ -45,6 +47,7 @@ export function collectionResolver(config: ServiceConfig, catalog: Catalog): Col
         workspace: workspace.uri,
         ref: collectionIndexRef(config, collection),
         context: collection.context,
+        language: collection.language,
         fields: compileIndexFields(collection.fields, collection.context),
         linkableCollections: catalog.collections().map((entry) => entry.collection.uri),
         linkHits: new Map(),
@@ -125,7 +128,7 @@ function documentOf(
     hash: record.hash,
     modified: record.modified,
     quads,
-  }, { context: collection.context, mapped });
+  }, { context: collection.context, mapped, defaultLanguage: collection.language });
 }
 
 function failedOrThrow(uri: string, error: unknown): ItemDocument {

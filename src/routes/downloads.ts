@@ -5,7 +5,7 @@ import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { formatEtag, notModified } from "../http/etag.ts";
-import { itemRdfResponse } from "./rdf_response.ts";
+import { collectionPrefixes, itemRdfResponse } from "./rdf_response.ts";
 import { DOWNLOAD_FORMATS, mediaTypeOf } from "./media_types.ts";
 import { DOWNLOAD_CONTRACTS } from "./contracts/downloads.ts";
 
@@ -34,7 +34,7 @@ export function downloadRoutes(deps: AppDeps): Hono<AppEnv> {
           "Content-Type": mediaTypeOf(format),
           "Content-Disposition": `attachment; filename="${safeFileName(item)}.${extension}"`,
           ETag: formatEtag(record.hash),
-        }));
+        }), collectionPrefixes(deps, collection));
     });
   }
   return app;

@@ -10,7 +10,7 @@ import { ProblemError } from "../http/problem.ts";
 import { negotiateFormat } from "../rdf/formats.ts";
 import { ITEM_READ_FORMATS, mediaTypeOf, registeredTypesOf } from "./media_types.ts";
 import { createItem, deleteItem, readItem, updateItem } from "./contracts/items.ts";
-import { itemRdfResponse } from "./rdf_response.ts";
+import { collectionPrefixes, itemRdfResponse } from "./rdf_response.ts";
 
 /** The 406's list of what an item is available as. */
 const READ_TYPES = registeredTypesOf(ITEM_READ_FORMATS).join(", ");
@@ -56,7 +56,7 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
         "Content-Type": mediaTypeOf(format),
         ETag: formatEtag(record.hash),
         Vary: "Accept",
-      }));
+      }), collectionPrefixes(deps, collection));
   });
 
   handle(app, updateItem, async (c) => {

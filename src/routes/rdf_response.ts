@@ -1,6 +1,8 @@
 /**
  * An item's triples as an HTTP response: small items are serialised whole and sent with a
- * Content-Length (cheaper than a chunked stream through node:http), large ones stream.
+ * Content-Length (cheaper than a chunked stream through node:http), large ones stream. The
+ * syntaxes with prefixes (Turtle, N3, RDF/XML) use the ones the caller knows for the
+ * collection, never invented `ns0:` names for a namespace it has a name for.
  *
  * A graph the format cannot express (RDF/XML: a literal with a C0 control character, a
  * predicate with no XML name) answers 406 before the first byte is sent: a small item is
@@ -13,8 +15,16 @@ import { RDF_FORMATS, type RdfFormat } from "../rdf/formats.ts";
 import { serializeRdf } from "../rdf/serialize.ts";
 import { InexpressibleError } from "../rdf/writers/inexpressible.ts";
 import { checkRdfXmlQuad } from "../rdf/writers/rdfxml.ts";
+import { prefixesUsedBy, writablePrefixes } from "../rdf/writers/prefix_choice.ts";
 import type { ItemRead, ItemRecord } from "../store/triple_store.ts";
+import { prefixesOf } from "../search/field_paths.ts";
+import type { AppDeps } from "./app_deps.ts";
 import { DOWNLOAD_FORMATS, mediaTypeOf } from "./media_types.ts";
+
+/** The prefixes the service knows for a collection: the well-known ones and its context's. */
+export function collectionPrefixes(deps: AppDeps, collection: string): Record<string, string> {
+  return prefixesOf(deps.catalog.collection(collection).collection.context);
+}
 
 /** Items up to this many triples are answered in one piece. */
 const BUFFERED_TRIPLES = 2_000;
@@ -35,18 +45,24 @@ export async function itemRdfResponse(
   read: () => Promise<ItemRead>,
   format: RdfFormat,
   headers: (record: ItemRecord) => Record<string, string>,
+  prefixes: Readonly<Record<string, string>> = {},
 ): Promise<Response> {
   let item = await read();
   if (item.record.tripleCount <= BUFFERED_TRIPLES) {
+    // Whole in memory anyway: only the prefixes the graph uses are declared.
+    const quads = await Array.fromAsync(item.quads);
+    const used = prefixesUsedBy(quads, prefixes);
     const body = await refusingInexpressible(
       format,
-      () => new Response(serializeRdf(item.quads, format)).arrayBuffer(),
+      () => new Response(serializeRdf(quads, format, { prefixes: used })).arrayBuffer(),
     );
     return new Response(body, { status: 200, headers: headers(item.record) });
   }
   const check = FORMAT_LIMITS[format];
   if (check) item = await checkedRead(item, read, check, format);
-  return new Response(serializeRdf(item.quads, format), {
+  // Streamed: which namespaces it uses is known only at the end, so every one is declared.
+  const streamed = { prefixes: writablePrefixes(prefixes) };
+  return new Response(serializeRdf(item.quads, format, streamed), {
     status: 200,
     headers: headers(item.record),
   });

@@ -16,11 +16,15 @@ import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { ProblemError } from "../http/problem.ts";
 import { readBodyText } from "../http/body.ts";
+import { prefixesOf } from "../search/field_paths.ts";
+import { expandFilter } from "../search/prefixed_names.ts";
+import { declaredFields, refuseUnknownFields } from "../search/field_check.ts";
 import {
   rawSearch,
   type SearchAnyFilter,
   type SearchFilter,
   type SearchRange,
+  type SearchRequest,
   type SearchSort,
 } from "../search/search_engine.ts";
 import { gateQueryBody } from "../search/opensearch/dsl_gate.ts";
@@ -32,22 +36,27 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
 
   handle(app, searchItems, async (c) => {
     const query = readQuery(c, searchItems);
-    const index = deps.searchIndexes(query.collection).ref;
-    return c.json(
-      await deps.search.search(index, {
-        q: query.q,
-        language: query.language,
-        filters: query.filter.map((raw) => parseFilter(raw)),
-        anyOf: groupByField(query.any.map((raw) => parseFilter(raw, "any"))),
-        ranges: query.range.map(parseRange),
-        sort: query.sort.map(parseSort),
-        from: query.from,
-        size: query.size,
-        facets: query.facet.length > 0 ? [...new Set(query.facet)] : undefined,
-        facetSize: query.facetSize,
-        highlight: query.highlight,
-      }),
-    );
+    const collection = deps.searchIndexes(query.collection);
+    const prefixes = prefixesOf(collection.context);
+    const request: SearchRequest = {
+      q: query.q,
+      language: query.language,
+      filters: query.filter.map((raw) => expandFilter(parseFilter(raw), prefixes)),
+      anyOf: groupByField(
+        query.any.map((raw) => expandFilter(parseFilter(raw, "any"), prefixes)),
+      ),
+      ranges: query.range.map(parseRange),
+      sort: query.sort.map(parseSort),
+      from: query.from,
+      size: query.size,
+      facets: query.facet.length > 0 ? [...new Set(query.facet)] : undefined,
+      facetSize: query.facetSize,
+      highlight: query.highlight,
+    };
+    const answer = await deps.search.search(collection.ref, request);
+    const declared = declaredFields(collection.ref, collection.fields, collection.context);
+    await refuseUnknownFields(deps.search, collection.ref, declared, request, answer.total);
+    return c.json(answer);
   });
 
   handle(app, searchItemsWithDsl, async (c) => {

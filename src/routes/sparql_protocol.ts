@@ -24,6 +24,7 @@ import {
   refuseLongQuery,
   requireQueryText,
 } from "../sparql_protocol/analyze_query.ts";
+import { inQueryOrder } from "../sparql_protocol/projection_order.ts";
 import {
   negotiateResultsFormat,
   RESULTS_MEDIA_TYPES,
@@ -54,13 +55,15 @@ export function sparqlProtocolRoutes(deps: AppDeps): Hono<AppEnv> {
     refuseLongQuery(request.query, deps.config.service.query.maxQueryBytes);
     // Parsed here first: an update or a syntax error is refused before anything runs, and
     // the query form decides which formats can answer.
-    const { form } = analyzeQuery(request.query);
+    const { form, projection } = analyzeQuery(request.query);
     const format = negotiate(form, c.req.header("accept"));
     const result = await endpoints.query(id, request.query, {
       limit: deps.config.service.search.query.maxResultsLimit,
       timeoutMs: deps.config.service.query.timeoutMs,
       dataset: request.dataset,
     });
+    // Columns in the query's order, whatever order the engine chose.
+    if (result.kind === "bindings") result.variables = inQueryOrder(result.variables, projection);
     return protocolResponse(result, format);
   };
   const knownEndpoint = (c: Context<AppEnv>) => {

@@ -22,10 +22,11 @@ const PAGE_HEADERS = {
 };
 
 /** The workbench routes. */
-export function workbenchRoutes(_deps: AppDeps): Hono<AppEnv> {
+export function workbenchRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const shell = { tokens: deps.config.service.security.tokens.length > 0 };
   for (const [name, contract] of Object.entries(WORKBENCH_PAGES)) {
-    const html = renderPage(contract.path, PAGES[name as keyof typeof PAGES]);
+    const html = renderPage(contract.path, PAGES[name as keyof typeof PAGES], shell);
     handle(app, contract, (c) => c.html(html, 200, PAGE_HEADERS));
   }
 

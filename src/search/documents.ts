@@ -40,6 +40,11 @@ export interface SearchDocumentOptions {
     texts: { text: string; language?: string }[];
     linkedItems: string[];
   };
+  /**
+   * The collection's language (customer.yml `language`): untagged string literals are also
+   * analysed in it, as if tagged so.
+   */
+  defaultLanguage?: string;
 }
 
 /** Field names the service sets on every document; a predicate never takes them. */
@@ -71,6 +76,7 @@ export const SERVICE_SEARCH_FIELDS: readonly string[] = [
 
 const RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
 const XSD = "http://www.w3.org/2001/XMLSchema#";
+const XSD_STRING = `${XSD}string`;
 const INTEGER_TYPES = new Set(
   [
     "integer",
@@ -123,7 +129,11 @@ export function buildSearchDocument(
     if (quad.predicate.value !== RDF_TYPE) predicates.add(quad.predicate.value);
     if (quad.object.termType === "Literal") {
       literals.add(quad.object.value);
-      const language = searchLanguageOf((quad.object as Literal).language);
+      const literal = quad.object as Literal;
+      const language = searchLanguageOf(literal.language) ??
+        (literal.language === "" && literal.datatype.value === XSD_STRING
+          ? options.defaultLanguage
+          : undefined);
       if (language) {
         const tagged = byLanguage.get(language);
         if (tagged) tagged.add(quad.object.value);
@@ -131,7 +141,8 @@ export function buildSearchDocument(
       }
     }
   }
-  for (const { text, language } of options.mapped?.texts ?? []) {
+  for (const { text, language: own } of options.mapped?.texts ?? []) {
+    const language = own ?? options.defaultLanguage;
     literals.add(text);
     if (language) {
       const tagged = byLanguage.get(language);

@@ -33,6 +33,7 @@ export const WELL_KNOWN_PREFIXES: Readonly<Record<string, string>> = {
   dcterms: "http://purl.org/dc/terms/",
   dc: "http://purl.org/dc/elements/1.1/",
   foaf: "http://xmlns.com/foaf/0.1/",
+  schema: "http://schema.org/",
 };
 
 /** Why a path cannot be used; the message is shown with the configuration key. */

@@ -9,6 +9,7 @@
 import sparqljs from "sparqljs";
 import { DomainError, InvalidInput, TooLarge } from "../errors/domain_error.ts";
 import { unindentedGenerator } from "./generator.ts";
+import { projectionOrder } from "./projection_order.ts";
 import type { QueryDataset } from "../store/triple_store.ts";
 
 /** The four query forms. */
@@ -23,6 +24,8 @@ export interface AnalyzedQuery {
   limited: boolean;
   /** True when the text names its dataset (FROM, FROM NAMED): no union default graph then. */
   hasDataset: boolean;
+  /** A SELECT's column names in the query's order (projection_order.ts); [] otherwise. */
+  projection: string[];
 }
 
 /** Options of {@link analyzeQuery}. */
@@ -104,8 +107,10 @@ export function analyzeQuery(text: string, options: AnalyzeOptions = {}): Analyz
   }
   const hasDataset = (parsed.from?.default.length ?? 0) + (parsed.from?.named.length ?? 0) > 0;
   const limited = bounded(parsed, form, options.rowLimit);
-  if (!limited && !datasetGiven) return { form, text, limited, hasDataset };
-  return { form, text: unindentedGenerator().stringify(parsed), limited, hasDataset };
+  const projection = projectionOrder(parsed);
+  if (!limited && !datasetGiven) return { form, text, limited, hasDataset, projection };
+  const rewritten = unindentedGenerator().stringify(parsed);
+  return { form, text: rewritten, limited, hasDataset, projection };
 }
 
 /** Writes the row limit into `parsed` when it asks for more; true when it did. */

@@ -20,6 +20,7 @@ import workbenchScript from "./static/workbench.js" with { type: "bytes" };
 import turtleScript from "./static/turtle.js" with { type: "bytes" };
 import homePage from "./static/page-home.js" with { type: "bytes" };
 import collectionPage from "./static/page-collection.js" with { type: "bytes" };
+import collectionAdmin from "./static/collection-admin.js" with { type: "bytes" };
 import itemPage from "./static/page-item.js" with { type: "bytes" };
 import searchPage from "./static/page-search.js" with { type: "bytes" };
 import sparqlPage from "./static/page-sparql.js" with { type: "bytes" };
@@ -56,6 +57,7 @@ const FILES: Record<string, [Uint8Array, string]> = {
   "turtle.js": [turtleScript, JS],
   "page-home.js": [homePage, JS],
   "page-collection.js": [collectionPage, JS],
+  "collection-admin.js": [collectionAdmin, JS],
   "page-item.js": [itemPage, JS],
   "page-search.js": [searchPage, JS],
   "page-sparql.js": [sparqlPage, JS],

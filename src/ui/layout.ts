@@ -21,7 +21,7 @@ const NAVIGATION: { href: string; label: string; admin?: boolean }[] = [
   { href: "/", label: "Home" },
   { href: "/ui/search", label: "Search" },
   { href: "/ui/sparql", label: "SPARQL" },
-  { href: "/ui/jobs", label: "Indexing", admin: true },
+  { href: "/ui/jobs", label: "Jobs", admin: true },
   { href: "/ui/tools", label: "Tools", admin: true },
   { href: "/ui/api", label: "API" },
 ];
@@ -42,8 +42,18 @@ export const WORKBENCH_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+/** What the shell shows for this service's configuration (never per caller). */
+export interface ShellOptions {
+  /** Tokens are configured: the Token button is shown. Without them every caller is admin. */
+  tokens: boolean;
+}
+
 /** The page's whole HTML document. */
-export function renderPage(path: string, page: PageDefinition): string {
+export function renderPage(
+  path: string,
+  page: PageDefinition,
+  shell: ShellOptions,
+): string {
   const links = NAVIGATION.map((link) => {
     const current = link.href === path ? ' aria-current="page"' : "";
     const admin = link.admin ? " data-needs-admin" : "";
@@ -68,7 +78,7 @@ ${styles}
 <nav aria-label="Workbench"><ul>${links}</ul></nav>
 <div class="access">
 <span id="access-state" role="status"></span>
-<button type="button" id="token-button">Token</button>
+<button type="button" id="token-button"${shell.tokens ? "" : " hidden"}>Token</button>
 </div>
 </header>
 <dialog id="token-dialog" aria-labelledby="token-title">

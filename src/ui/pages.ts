@@ -39,12 +39,33 @@ export const PAGES: Record<keyof typeof WORKBENCH_PAGES, PageDefinition> = {
 <p id="collection-info"></p>
 <form id="filter-form" class="inline-form">
 <div><label for="q">Filter (full text)</label><input id="q" name="q" type="search"></div>
-<div><label for="type">Type IRI</label><input id="type" name="type" type="text" inputmode="url"></div>
+<div><label for="type">Type (IRI or prefixed name)</label><input id="type" name="type" type="text" inputmode="url"></div>
 <button type="submit">Apply</button>
 </form>
 <p id="summary" role="status"></p>
 <div id="items"></div>
-<nav id="pager" class="pager" aria-label="Pages"></nav>`,
+<nav id="pager" class="pager" aria-label="Pages"></nav>
+<section id="import-section" aria-labelledby="import-title" data-needs-admin>
+<h2 id="import-title">Import items</h2>
+<form id="import-form" class="stacked-form">
+<div><label for="import-file">RDF file (.nq, .trig; by subject also .nt, .ttl, .rdf, .jsonld)</label><input id="import-file" name="file" type="file" required></div>
+<div><label for="import-mode">Mode</label><select id="import-mode" name="mode"><option value="create">create: leave existing items</option><option value="upsert">upsert: create or replace</option><option value="replace">replace: existing items only</option></select></div>
+<div class="check"><input id="import-by-subject" name="itemsBy" type="checkbox"><label for="import-by-subject">Items by subject: each IRI subject of the file is one item (for dumps without named graphs)</label></div>
+<button type="submit">Import</button>
+</form>
+<div id="import-status" role="status"></div>
+</section>
+<section aria-labelledby="new-title" data-needs-admin>
+<h2 id="new-title">New collection</h2>
+<form id="new-collection-form" class="stacked-form">
+<div><label for="new-workspace">Workspace</label><select id="new-workspace" name="workspace" required></select></div>
+<div><label for="new-uri">Collection URI</label><input id="new-uri" name="uri" type="url" required></div>
+<div><label for="new-label">Name</label><input id="new-label" name="label" type="text"></div>
+<div><label for="new-index">Search index name (optional)</label><input id="new-index" name="index" type="text" pattern="[a-z0-9][a-z0-9_\-]*"></div>
+<button type="submit">Create the collection</button>
+</form>
+<div id="new-status" role="status"></div>
+</section>`,
   },
   item: {
     title: "Item",
@@ -96,6 +117,8 @@ export const PAGES: Record<keyof typeof WORKBENCH_PAGES, PageDefinition> = {
 <p id="endpoints-info">Queries go to this service's SPARQL 1.1 Protocol endpoints (read-only).
 Ctrl+Enter runs the query, Ctrl+Space completes prefixes and variables, Esc leaves the
 editor (Tab indents inside it).</p>
+<p id="query-problem" class="error" role="alert" hidden></p>
+<p id="query-truncated" class="note" role="status" hidden></p>
 <div id="yasgui"></div>
 <section aria-labelledby="download-title">
 <h2 id="download-title">Download the results</h2>
@@ -112,7 +135,7 @@ editor (Tab indents inside it).</p>
 </section>`,
   },
   jobs: {
-    title: "Indexing",
+    title: "Jobs",
     module: "page-jobs.js",
     body: `
 <section aria-labelledby="start-title" data-needs-admin>
@@ -141,10 +164,15 @@ editor (Tab indents inside it).</p>
 <section aria-labelledby="outbox-title">
 <h2 id="outbox-title">Index outbox</h2>
 <dl id="outbox" class="pairs"></dl>
+</section>
+<section aria-labelledby="imports-title">
+<h2 id="imports-title">Recent imports</h2>
+<p>Start an import from a collection's page.</p>
+<div id="imports"><p>Loading…</p></div>
 </section>`,
   },
   job: {
-    title: "Indexing job",
+    title: "Job",
     module: "page-job.js",
     body: `
 <dl id="job-info" class="pairs"></dl>

@@ -12,6 +12,7 @@ import { type BackendPair, STORE_YAML, testBackends } from "../support/backends.
 
 const BOOKS = "https://data.example.org/collection/books";
 const UNINDEXED = "https://data.example.org/collection/empty";
+const GERMAN = "https://data.example.org/collection/german";
 const SCHEMA = "https://schema.org/";
 const DCT = "http://purl.org/dc/terms/";
 
@@ -41,6 +42,10 @@ workspaces:
       - uri: ${UNINDEXED}
         name: Empty
         index: empty
+      - uri: ${GERMAN}
+        name: German
+        index: german
+        language: de
 `;
 
 async function withService(
@@ -364,6 +369,99 @@ for (const backend of testBackends("search-api")) {
       const empty = await service.fetch(`/api/search?collection=${encodeURIComponent(UNINDEXED)}`);
       assert.equal(empty.status, 200);
       assert.equal((await empty.json()).total, 0);
+    }));
+
+  test("prefixed names in filters; unknown fields in filter and sort are 400", () =>
+    withLibrary(backend, {}, async (service) => {
+      const RDFS = "http://www.w3.org/2000/01/rdf-schema#";
+      await putBook(service, {
+        n: 8,
+        name: "Classes",
+        creator: "Nobody",
+        year: 1,
+        type: `${RDFS}Class`,
+      });
+      await service.services.deps.indexOutbox.drain();
+      // rdfs: is a well-known prefix, dct: the collection context's.
+      const byPrefix = await search(service, `filter=${encodeURIComponent("types:rdfs:Class")}`);
+      assert.deepEqual(byPrefix.hits.map((hit) => hit.uri), [bookUri(8)]);
+      const byIri = await search(service, `filter=${encodeURIComponent(`types:${RDFS}Class`)}`);
+      assert.deepEqual(byIri.hits.map((hit) => hit.uri), [bookUri(8)]);
+      const anyOf = await search(
+        service,
+        `any=${encodeURIComponent("types:rdfs:Class")}&any=${encodeURIComponent("types:nope:x")}`,
+      );
+      assert.deepEqual(anyOf.hits.map((hit) => hit.uri), [bookUri(8)]);
+      // An undefined prefix stays as written: nothing has that type.
+      assert.equal(
+        (await search(service, `filter=${encodeURIComponent("types:nope:Class")}`)).total,
+        0,
+      );
+
+      // Unknown fields are named; known ones (declared, or held by documents) are not refused.
+      const c = encodeURIComponent(BOOKS);
+      const sortProblem = await expectProblem(
+        await service.fetch(`/api/search?collection=${c}&sort=nosuchfield:desc`),
+        400,
+        "invalid-sort",
+      );
+      assert.match(String(sortProblem.detail), /"nosuchfield"/);
+      assert.deepEqual(sortProblem.errors, [{
+        path: "sort",
+        message: "unknown field nosuchfield",
+      }]);
+      const filterProblem = await expectProblem(
+        await service.fetch(`/api/search?collection=${c}&filter=nosuchfield:1`),
+        400,
+        "unknown-field",
+      );
+      assert.match(String(filterProblem.detail), /"nosuchfield"/);
+      assert.deepEqual(filterProblem.errors, [
+        { path: "filter", message: "unknown field nosuchfield" },
+      ]);
+      await expectProblem(
+        await service.fetch(`/api/search?collection=${c}&range=nosuchfield:1..2`),
+        400,
+        "unknown-field",
+      );
+      assert.equal((await search(service, "sort=datePublished:desc")).total, 8);
+      assert.equal((await search(service, "filter=datePublished:1234")).total, 0);
+      assert.equal((await search(service, "filter=name:nothing%20like%20this")).total, 0);
+      assert.equal((await search(service, "sort=uri&filter=types:x")).total, 0);
+      // A collection with no document yet cannot tell a field from a typo: no refusal.
+      const empty = await service.fetch(
+        `/api/search?collection=${encodeURIComponent(UNINDEXED)}&sort=anything&filter=any:1`,
+      );
+      assert.equal(empty.status, 200, await empty.text());
+    }));
+
+  test("a collection's language stems its untagged literals", () =>
+    withService(backend, {}, async (service) => {
+      const put = async (collection: string, uri: string) => {
+        const response = await service.fetch(
+          `/api/item?collection=${encodeURIComponent(collection)}&item=${encodeURIComponent(uri)}`,
+          {
+            method: "PUT",
+            headers: { "Content-Type": "text/turtle" },
+            body: `<${uri}> <${DCT}title> "Die Häuser am See" ; <${DCT}extent> 42 .`,
+          },
+        );
+        assert.equal(response.status, 201, await response.text());
+      };
+      await put(GERMAN, "https://data.example.org/id/german/1");
+      await put(BOOKS, "https://data.example.org/id/book/untagged");
+      await service.services.deps.indexOutbox.drain();
+      const find = async (collection: string, q: string) => {
+        const response = await service.fetch(
+          `/api/search?collection=${encodeURIComponent(collection)}&q=${encodeURIComponent(q)}`,
+        );
+        assert.equal(response.status, 200);
+        return (await response.json()).total;
+      };
+      // "Haus" is the stem of "Häuser" in German: found where the collection says German.
+      assert.equal(await find(GERMAN, "Haus"), 1);
+      assert.equal(await find(BOOKS, "Haus"), 0);
+      assert.equal(await find(BOOKS, "Häuser"), 1);
     }));
 
   test("query DSL bodies", () =>

@@ -59,6 +59,24 @@ for (const backend of storeBackends()) {
           }
         });
 
+        await t.step("columns come in the query's order, SELECT * included", async () => {
+          const star = `SELECT * WHERE { ?zed <${DCT}title> ?apple . BIND(STR(?apple) AS ?mid) ` +
+            `FILTER(?zed = <${item}>) }`;
+          assert.deepEqual(
+            (await (await get(service, star, "application/json")).json()).head.vars,
+            [
+              "zed",
+              "apple",
+              "mid",
+            ],
+          );
+          const named =
+            `SELECT ?zed (STR(?apple) AS ?b) ?apple WHERE { ?zed <${DCT}title> ?apple ` +
+            `FILTER(?zed = <${item}>) }`;
+          const csv = await (await get(service, named, "text/csv")).text();
+          assert.equal(csv.split("\r\n")[0], "zed,b,apple");
+        });
+
         await t.step("CSV and TSV re-parse to the same value", async () => {
           const csv = await (await get(service, select, "text/csv")).text();
           assert.equal(csv, 'title\r\n"Tab\there, ""quoted"""\r\n');

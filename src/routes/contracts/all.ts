@@ -14,6 +14,7 @@ import { searchItems, searchItemsWithDsl } from "./search.ts";
 import { SPARQL_CONTRACTS } from "./sparql.ts";
 import { TOOL_CONTRACTS } from "./tools.ts";
 import { listWorkspaces } from "./catalog.ts";
+import { getLabels } from "./labels.ts";
 import { CATALOG_ADMIN_CONTRACTS } from "./catalog_admin.ts";
 import { WORKBENCH_CONTRACTS } from "./workbench.ts";
 
@@ -28,6 +29,7 @@ export const ALL_CONTRACTS: readonly RouteContract[] = [
   hashPost,
   searchItems,
   searchItemsWithDsl,
+  getLabels,
   ...INDEXING_CONTRACTS,
   ...BULK_CONTRACTS,
   ...SPARQL_CONTRACTS,

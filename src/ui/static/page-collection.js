@@ -2,13 +2,17 @@
  * `/ui/collection?collection=…`: the collection's items, as the search index lists them,
  * a page at a time, narrowed by a full-text filter and a type.
  */
+import { wireImportForm, wireNewCollectionForm } from "./collection-admin.js";
 import {
   apiJson,
+  applyRole,
   dataTable,
   el,
   errorBox,
+  fetchLabels,
   findCollection,
   itemLink,
+  labelledIri,
   pageParameters,
   show,
   timeElement,
@@ -84,23 +88,36 @@ async function showItems() {
     const last = from + answer.hits.length;
     summary.textContent = answer.total === 0
       ? "No item matches."
+      : answer.hits.length === 0
+      ? `${answer.total} item(s); none from ${from + 1} on: the page starts past the last item.`
       : `Items ${from + 1}–${last} of ${answer.total}.`;
+    const types = answer.hits.flatMap((hit) => hit.document.types ?? []);
+    const names = await fetchLabels([...answer.hits.map((hit) => hit.uri), ...types], collection);
     const rows = answer.hits.map((hit) =>
       el(
         "tr",
         {},
         el("td", { class: "uri" }, itemLink(collection, hit.uri)),
-        el("td", {}, titleOf(hit.document)),
-        el("td", { class: "uri" }, (hit.document.types ?? []).join(", ")),
+        el("td", {}, names.labels[hit.uri]?.value ?? titleOf(hit.document)),
+        el(
+          "td",
+          { class: "types" },
+          (hit.document.types ?? []).flatMap((type, index) => [
+            index > 0 ? ", " : "",
+            labelledIri(type, names),
+          ]),
+        ),
         el("td", {}, timeElement(hit.document.modified)),
       )
     );
     show(
       container,
-      dataTable("Items", ["Item", "Title", "Types", "Modified"], rows),
+      dataTable("Items", ["Item", "Label", "Types", "Modified"], rows),
     );
     const links = [];
-    if (from > 0) links.push(pagerLink("Previous page", Math.max(0, from - PAGE_SIZE)));
+    if (answer.hits.length === 0 && answer.total > 0) {
+      links.push(pagerLink("Last page", Math.floor((answer.total - 1) / PAGE_SIZE) * PAGE_SIZE));
+    } else if (from > 0) links.push(pagerLink("Previous page", Math.max(0, from - PAGE_SIZE)));
     if (last < answer.total) links.push(pagerLink("Next page", last));
     show(document.getElementById("pager"), links);
   } catch (error) {
@@ -108,4 +125,10 @@ async function showItems() {
   }
 }
 
+if (await applyRole()) {
+  wireImportForm(collection);
+  await wireNewCollectionForm().catch((error) =>
+    show(document.getElementById("new-status"), errorBox(error))
+  );
+}
 await showItems();

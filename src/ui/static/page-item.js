@@ -7,10 +7,12 @@ import {
   api,
   apiJson,
   collectionLink,
+  compactIri,
   download,
   el,
   ensureOk,
   errorBox,
+  fetchLabels,
   itemLink,
   pageParameters,
   show,
@@ -37,13 +39,22 @@ const PREFIXES = {
   dcat: "http://www.w3.org/ns/dcat#",
 };
 
+/** Labels and the service's prefixes of the IRIs on this page (fetchLabels). */
+let names = { labels: {}, prefixes: {} };
+
 function shorten(iri) {
-  for (const [prefix, namespace] of Object.entries(PREFIXES)) {
-    if (iri.startsWith(namespace) && iri.length > namespace.length) {
-      return `${prefix}:${iri.slice(namespace.length)}`;
+  return compactIri(iri, { ...PREFIXES, ...names.prefixes });
+}
+
+/** Every IRI the graph names as a subject or an object. */
+function irisOf(graph) {
+  const iris = new Set(Object.keys(graph).filter((subject) => !subject.startsWith("_:")));
+  for (const predicates of Object.values(graph)) {
+    for (const objects of Object.values(predicates)) {
+      for (const object of objects) if (object.type === "uri") iris.add(object.value);
     }
   }
-  return iri;
+  return [...iris];
 }
 
 /** The five download formats: extension and label. */
@@ -70,10 +81,12 @@ function blankUses(graph) {
 
 function termCell(object, graph, uses, visiting) {
   if (object.type === "uri") {
+    const label = names.labels[object.value];
     return el(
       "span",
-      { class: "iri" },
-      itemLink(collection, object.value, shorten(object.value)),
+      { class: label ? "labelled" : "iri", title: object.value },
+      itemLink(collection, object.value, label ? label.value : shorten(object.value)),
+      label ? el("small", { class: "iri" }, ` ${shorten(object.value)}`) : undefined,
     );
   }
   if (object.type === "bnode") {
@@ -134,6 +147,13 @@ function renderGraph(graph) {
         {},
         subject.startsWith("_:") ? subject : el("span", { class: "iri", title: subject }, subject),
       ),
+      names.labels[subject]
+        ? el(
+          "p",
+          { class: "subject-label", lang: names.labels[subject].language },
+          names.labels[subject].value,
+        )
+        : undefined,
       el("div", { class: "table-scroll" }, propertyTable(subject, graph, uses, new Set([subject]))),
     )
   );
@@ -155,9 +175,17 @@ async function showItem() {
       }),
     );
     const graph = await response.json();
+    names = await fetchLabels(irisOf(graph), collection);
+    const label = names.labels[item];
+    if (label) {
+      document.querySelector("h1").textContent = label.value;
+      document.title = `${label.value} · RDF content service`;
+    }
     const triples = Object.values(graph).flatMap((p) => Object.values(p)).flat().length;
     show(
       info,
+      el("dt", {}, "Item"),
+      el("dd", { class: "uri" }, item),
       el("dt", {}, "Collection"),
       el("dd", {}, collectionLink(collection)),
       el("dt", {}, "ETag"),

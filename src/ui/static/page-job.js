@@ -1,6 +1,7 @@
 /**
  * `/ui/job?id=…`: one indexing job, polled until it ends: a progress bar over the items
- * processed, the counts, and the errors of the items that failed.
+ * processed, the counts, and the errors of the items that failed. `/ui/job?kind=import&id=…`:
+ * one import job, followed the same way.
  */
 import {
   apiJson,
@@ -15,6 +16,8 @@ import {
 
 const POLL_MS = 500;
 const id = pageParameters().get("id") ?? "";
+/** `kind=import`: a bulk import job; otherwise an indexing job. */
+const isImport = pageParameters().get("kind") === "import";
 
 function showJob(job) {
   const percent = job.total > 0
@@ -63,10 +66,70 @@ function showJob(job) {
   );
 }
 
+/**
+ * An import job: it has no total while its body streams in, so the bar is indeterminate
+ * until it ends; the counts are the items written, found existing and refused.
+ */
+function showImport(job) {
+  const progress = document.getElementById("job-progress");
+  const ended = job.state === "succeeded" || job.state === "failed";
+  if (ended) progress.value = 100;
+  else progress.removeAttribute("value");
+  const done = job.written + job.existing + job.refused;
+  document.getElementById("job-percent").textContent = ended
+    ? `100% · ${done} item(s) · ${job.state}`
+    : `${done} item(s) so far · ${job.state}`;
+  show(
+    document.getElementById("job-info"),
+    el("dt", {}, "Job"),
+    el("dd", { class: "uri" }, job.id),
+    el("dt", {}, "Import into"),
+    el("dd", { class: "uri" }, job.collection),
+    el("dt", {}, "Format"),
+    el("dd", {}, `${job.format}, ${job.mode}${job.itemsBy ? `, items by ${job.itemsBy}` : ""}`),
+    el("dt", {}, "State"),
+    el("dd", { id: "job-state", class: `state ${job.state}` }, job.state),
+    el("dt", {}, "Started"),
+    el("dd", {}, timeElement(job.startedAt)),
+    el("dt", {}, "Finished"),
+    el("dd", {}, timeElement(job.finishedAt)),
+  );
+  show(
+    document.getElementById("job-counts"),
+    [["Bytes read", job.bytesRead], ["Items", job.items], ["Written", job.written], [
+      "Existing",
+      job.existing,
+    ], ["Refused", job.refused]].flatMap(([name, value]) => [
+      el("dt", {}, name),
+      el("dd", { "data-count": name.toLowerCase() }, value),
+    ]),
+  );
+  const errors = job.errors ?? [];
+  show(
+    document.getElementById("job-errors"),
+    errors.length === 0 ? el("p", {}, "None.") : dataTable(
+      "",
+      ["Item", "Line", "Type", "Message"],
+      errors.map((error) =>
+        el(
+          "tr",
+          {},
+          el("td", { class: "uri" }, error.item ?? "–"),
+          el("td", { class: "number" }, error.line ?? "–"),
+          el("td", {}, error.type ?? "–"),
+          el("td", {}, error.message, error.count > 1 ? ` (${error.count} times)` : ""),
+        )
+      ),
+    ),
+  );
+}
+
 async function poll() {
   try {
-    const job = await apiJson(`/api/admin/index/jobs/${encodeURIComponent(id)}`);
-    showJob(job);
+    const path = isImport ? "/api/admin/import/jobs/" : "/api/admin/index/jobs/";
+    const job = await apiJson(`${path}${encodeURIComponent(id)}`);
+    if (isImport) showImport(job);
+    else showJob(job);
     if (job.state === "queued" || job.state === "running") setTimeout(poll, POLL_MS);
   } catch (error) {
     show(document.getElementById("job-errors"), errorBox(error));
@@ -74,7 +137,9 @@ async function poll() {
 }
 
 if (id) {
-  document.querySelector("h1").textContent = `Indexing job ${id}`;
+  const title = `${isImport ? "Import" : "Indexing"} job ${id}`;
+  document.querySelector("h1").textContent = title;
+  document.title = `${title} · RDF content service`;
   await poll();
 } else {
   show(

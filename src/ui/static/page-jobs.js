@@ -81,8 +81,51 @@ async function outboxState() {
   }
 }
 
+/** The recent import jobs (`GET /api/admin/import/jobs`); true while one runs. */
+async function listImports() {
+  const container = document.getElementById("imports");
+  try {
+    const jobs = await apiJson(withQuery("/api/admin/import/jobs", { limit: 50 }));
+    if (jobs.length === 0) {
+      show(container, el("p", {}, "No import has run yet."));
+      return false;
+    }
+    const rows = jobs.map((job) =>
+      el(
+        "tr",
+        {},
+        el(
+          "td",
+          {},
+          el("a", { href: withQuery("/ui/job", { kind: "import", id: job.id }) }, job.id),
+        ),
+        el("td", { class: "uri" }, job.collection),
+        el("td", { class: `state ${job.state}` }, job.state),
+        el("td", { class: "number" }, job.written),
+        el("td", { class: "number" }, job.refused),
+        el("td", {}, timeElement(job.startedAt)),
+        el("td", {}, timeElement(job.finishedAt)),
+      )
+    );
+    show(
+      container,
+      dataTable(
+        "Recent import jobs, newest first",
+        ["Job", "Collection", "State", "Written", "Refused", "Started", "Finished"],
+        rows,
+        { id: "import-jobs" },
+      ),
+    );
+    return jobs.some((job) => job.state === "running" || job.state === "queued");
+  } catch (error) {
+    show(container, errorBox(error));
+    return false;
+  }
+}
+
 async function refreshWhileRunning() {
-  if (await listJobs()) setTimeout(refreshWhileRunning, REFRESH_MS);
+  const running = await Promise.all([listJobs(), listImports()]);
+  if (running.some(Boolean)) setTimeout(refreshWhileRunning, REFRESH_MS);
 }
 
 /** Starts a job; on 202 opens its page, on a problem says why (and links a running job). */
@@ -157,6 +200,6 @@ if (await applyRole()) {
 } else {
   show(
     document.getElementById("jobs"),
-    errorBox("Indexing jobs need the admin role; this token has a weaker one."),
+    errorBox("Indexing and import jobs need the admin role; this token has a weaker one."),
   );
 }

@@ -10,8 +10,10 @@ import {
   apiJson,
   el,
   errorBox,
+  fetchLabels,
   fillCollectionSelect,
   itemLink,
+  labelledIri,
   pageParameters,
   show,
   withQuery,
@@ -87,9 +89,10 @@ function matchedFields(document, words) {
  * matches, so the fragment is split on those tags and every other part stays text.
  */
 function fragmentNodes(fragment) {
+  // Parsed inside a <p>: text before any element would be read before <body>, where the
+  // HTML parser drops leading white space (the space after a match).
   const decode = (html) =>
-    new DOMParser().parseFromString(html, "text/html").documentElement
-      .textContent;
+    new DOMParser().parseFromString(`<p>${html}`, "text/html").body.textContent;
   return fragment.split(/(<em>.*?<\/em>)/).filter((part) => part !== "").map((part) =>
     part.startsWith("<em>") ? el("mark", {}, decode(part.slice(4, -5))) : decode(part)
   );
@@ -106,14 +109,15 @@ function highlightList(highlights) {
   );
 }
 
-function hitElement(collection, hit, words) {
+function hitElement(collection, hit, words, names) {
   if (hit.highlights && Object.keys(hit.highlights).length > 0) {
-    return hitShell(collection, hit, highlightList(hit.highlights));
+    return hitShell(collection, hit, names, highlightList(hit.highlights));
   }
   const matches = matchedFields(hit.document, words);
   return hitShell(
     collection,
     hit,
+    names,
     matches.length
       ? el(
         "dl",
@@ -127,14 +131,16 @@ function hitElement(collection, hit, words) {
   );
 }
 
-function hitShell(collection, hit, details) {
+function hitShell(collection, hit, names, details) {
+  const label = names.labels[hit.uri];
   return el(
     "li",
     { class: "hit" },
     el(
       "div",
       { class: "hit-head" },
-      itemLink(collection, hit.uri),
+      itemLink(collection, hit.uri, label ? label.value : hit.uri),
+      label ? el("small", { class: "iri" }, ` ${hit.uri}`) : undefined,
       " ",
       el(
         "span",
@@ -146,8 +152,8 @@ function hitShell(collection, hit, details) {
   );
 }
 
-/** The type counts; each adds `types:<IRI>` to the filters and searches again. */
-function showTypeFacet(request, values) {
+/** The type counts, by label; each adds `types:<IRI>` to the filters and searches again. */
+function showTypeFacet(request, values, names) {
   const section = document.getElementById("facets");
   section.hidden = values.length === 0;
   show(
@@ -165,7 +171,7 @@ function showTypeFacet(request, values) {
               from: 0,
             }),
           },
-          String(value),
+          typeof value === "string" ? labelledIri(value, names) : String(value),
         ),
         ` (${count})`,
       )
@@ -182,6 +188,19 @@ function readForm() {
     size: fields.size.value,
     from: fields.from.value,
   };
+}
+
+/** "N hit(s); showing a–b", or that the window starts past the last hit. */
+function pageSummary(total, first, shown) {
+  if (total === 0) return "No hit.";
+  if (shown === 0) {
+    return `${total} hit(s); none from ${first + 1} on: the page starts past the last hit.`;
+  }
+  return `${total} hit(s); showing ${first + 1}–${first + shown}.`;
+}
+
+function lastPageStart(total, size) {
+  return Math.max(0, Math.floor((total - 1) / size) * size);
 }
 
 let latestRun = 0;
@@ -211,15 +230,30 @@ async function run(request) {
       clamped.hidden = false;
     }
     const first = answer.from ?? 0;
-    summary.textContent = answer.total === 0
-      ? "No hit."
-      : `${answer.total} hit(s); showing ${first + 1}–${first + answer.hits.length}.`;
-    show(hits, answer.hits.map((hit) => hitElement(request.collection, hit, words)));
-    showTypeFacet(request, answer.facets?.types ?? []);
-    hits.start = first + 1;
     const size = answer.size || answer.hits.length || 10;
+    const types = answer.facets?.types ?? [];
+    // One request labels the page: the hits and the types.
+    const names = await fetchLabels(
+      [...answer.hits.map((hit) => hit.uri), ...types.map(({ value }) => String(value))],
+      request.collection,
+    );
+    if (runNumber !== latestRun) return;
+    summary.textContent = pageSummary(answer.total, first, answer.hits.length);
+    show(hits, answer.hits.map((hit) => hitElement(request.collection, hit, words, names)));
+    showTypeFacet(request, types, names);
+    hits.start = first + 1;
     const links = [];
-    if (first > 0) {
+    if (answer.hits.length === 0 && answer.total > 0) {
+      links.push(
+        el(
+          "a",
+          {
+            href: withQuery("/ui/search", { ...request, from: lastPageStart(answer.total, size) }),
+          },
+          "Last page",
+        ),
+      );
+    } else if (first > 0) {
       links.push(
         el(
           "a",

@@ -22,18 +22,75 @@ SELECT ?item ?title WHERE {
 LIMIT 25`;
 
 /**
- * The endpoints: every configured one for an admin, the store for everyone. Paths, not
- * URLs: YASGUI keeps each tab's endpoint, and a path stays right if the service moves.
+ * The endpoints: every configured one for an admin, the store for everyone. Absolute URLs
+ * built from this page's origin: YASGUI's error panel and GET requests read the endpoint
+ * with `new URL(…)`, which throws on a path.
  */
 async function endpoints() {
-  const store = [{ name: "Store", url: "/sparql" }];
+  const store = [{ name: "Store", url: absolute("/sparql") }];
   if (!await isAdmin()) return store;
   const response = await api("/api/admin/tools/sparqlui/sparql-endpoints");
   if (!response.ok) return store;
   return (await response.json()).map((endpoint) => ({
     name: endpoint.name,
-    url: new URL(endpoint.protocolUrl, location.origin).pathname,
+    url: absolute(new URL(endpoint.protocolUrl, location.origin).pathname),
   }));
+}
+
+function absolute(path) {
+  return new URL(path, location.origin).href;
+}
+
+/** A tab kept from before endpoints were absolute (a bare path) gets this origin. */
+function absoluteEndpoint(tab) {
+  const endpoint = tab?.getEndpoint();
+  if (endpoint && endpoint.startsWith("/")) tab.setEndpoint(absolute(endpoint));
+}
+
+/** The service's problem+json inside the Error YASGUI throws for a failed query. */
+function problemOf(error) {
+  try {
+    const problem = JSON.parse(error.message);
+    if (problem && typeof problem === "object") return problem;
+  } catch {
+    // Not JSON: the endpoint's own text, or a network error.
+  }
+  return { detail: error.message || "The query failed without an answer." };
+}
+
+/** Rows in a SPARQL JSON results text; undefined for other formats. */
+function rowCount(content) {
+  try {
+    return JSON.parse(content)?.results?.bindings?.length;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What YASGUI does not say: the service's error text for a failed query, and that the
+ * service cut a result at its row cap (`X-Results-Truncated`).
+ */
+function showOutcome(response) {
+  const problemBox = document.getElementById("query-problem");
+  const truncatedBox = document.getElementById("query-truncated");
+  problemBox.hidden = true;
+  truncatedBox.hidden = true;
+  if (response instanceof Error) {
+    const problem = problemOf(response);
+    problemBox.textContent = [problem.status, problem.title, problem.detail]
+      .filter((part) => part !== undefined && part !== "").join(" · ");
+    problemBox.hidden = false;
+    return problem;
+  }
+  if (response?.headers?.get?.("X-Results-Truncated") === "true") {
+    const rows = rowCount(response.content);
+    truncatedBox.textContent = `Only the first ${rows ?? "rows"} result(s) are shown: the ` +
+      "service cut the answer at its row cap (service.search.query.maxResultsLimit). " +
+      "Narrow the query, or page through it with LIMIT and OFFSET.";
+    truncatedBox.hidden = false;
+  }
+  return undefined;
 }
 
 function history() {
@@ -106,16 +163,33 @@ document.getElementById("endpoints-info").append(
   ".",
 );
 
+absoluteEndpoint(yasgui.getTab());
+yasgui.on("tabSelect", (_yasgui, id) => absoluteEndpoint(yasgui.getTab(id)));
+/** Editors whose answers this page already follows. */
+const followed = new WeakSet();
+
+/**
+ * Follows a tab's editor: YASGUI's own queryResponse event does not carry the response,
+ * its editor's does (the answer, or the Error thrown for a failed query).
+ */
+function follow(tab) {
+  const yasqe = tab.getYasqe();
+  if (!yasqe || followed.has(yasqe)) return;
+  followed.add(yasqe);
+  yasqe.on("queryResponse", async (_yasqe, response) => {
+    const problem = showOutcome(response);
+    // A 401 inside YASGUI cannot open our dialog; ask here, then the user runs it again.
+    if (response?.status === 401 || problem?.status === 401) {
+      const probe = await api("/sparql?query=ASK%7B%7D");
+      await probe.body?.cancel();
+    }
+  });
+}
+
 yasgui.on("query", (_yasgui, tab) => {
+  follow(tab);
   remember(tab.getQuery(), tab.getEndpoint());
   showHistory(yasgui);
-});
-// A 401 inside YASGUI cannot open our dialog; ask here, then the user runs it again.
-yasgui.on("queryResponse", async (_yasgui, _tab, response) => {
-  if (response?.status === 401 || response?.response?.status === 401) {
-    const probe = await api("/sparql?query=ASK%7B%7D");
-    await probe.body?.cancel();
-  }
 });
 showHistory(yasgui);
 

@@ -175,6 +175,57 @@ export function collectionLink(collection, label = collection) {
   return el("a", { href: withQuery("/ui/collection", { collection }) }, label);
 }
 
+/** Most IRIs one page asks labels for (the API takes 500; a URL stays short). */
+const MAX_LABELLED = 200;
+
+/**
+ * Labels of a page's IRIs and the prefixes the service knows (`GET /api/labels`), in one
+ * request, in the browser's languages. A failure leaves the page with IRIs, never broken.
+ */
+export async function fetchLabels(iris, collection) {
+  const unique = [...new Set(iris)].filter((iri) => /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(iri));
+  const none = { labels: {}, prefixes: {} };
+  if (unique.length === 0) return none;
+  try {
+    return await apiJson(withQuery("/api/labels", {
+      iri: unique.slice(0, MAX_LABELLED),
+      collection: collection || undefined,
+      lang: navigator.languages?.join(",") || undefined,
+    }));
+  } catch {
+    return none;
+  }
+}
+
+/** `prefix:local` for an IRI under one of `prefixes` (the longest namespace), else the IRI. */
+export function compactIri(iri, prefixes) {
+  let best;
+  for (const [prefix, namespace] of Object.entries(prefixes ?? {})) {
+    if (
+      iri.startsWith(namespace) && iri.length > namespace.length &&
+      (!best || namespace.length > best[1].length)
+    ) best = [prefix, namespace];
+  }
+  return best ? `${best[0]}:${iri.slice(best[1].length)}` : iri;
+}
+
+/**
+ * An IRI for reading: its label with the prefixed name (or IRI) after it in small type, or
+ * the prefixed name alone; the full IRI in the title.
+ */
+export function labelledIri(iri, names) {
+  const label = names?.labels?.[iri];
+  const compact = compactIri(iri, names?.prefixes);
+  if (!label) return el("span", { class: "iri", title: iri }, compact);
+  return el(
+    "span",
+    { class: "labelled", title: iri, lang: label.language },
+    label.value,
+    " ",
+    el("small", { class: "iri", lang: "" }, compact),
+  );
+}
+
 let catalog;
 
 /** `GET /api/workspaces`, once a page. */
