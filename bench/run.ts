@@ -9,7 +9,7 @@
  * `import` takes IMPORT_ITEMS (20000 items of 50 triples) and IMPORT_PUT_ITEMS (2000); its SPARQL
  * rows DROP ALL the configured dataset: point SERVICE_SPARQL_* at a private Fuseki.
  */
-import { benchItems } from "./items_bench.ts";
+import { benchItems, benchWorkerScaling, formatWorkerScaling } from "./items_bench.ts";
 import { benchHash } from "./hash_bench.ts";
 import { benchShaclGeneration } from "./shacl_generation.ts";
 import { benchIndexing, formatIndexingBench } from "./indexing_bench.ts";
@@ -24,6 +24,8 @@ const scenarios: Record<string, () => Promise<void>> = {
     console.log("| scenario | req/s | p50 ms | p99 ms | ratio to baseline |");
     console.log("|---|---|---|---|---|");
     for (const row of await benchItems()) console.log(row);
+    console.log("\n### PUT of new items by worker threads (`service.workers.count`)\n");
+    for (const row of formatWorkerScaling(await benchWorkerScaling([0, 1, 2]))) console.log(row);
   },
   hash: async () => {
     console.log("\n## Hash of a JSON-LD body\n");

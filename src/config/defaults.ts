@@ -43,6 +43,8 @@ export const BUILT_IN_CUSTOMER_YML = `service:
       timeoutMs: \${SERVICE_SEARCH_DSL_TIMEOUT_MS:10000}     # a slower query answers 504
   cluster:
     leaseMs: \${SERVICE_CLUSTER_LEASE_MS:30000}   # claims on shared work (outbox entries, jobs)
+  workers:            # threads that parse and hash writes and imports
+    count: \${SERVICE_WORKERS:}              # empty: one per core; 0: on the request thread
   security:
     tokens: []          # [{name, token, role: reader|editor|admin}]
   sparqlEndpoints: []   # extra endpoints for the query tool: [{id, name, url, username?, password?, caFile?, readOnly}]

@@ -12,7 +12,14 @@ import {
   RDF_FORMATS,
   type RdfFormat,
 } from "../rdf/formats.ts";
-import { parseRdf } from "../rdf/parse.ts";
+import { type ParseOptions, parseRdf, type ParseResult } from "../rdf/parse.ts";
+
+/** Parses a body's text (`parseRdf` by default; the RDF work pool in the service). */
+export type BodyParser = (
+  text: string,
+  format: RdfFormat | "json",
+  options: ParseOptions,
+) => Promise<ParseResult>;
 
 /** What a route accepts: the RDF-in-JSON flavours only, or every RDF format. */
 export type BodyFormats = "json" | "any";
@@ -26,6 +33,8 @@ export interface RdfBodyOptions {
   extra?: RdfFormat[];
   /** The `base` query parameter: what relative IRIs in the body resolve against. */
   baseIri?: string;
+  /** What parses the text; `parseRdf` on this thread unless given. */
+  parser?: BodyParser;
 }
 
 /** The RDF-in-JSON flavours every RDF body may come in, besides generic JSON. */
@@ -57,7 +66,8 @@ export async function readRdfBody(c: Context<AppEnv>, options: RdfBodyOptions): 
       { path: "body", message: "empty" },
     ]);
   }
-  return await parseRdf(text, format, { contexts: options.contexts, baseIri: options.baseIri });
+  const parse = options.parser ?? parseRdf;
+  return await parse(text, format, { contexts: options.contexts, baseIri: options.baseIri });
 }
 
 function bodyFormat(contentType: string | undefined, options: RdfBodyOptions): RdfFormat | "json" {
