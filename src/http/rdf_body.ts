@@ -56,8 +56,17 @@ export interface RdfBody {
   format: RdfFormat;
 }
 
-/** Reads and parses the request body; 400/413/415 problems for bad input. */
-export async function readRdfBody(c: Context<AppEnv>, options: RdfBodyOptions): Promise<RdfBody> {
+/** An RDF body's text, not parsed yet, and the format it is to be read as. */
+export interface RdfBodyText {
+  text: string;
+  format: RdfFormat | "json";
+}
+
+/** Reads the request body's text and its format; 400/413/415 problems for bad input. */
+export async function readRdfBodyText(
+  c: Context<AppEnv>,
+  options: RdfBodyOptions,
+): Promise<RdfBodyText> {
   const contentType = c.req.header("content-type");
   const format = bodyFormat(contentType, options);
   const text = await readBodyText(c, options.maxBodyBytes);
@@ -66,6 +75,12 @@ export async function readRdfBody(c: Context<AppEnv>, options: RdfBodyOptions): 
       { path: "body", message: "empty" },
     ]);
   }
+  return { text, format };
+}
+
+/** Reads and parses the request body; 400/413/415 problems for bad input. */
+export async function readRdfBody(c: Context<AppEnv>, options: RdfBodyOptions): Promise<RdfBody> {
+  const { text, format } = await readRdfBodyText(c, options);
   const parse = options.parser ?? parseRdf;
   return await parse(text, format, { contexts: options.contexts, baseIri: options.baseIri });
 }

@@ -1,10 +1,10 @@
 /**
  * The CPU-heavy steps of a write, as tasks a worker thread runs: parsing a body, parsing an
- * import's graph block, and the RDFC-1.0 hash. Parsing an item's body hashes it at once,
+ * import's graph block, and the RDFC-1.0 hash (also of a body the hash operation was sent). Parsing an item's body hashes it at once,
  * in the same task, so a write usually costs one trip to a worker.
  */
 import type { Quad } from "n3";
-import { canonicalHash } from "../rdf/canonical_hash.ts";
+import { type CanonicalHash, canonicalHash } from "../rdf/canonical_hash.ts";
 import type { RdfFormat } from "../rdf/formats.ts";
 import { parseRdf } from "../rdf/parse.ts";
 import { fromWire, toWire, type WireQuads } from "../rdf/quad_wire.ts";
@@ -31,13 +31,15 @@ export type RdfTask =
     hashItem: boolean;
   }
   | { op: "block"; block: GraphBlock; format: BulkFormat; baseIri?: string }
-  | { op: "hash"; quads: WireQuads };
+  | { op: "hash"; quads: WireQuads }
+  | { op: "hashBody"; text: string; format: RdfFormat | "json"; baseIri?: string };
 
 /** A task's answer. */
 export type RdfTaskResult =
   | { quads: WireQuads; format: RdfFormat; hash?: string }
   | { uri: string; quads: WireQuads; hash?: string }
-  | { hash: string };
+  | { hash: string }
+  | CanonicalHash;
 
 /** Runs one task (in a worker: its quads cross the thread boundary as term ids). */
 export async function runRdfTask(task: RdfTask, setup: RdfTaskSetup): Promise<RdfTaskResult> {
@@ -56,7 +58,20 @@ export async function runRdfTask(task: RdfTask, setup: RdfTaskSetup): Promise<Rd
     }
     case "hash":
       return { hash: await graphHash(fromWire(task.quads), setup) };
+    case "hashBody":
+      return await bodyHash(task.text, task.format, task.baseIri, setup);
   }
+}
+
+/** The hash operation's answer for a body: parsed and hashed where it is, no quads sent back. */
+export async function bodyHash(
+  text: string,
+  format: RdfFormat | "json",
+  baseIri: string | undefined,
+  setup: RdfTaskSetup,
+): Promise<CanonicalHash> {
+  const { quads } = await parseRdf(text, format, { contexts: setup.contexts, baseIri });
+  return await canonicalHash(quads, { maxWorkFactor: setup.maxWorkFactor });
 }
 
 /** The items' hash (their ETag): SHA-256 over the RDFC-1.0 canonical form. */

@@ -1,6 +1,6 @@
 /**
  * Where the CPU-heavy steps of a write run: parsing bodies and import blocks, and the
- * RDFC-1.0 hash. With workers (`service.workers.count`, one per core by default) they run
+ * RDFC-1.0 hash (also the hash operation's). With workers (`service.workers.count`, one per core by default) they run
  * in a pool of worker threads (`worker_pool.ts`, `rdf_worker.ts`), so that the request
  * thread only does HTTP, routing and the store call; with 0 they run on the request thread.
  *
@@ -19,7 +19,9 @@ import { fromWire, toWire } from "../rdf/quad_wire.ts";
 import { type BlockItem, blockItem } from "../bulk/block_item.ts";
 import type { BulkFormat, GraphBlock } from "../bulk/graph_blocks.ts";
 import { type RunOptions, WorkerPool } from "./worker_pool.ts";
+import type { CanonicalHash } from "../rdf/canonical_hash.ts";
 import {
+  bodyHash,
   graphHash,
   itemHash,
   type RdfTask,
@@ -135,6 +137,19 @@ export class RdfWork {
       hash: string;
     };
     return result.hash;
+  }
+
+  /**
+   * The hash operation's answer for a body (`parseRdf`'s and the hash's errors): parsed and
+   * hashed in one task, so a large body's quads never cross back.
+   */
+  async hashBody(
+    text: string,
+    format: RdfFormat | "json",
+    baseIri: string | undefined,
+  ): Promise<CanonicalHash> {
+    if (!this.#pool) return await bodyHash(text, format, baseIri, this.#setup);
+    return await this.#pool.run({ op: "hashBody", text, format, baseIri }) as CanonicalHash;
   }
 
   /** Tasks running and waiting (0 and 0 without workers). */

@@ -158,3 +158,22 @@ Deno.test("an import block becomes the same item on a worker, hashed ahead", asy
   }
   assert.deepEqual((errors[1] as DomainError).errors, (errors[0] as DomainError).errors);
 });
+
+Deno.test("the hash operation's answer is the same on workers as on this thread", async () => {
+  const { quads } = await parseRdf(TURTLE, "turtle");
+  const expected = await canonicalHash(quads);
+  for (const work of works()) {
+    try {
+      assert.deepEqual(await work.hashBody(TURTLE, "turtle", undefined), expected);
+      await assert.rejects(work.hashBody("<a> <b> <c> .", "turtle", undefined), (error) => {
+        assert.ok(error instanceof DomainError);
+        assert.equal(error.slug, "relative-iri");
+        return true;
+      });
+      const based = await work.hashBody("<a> <b> <c> .", "turtle", "https://ex.example.org/");
+      assert.equal(based.quads, 1);
+    } finally {
+      work.close();
+    }
+  }
+});
