@@ -33,6 +33,8 @@ export interface ImportBenchOptions {
   items: number;
   /** Items PUT one by one for the baseline (a prefix of the file). */
   putItems: number;
+  /** Worker counts the embedded import runs with, one run each (1 and 2). */
+  workers?: number[];
 }
 
 /** One measured run. */
@@ -175,7 +177,8 @@ export async function benchImport(options: ImportBenchOptions): Promise<ImportRu
   const runs: ImportRun[] = [];
   const sparql = sparqlEndpointsFromEnv();
   const fusekiPid = sparql ? localFusekiPid(sparql.queryUrl) : undefined;
-  for (const workers of [1, 2]) {
+  const counts = options.workers ?? [1, 2];
+  for (const workers of counts) {
     await onService({ SERVICE_WORKERS: String(workers) }, async (url, rss, pid) => {
       let stop = rssSampler(rss);
       const meter = new CpuMeter([pid]);
@@ -183,13 +186,13 @@ export async function benchImport(options: ImportBenchOptions): Promise<ImportRu
       const seconds = await importFile(url, path);
       const [serviceCpu] = meter.stop();
       runs.push({
-        label: `import, embedded store, ${workers} worker${workers > 1 ? "s" : ""}`,
+        label: `import, embedded store, ${workers} worker${workers === 1 ? "" : "s"}`,
         triples,
         seconds,
         rssGrowth: stop(),
         serviceCpu,
       });
-      if (workers < 2) return;
+      if (workers !== counts[counts.length - 1]) return;
       stop = rssSampler(rss);
       const exported = await exportAll(url);
       runs.push({

@@ -6,7 +6,8 @@
  * `load` needs wrk on PATH and takes LOAD_SECONDS (60); it fails the run on a 5xx or a lost write.
  * `cluster` needs both engines (SPARQL and OpenSearch) and takes CLUSTER_WRITES (300) and
  * CLUSTER_RATE (writes per second, 5).
- * `import` takes IMPORT_ITEMS (20000 items of 50 triples) and IMPORT_PUT_ITEMS (2000); its SPARQL
+ * `import` takes IMPORT_ITEMS (20000 items of 50 triples), IMPORT_PUT_ITEMS (2000) and
+ * IMPORT_WORKERS (the embedded import's worker counts, "1,2"); its SPARQL
  * rows DROP ALL the configured dataset: point SERVICE_SPARQL_* at a private Fuseki.
  */
 import { benchItems, benchWorkerScaling, formatWorkerScaling } from "./items_bench.ts";
@@ -69,7 +70,8 @@ const scenarios: Record<string, () => Promise<void>> = {
     if (!Deno.env.get("SERVICE_SPARQL_QUERY_URL")) {
       console.log("(SPARQL rows skipped: set SERVICE_SPARQL_QUERY_URL, _UPDATE_URL, _GSP_URL)\n");
     }
-    console.log(formatImportBench(await benchImport({ items, putItems })));
+    const workers = (Deno.env.get("IMPORT_WORKERS") ?? "1,2").split(",").map(Number);
+    console.log(formatImportBench(await benchImport({ items, putItems, workers })));
   },
   cluster: async () => {
     console.log("\n## Write to searchable, on another instance and on the same one\n");
