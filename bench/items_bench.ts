@@ -1,8 +1,14 @@
 /**
  * Item GET (JSON-LD, Turtle) and PUT of a 50-triple item on the embedded store, beside the
  * bare HTTP stack serving the same bytes (bench/baseline_server.ts), in one run.
+ *
+ * Then the PUT of new items with 1 and with 2 worker threads (`service.workers.count`), and
+ * with none (all on the request thread, as before the pool): throughput, the service's CPU
+ * time per write, and writes per CPU-second ("per core"), so the scaling shows on this machine
+ * and can be carried over to larger ones; and the same PUTs with one client, for latency.
  */
 import { formatLoad, type LoadResult, runLoad } from "./lib/load.ts";
+import { CpuMeter } from "./lib/process_cpu.ts";
 import { startServiceProcess } from "../tests/support/process.ts";
 import { DEMO_COLLECTION, itemQuery } from "../tests/support/service.ts";
 
@@ -120,8 +126,95 @@ export async function benchItems(options = { durationMs: 5000, concurrency: 16 }
   return rows;
 }
 
+/** One worker setting's PUT of new items, 16 clients and 1. */
+export interface WorkerScaling {
+  workers: number;
+  load: LoadResult;
+  /** Service CPU milliseconds per write. */
+  cpuMs: number;
+  single: LoadResult;
+}
+
+/** PUTs of new items on services with each worker count in `workers`; see the module comment. */
+export async function benchWorkerScaling(
+  workers: number[],
+  options = { durationMs: 5000, concurrency: 16 },
+): Promise<WorkerScaling[]> {
+  const results: WorkerScaling[] = [];
+  for (const count of workers) {
+    const dataDir = await Deno.makeTempDir({ prefix: "rcs-bench-" });
+    const service = await startServiceProcess({
+      SERVICE_DATA_DIR: dataDir,
+      SERVICE_WORKERS: String(count),
+    });
+    try {
+      const put = (label: string) => (worker: number, n: number) => ({
+        url: `${service.url}/api/item?collection=${C}`,
+        init: {
+          method: "PUT",
+          headers: { "Content-Type": "application/n-triples" },
+          body: fiftyTripleItem(
+            `https://data.example.org/id/document/${label}-${count}-${worker}-${n}-${Date.now()}`,
+          ),
+        },
+      });
+      const meter = new CpuMeter([service.pid]);
+      let cpu: (number | undefined)[] = [];
+      const load = await runLoad(put("many"), {
+        ...options,
+        warmupMs: 1500,
+        onMeasure: { start: () => meter.start(), stop: () => void (cpu = meter.stop()) },
+      });
+      const single = await runLoad(put("one"), { ...options, concurrency: 1 });
+      results.push({ workers: count, load, cpuMs: (cpu[0] ?? NaN) * 1000 / load.requests, single });
+    } finally {
+      await service.stop();
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  }
+  return results;
+}
+
+/** The scaling runs as markdown: one row per worker count, then the 1 → 2 ratio. */
+export function formatWorkerScaling(results: WorkerScaling[]): string[] {
+  const lines = [
+    "| workers | PUT req/s, 16 clients | p50 ms | service CPU ms/write | writes per CPU-second | cores busy | 1 client req/s | 1 client p50 ms |",
+    "|---|---|---|---|---|---|---|---|",
+  ];
+  for (const { workers, load, cpuMs, single } of results) {
+    lines.push(
+      `| ${workers === 0 ? "0 (request thread)" : workers} | ${load.perSecond.toFixed(0)} | ${
+        load.p50Ms.toFixed(1)
+      } | ${cpuMs.toFixed(2)} | ${(1000 / cpuMs).toFixed(0)} | ${
+        (load.perSecond * cpuMs / 1000).toFixed(2)
+      } | ${single.perSecond.toFixed(0)} | ${single.p50Ms.toFixed(2)} |`,
+    );
+  }
+  const one = results.find((result) => result.workers === 1);
+  const two = results.find((result) => result.workers === 2);
+  if (one && two) {
+    lines.push(
+      "",
+      `1 → 2 workers: ${(two.load.perSecond / one.load.perSecond).toFixed(2)}× the PUTs per ` +
+        `second (goal ≥ 1.6). Load average when done: ${loadAverage()}.`,
+    );
+  }
+  return lines;
+}
+
+/** The machine's 1-minute load average (other work shares it). */
+export function loadAverage(): string {
+  try {
+    return Deno.readTextFileSync("/proc/loadavg").split(" ")[0];
+  } catch {
+    return "unknown";
+  }
+}
+
 if (import.meta.main) {
   console.log("| scenario | req/s | p50 ms | p99 ms | ratio to baseline |");
   console.log("|---|---|---|---|---|");
   for (const row of await benchItems()) console.log(row);
+  console.log("");
+  for (const row of formatWorkerScaling(await benchWorkerScaling([0, 1, 2]))) console.log(row);
 }

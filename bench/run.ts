@@ -6,13 +6,14 @@
  * `load` needs wrk on PATH and takes LOAD_SECONDS (60); it fails the run on a 5xx or a lost write.
  * `cluster` needs both engines (SPARQL and OpenSearch) and takes CLUSTER_WRITES (300) and
  * CLUSTER_RATE (writes per second, 5).
- * `import` takes IMPORT_ITEMS (20000 items of 50 triples) and IMPORT_PUT_ITEMS (2000); its SPARQL
+ * `import` takes IMPORT_ITEMS (20000 items of 50 triples), IMPORT_PUT_ITEMS (2000) and
+ * IMPORT_WORKERS (the embedded import's worker counts, "1,2"); its SPARQL
  * rows DROP ALL the configured dataset: point SERVICE_SPARQL_* at a private Fuseki.
  * `scale [--sizes 20000,100000,250000] [--million] [--searches 40] [--no-fuseki]` (only by
  * name, first) grows the embedded default to those sizes (scale_bench.ts); OpenSearch beside it
  * at the largest with SERVICE_OPENSEARCH_URL, a private Fuseki TDB2 unless --no-fuseki.
  */
-import { benchItems } from "./items_bench.ts";
+import { benchItems, benchWorkerScaling, formatWorkerScaling } from "./items_bench.ts";
 import { benchHash } from "./hash_bench.ts";
 import { benchShaclGeneration } from "./shacl_generation.ts";
 import { benchIndexing, formatIndexingBench } from "./indexing_bench.ts";
@@ -28,6 +29,8 @@ const scenarios: Record<string, () => Promise<void>> = {
     console.log("| scenario | req/s | p50 ms | p99 ms | ratio to baseline |");
     console.log("|---|---|---|---|---|");
     for (const row of await benchItems()) console.log(row);
+    console.log("\n### PUT of new items by worker threads (`service.workers.count`)\n");
+    for (const row of formatWorkerScaling(await benchWorkerScaling([0, 1, 2]))) console.log(row);
   },
   hash: async () => {
     console.log("\n## Hash of a JSON-LD body\n");
@@ -71,7 +74,8 @@ const scenarios: Record<string, () => Promise<void>> = {
     if (!Deno.env.get("SERVICE_SPARQL_QUERY_URL")) {
       console.log("(SPARQL rows skipped: set SERVICE_SPARQL_QUERY_URL, _UPDATE_URL, _GSP_URL)\n");
     }
-    console.log(formatImportBench(await benchImport({ items, putItems })));
+    const workers = (Deno.env.get("IMPORT_WORKERS") ?? "1,2").split(",").map(Number);
+    console.log(formatImportBench(await benchImport({ items, putItems, workers })));
   },
   cluster: async () => {
     console.log("\n## Write to searchable, on another instance and on the same one\n");

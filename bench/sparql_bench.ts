@@ -6,7 +6,9 @@
  *
  * A further reference row: Fuseki's own SPARQL Update replacing the same graph (DROP SILENT
  * GRAPH + INSERT DATA), the cheapest atomic whole-graph replace SPARQL Update offers, which
- * shows what any write protocol built on SPARQL Update starts from.
+ * shows what any write protocol built on SPARQL Update starts from: the anchor of the
+ * SPARQL store's create and update rows. New-item PUTs on the embedded store run with 1 and
+ * with 2 worker threads, side by side.
  *
  * Every scenario first runs unmeasured (the JVM compiles its hot paths), then all of them
  * run `rounds` times in turn and each reports its median round, so a slow moment of the
@@ -19,7 +21,7 @@
  */
 import { type LoadResult, type RequestFactory, runLoad } from "./lib/load.ts";
 import { CpuMeter, findProcess } from "./lib/process_cpu.ts";
-import { fiftyTripleItem, startBaseline } from "./items_bench.ts";
+import { fiftyTripleItem, loadAverage, startBaseline } from "./items_bench.ts";
 import { startServiceProcess } from "../tests/support/process.ts";
 import { DEMO_COLLECTION, itemQuery } from "../tests/support/service.ts";
 import { sparqlEndpointsFromEnv } from "../tests/support/fuseki.ts";
@@ -48,8 +50,10 @@ const SCENARIOS = [
   "bodyPut",
   "gspPut",
   "updateRequest",
+  "embeddedCreate1",
   "embeddedCreate",
   "embeddedUpdate",
+  "sparqlCreate",
   "sparqlUpdate",
 ] as const;
 type ScenarioKey = typeof SCENARIOS[number];
@@ -60,6 +64,7 @@ const SINGLE_CLIENT = [
   "gspPut",
   "embeddedCreate",
   "embeddedUpdate",
+  "sparqlCreate",
   "sparqlUpdate",
 ] as const;
 type SingleClientKey = typeof SINGLE_CLIENT[number];
@@ -109,10 +114,18 @@ export async function benchSparql(
   const dataDirs = [
     await Deno.makeTempDir({ prefix: "rcs-bench-" }),
     await Deno.makeTempDir({ prefix: "rcs-bench-" }),
+    await Deno.makeTempDir({ prefix: "rcs-bench-" }),
   ];
+  // The embedded store with 2 worker threads and with 1: the scaling of new-item PUTs.
   const embedded = await startServiceProcess({
     SERVICE_DATA_DIR: dataDirs[0],
     SERVICE_STORE_BACKEND: "embedded",
+    SERVICE_WORKERS: "2",
+  });
+  const embedded1 = await startServiceProcess({
+    SERVICE_DATA_DIR: dataDirs[2],
+    SERVICE_STORE_BACKEND: "embedded",
+    SERVICE_WORKERS: "1",
   });
   const sparql = await startServiceProcess({
     SERVICE_DATA_DIR: dataDirs[1],
@@ -150,6 +163,17 @@ export async function benchSparql(
     const getItem = (url: string): RequestFactory => () => ({
       url: `${url}/api/item?${itemQuery(uri)}`,
       init: { headers: turtle },
+    });
+    // A fresh item every time, across warm-up and rounds alike.
+    const createItem = (url: string): RequestFactory => (worker) => ({
+      url: `${url}/api/item?collection=${C}`,
+      init: {
+        method: "PUT",
+        headers: { "Content-Type": "application/n-triples" },
+        body: fiftyTripleItem(
+          `https://data.example.org/id/document/new-${run}-${worker}-${created++}`,
+        ),
+      },
     });
     const updateItem = (url: string): RequestFactory => (_worker, n) => ({
       url: `${url}/api/item?${itemQuery(uri)}`,
@@ -191,20 +215,9 @@ export async function benchSparql(
           },
         }),
       },
-      embeddedCreate: {
-        // A fresh item every time, across warm-up and rounds alike.
-        make: (worker) => ({
-          url: `${embedded.url}/api/item?collection=${C}`,
-          init: {
-            method: "PUT",
-            headers: { "Content-Type": "application/n-triples" },
-            body: fiftyTripleItem(
-              `https://data.example.org/id/document/new-${run}-${worker}-${created++}`,
-            ),
-          },
-        }),
-        servicePid: embedded.pid,
-      },
+      embeddedCreate1: { make: createItem(embedded1.url), servicePid: embedded1.pid },
+      embeddedCreate: { make: createItem(embedded.url), servicePid: embedded.pid },
+      sparqlCreate: { make: createItem(sparql.url), servicePid: sparql.pid },
       embeddedUpdate: { make: updateItem(embedded.url), servicePid: embedded.pid },
       sparqlUpdate: { make: updateItem(sparql.url), servicePid: sparql.pid },
     };
@@ -253,6 +266,7 @@ export async function benchSparql(
     const dropped = await fetch(graph, { method: "DELETE", headers: auth }).catch(() => undefined);
     await dropped?.body?.cancel();
     await embedded.stop();
+    await embedded1.stop();
     await sparql.stop();
     for (const dir of dataDirs) await Deno.remove(dir, { recursive: true });
   }
@@ -296,9 +310,11 @@ export function formatSparqlBench(result: SparqlBenchResult): string[] {
     bodyPut: ["Baseline: PUT that only reads the body (same HTTP stack)", undefined],
     gspPut: ["Fuseki Graph Store PUT (Turtle)", undefined],
     updateRequest: ["Fuseki SPARQL Update (DROP + INSERT DATA)", "gspPut"],
-    embeddedCreate: ["PUT /api/item (new items), embedded store", "gspPut"],
-    embeddedUpdate: ["POST /api/item (update), embedded store", "gspPut"],
-    sparqlUpdate: ["POST /api/item (update), SPARQL store", "gspPut"],
+    embeddedCreate1: ["PUT /api/item (new items), embedded store, 1 worker", "gspPut"],
+    embeddedCreate: ["PUT /api/item (new items), embedded store, 2 workers", "gspPut"],
+    embeddedUpdate: ["POST /api/item (update), embedded store, 2 workers", "gspPut"],
+    sparqlCreate: ["PUT /api/item (new items), SPARQL store", "updateRequest"],
+    sparqlUpdate: ["POST /api/item (update), SPARQL store", "updateRequest"],
   };
   const ms = (value?: number) => value === undefined ? "–" : value.toFixed(2);
   const lines = [
@@ -327,9 +343,13 @@ export function formatSparqlBench(result: SparqlBenchResult): string[] {
       (create / result.bodyPut.load.perSecond).toFixed(2)
     } (goal ≥ 0.25); / Fuseki Graph Store PUT: ${
       (create / result.gspPut.load.perSecond).toFixed(2)
-    } (goal ≥ 1.5). SPARQL-store update / Fuseki Graph Store PUT: ${
-      (result.sparqlUpdate.load.perSecond / result.gspPut.load.perSecond).toFixed(2)
-    } (goal ≥ 0.7).`,
+    } (goal ≥ 1.5). 1 → 2 workers: ${
+      (create / result.embeddedCreate1.load.perSecond).toFixed(2)
+    }× (goal ≥ 1.6). SPARQL-store update / Fuseki's own SPARQL Update of the graph: ${
+      (result.sparqlUpdate.load.perSecond / result.updateRequest.load.perSecond).toFixed(2)
+    }, create: ${
+      (result.sparqlCreate.load.perSecond / result.updateRequest.load.perSecond).toFixed(2)
+    } (goal ≥ 0.7 each). Load average when done: ${loadAverage()}.`,
   );
   if (result.single) {
     lines.push(
@@ -354,7 +374,8 @@ export function formatSparqlBench(result: SparqlBenchResult): string[] {
     "",
     `Goal: embedded GET / Graph Store GET ≥ 1.00; SPARQL-store overhead over raw Fuseki ` +
       `< 30% (here: GET ${overhead("sparqlGet", "gspGet")}, update ` +
-      `${overhead("sparqlUpdate", "gspPut")}, as extra time per request at equal load).`,
+      `${overhead("sparqlUpdate", "updateRequest")} over Fuseki's own SPARQL Update, as extra ` +
+      `time per request at equal load).`,
   );
   return lines;
 }

@@ -60,6 +60,9 @@ const args = [
   // The SPARQL worker is loaded by URL at run time, so it must be embedded explicitly.
   "--include",
   "src/store/sqlite/oxigraph_worker.ts",
+  // Likewise the worker threads that parse and hash writes (src/items/rdf_work.ts).
+  "--include",
+  "src/items/rdf_worker.ts",
   "--output",
   OUTPUT,
   "src/main.ts",

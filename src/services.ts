@@ -40,7 +40,8 @@ import { CLOCK_ALLOWANCE_MS, IndexJobRunner } from "./indexing/job_runner.ts";
 import { type ImportJob, ImportJobRunner } from "./bulk/import_jobs.ts";
 import { SqliteKindJobStore } from "./jobs/sqlite_kind_job_store.ts";
 import { IndexOutboxWorker } from "./indexing/outbox_worker.ts";
-import { canonicalHash } from "./rdf/canonical_hash.ts";
+import { RdfWork } from "./items/rdf_work.ts";
+import type { Quad } from "n3";
 import { SERVICE_VERSION } from "./version.ts";
 import { ServiceMetrics } from "./metrics/metrics.ts";
 import type { ClampWarning } from "./search/clamp.ts";
@@ -61,11 +62,15 @@ export function buildServices(config: ServiceConfig): Services {
   const dataDir = config.service.data.dir;
   const db = openLocalDatabase(dataDir);
   const dbPath = dataDir === ":memory:" ? undefined : join(resolve(dataDir), LOCAL_DB_FILE);
-  const maxWorkFactor = config.service.hash.maxWorkFactor;
-  const hash = async (quads: Parameters<typeof canonicalHash>[0]) =>
-    (await canonicalHash(quads, { maxWorkFactor })).hash;
-  const metrics = new ServiceMetrics();
   const jsonldContexts = loadJsonLdContexts(config.service.jsonld.contexts);
+  const rdfWork = new RdfWork({
+    workers: config.service.workers.count ?? 0,
+    maxQueue: config.service.workers.queue,
+    contexts: jsonldContexts,
+    maxWorkFactor: config.service.hash.maxWorkFactor,
+  });
+  const hash = (quads: Quad[]) => rdfWork.hash(quads);
+  const metrics = new ServiceMetrics();
   // Timed beneath the item cache: the metrics tell how the store itself answers.
   const store = withItemCache(metrics.timed("store", openTripleStore(config, db, dbPath)), config);
   const catalog = new Catalog(config.workspaces, openCatalogStore(config, db));
@@ -115,6 +120,7 @@ export function buildServices(config: ServiceConfig): Services {
   const importJobs = new ImportJobRunner({
     jobs: openImportJobStore(config, db),
     items,
+    rdfWork,
     catalog,
     maxItemBytes: config.service.http.maxBodyBytes,
     jsonldContexts,
@@ -128,6 +134,7 @@ export function buildServices(config: ServiceConfig): Services {
     catalogAdmin,
     store,
     items,
+    rdfWork,
     initializer: new Initializer(catalog, store),
     search,
     searchIndexes,
@@ -176,6 +183,7 @@ export function buildServices(config: ServiceConfig): Services {
       await search.close();
       await store.close();
       storeBreakers.get(config)?.close();
+      rdfWork.close();
       db.close();
     },
   };

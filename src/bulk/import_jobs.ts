@@ -1,7 +1,10 @@
 /**
  * Bulk import jobs: a streamed N-Quads or TriG body read graph block by graph block, each
  * block one item written through the item service (the same checks as a PUT, the store's
- * normal write path, the index outbox), several items in flight at once.
+ * normal write path, the index outbox), several items in flight at once. It is a pipeline:
+ * while the request thread reads blocks and writes items, the worker threads of the RDF
+ * work pool parse and hash the blocks ahead (`src/items/rdf_work.ts`), and the store's
+ * group commit writes the items in flight together, in one transaction or guarded update.
  *
  * The job record and its single-flight lock (one import per collection) live in the job
  * store (`src/jobs/job_store.ts`) like indexing jobs: shared by every instance on a
@@ -18,6 +21,7 @@ import {
 } from "../errors/domain_error.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { ItemService } from "../items/item_service.ts";
+import type { RdfWork } from "../items/rdf_work.ts";
 import {
   failedJob,
   INTERRUPTED_MESSAGE,
@@ -29,7 +33,7 @@ import {
 } from "../jobs/job_store.ts";
 import { log } from "../log/logger.ts";
 import { type BulkFormat, graphBlocks } from "./graph_blocks.ts";
-import { type BlockItem, blockItem, problemLine } from "./block_item.ts";
+import { type BlockItem, problemLine } from "./block_item.ts";
 import { type SubjectFormat, subjectItems } from "./subject_items.ts";
 
 /** What an import does with an item that exists: skip it, or replace it. */
@@ -71,6 +75,8 @@ export const IMPORT_CONCURRENCY = 32;
 export interface ImportRunnerOptions {
   jobs: JobStore<ImportJob>;
   items: ItemService;
+  /** Parses and hashes the blocks, on worker threads when it has them. */
+  rdfWork: RdfWork;
   catalog: Catalog;
   /** The largest item, in bytes (`service.http.maxBodyBytes`). */
   maxItemBytes: number;
@@ -221,10 +227,16 @@ export class ImportJobRunner {
     try {
       const source = untilStopped(body, current);
       const text = decoded(source, job, request.declaredBytes);
+      // Units are parsed on several workers at once but checked in input order.
+      let previousChecked = Promise.resolve();
       for await (const unit of this.#units(text, request, onBodyRead)) {
         if (current.stopped) break;
         job.items++;
-        const write = this.#importBlock(job, request, unit, seen).catch((error) => {
+        const turn = previousChecked;
+        const checked = Promise.withResolvers<void>();
+        previousChecked = checked.promise;
+        const order = { turn, done: checked.resolve };
+        const write = this.#importBlock(job, request, unit, seen, order).catch((error) => {
           failure ??= messageOf(error); // the store failed: stop reading
         });
         inFlight.add(write);
@@ -254,31 +266,48 @@ export class ImportJobRunner {
     return structuredClone(job);
   }
 
-  /** Writes one block's item, or records why not. Throws only when the store fails. */
+  /**
+   * Writes one block's item, or records why not. Throws only when the store fails. The
+   * block is parsed and hashed at once (on a worker); its refusal, or whether its graph was
+   * met before, is settled in `order.turn`, after every earlier block's, then `order.done`
+   * is called.
+   */
   async #importBlock(
     job: ImportJob,
     request: ImportRequest,
     block: ImportUnit,
     seen: Map<string, number>,
+    order: { turn: Promise<void>; done: () => void },
   ): Promise<void> {
     if (block.refused) {
+      await order.turn; // its refusal is listed after the earlier units' ones
+      order.done();
       return this.#refuse(job, { item: block.uri ?? null, line: block.line, ...block.refused });
     }
     let uri: string | null = null;
     try {
-      const item = await block.read();
-      uri = item.uri;
-      // By subject, each URI comes once by construction (and is not kept: memory stays flat).
-      const earlier = block.line === undefined ? undefined : seen.get(uri);
-      if (earlier !== undefined) {
-        throw new InvalidInput(
-          "graph-not-contiguous",
-          "Graph split in two",
-          `The graph <${uri}> started at line ${earlier} already; a graph's triples must be ` +
-            "in one block (TriG) or on consecutive lines (N-Quads). This part is not imported.",
-        );
+      const parsing = block.read();
+      parsing.catch(() => {}); // awaited below, after the earlier units' turn
+      let item: BlockItem;
+      try {
+        await order.turn;
+        item = await parsing;
+        uri = item.uri;
+        // By subject, each URI comes once by construction (and is not kept: memory stays flat).
+        const earlier = block.line === undefined ? undefined : seen.get(uri);
+        if (earlier !== undefined) {
+          throw new InvalidInput(
+            "graph-not-contiguous",
+            "Graph split in two",
+            `The graph <${uri}> started at line ${earlier} already; a graph's triples must ` +
+              "be in one block (TriG) or on consecutive lines (N-Quads). This part is not " +
+              "imported.",
+          );
+        }
+        if (block.line !== undefined) seen.set(uri, block.line);
+      } finally {
+        order.done();
       }
-      if (block.line !== undefined) seen.set(uri, block.line);
       const written = await this.#write(request, uri, item.quads);
       if (written) job.written++;
       else {
@@ -376,7 +405,7 @@ export class ImportJobRunner {
       yield {
         line: block.line,
         refused: block.refused,
-        read: () => blockItem(block, format, request.base),
+        read: () => this.#options.rdfWork.blockItem(block, format, request.base),
         lineOf: (error) => problemLine(error, block),
       };
     }

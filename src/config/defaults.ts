@@ -56,6 +56,8 @@ export const BUILT_IN_CUSTOMER_YML = `service:
     probeIntervalMs: \${SERVICE_FAIL_FAST_PROBE_MS:2000}
   cluster:
     leaseMs: \${SERVICE_CLUSTER_LEASE_MS:30000}   # claims on shared work (outbox entries, jobs)
+  workers:            # threads that parse and hash writes and imports
+    count: \${SERVICE_WORKERS:}              # empty or 0: on the request thread; N: N worker threads
   security:
     tokens: []          # [{name, token, role: reader|editor|admin}]
   sparqlEndpoints: []   # extra endpoints for the query tool: [{id, name, url, username?, password?, caFile?, readOnly}]

@@ -355,6 +355,17 @@ export const configSchema = z.object({
       /** Remote @context URL → local file holding its copy. Nothing else is fetched. */
       contexts: z.record(z.string(), z.string()).default({}),
     }).prefault({}),
+    workers: z.object({
+      /**
+       * Worker threads that parse, hash and serialise writes and imports (src/items/rdf_work.ts).
+       * Empty or 0: all of it on the request thread (the default until workers are measured faster
+       * on a quiet machine: on the loaded 2-core machine of the first measurements they cost
+       * CPU and memory, bench/RESULTS.md).
+       */
+      count: z.preprocess(emptyAsUndefined, integer(0, 1024).optional()),
+      /** Tasks that may wait for a busy worker; a request beyond them is refused with 503. */
+      queue: integer(1, 1_000_000).default(256),
+    }).prefault({}),
     hash: z.object({
       /** rdf-canonize work limit: graphs needing more work are refused with 422. */
       maxWorkFactor: integer(0, 10).optional(),

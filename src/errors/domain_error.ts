@@ -181,6 +181,13 @@ export class NotImplemented extends DomainError {
   }
 }
 
+/** The service's own storage takes no writes (full, read-only). */
+export class InsufficientStorage extends DomainError {
+  constructor(...details: Details) {
+    super("insufficient-storage", ...details);
+  }
+}
+
 /** A broken invariant inside the service. */
 export class InternalFault extends DomainError {
   constructor(...details: Details) {

@@ -12,8 +12,15 @@ import {
   RDF_FORMATS,
   type RdfFormat,
 } from "../rdf/formats.ts";
-import { parseRdf } from "../rdf/parse.ts";
+import { type ParseOptions, parseRdf, type ParseResult } from "../rdf/parse.ts";
 import { DomainError } from "../errors/domain_error.ts";
+
+/** Parses a body's text (`parseRdf` by default; the RDF work pool in the service). */
+export type BodyParser = (
+  text: string,
+  format: RdfFormat | "json",
+  options: ParseOptions,
+) => Promise<ParseResult>;
 
 /** What a route accepts: the RDF-in-JSON flavours only, or every RDF format. */
 export type BodyFormats = "json" | "any";
@@ -27,6 +34,8 @@ export interface RdfBodyOptions {
   extra?: RdfFormat[];
   /** The `base` query parameter: what relative IRIs in the body resolve against. */
   baseIri?: string;
+  /** What parses the text; `parseRdf` on this thread unless given. */
+  parser?: BodyParser;
 }
 
 /** The RDF-in-JSON flavours every RDF body may come in, besides generic JSON. */
@@ -48,8 +57,22 @@ export interface RdfBody {
   format: RdfFormat;
 }
 
-/** Reads and parses the request body; 400/413/415 problems for bad input. */
-export async function readRdfBody(c: Context<AppEnv>, options: RdfBodyOptions): Promise<RdfBody> {
+/** An RDF body's text, not parsed yet, and the format it is to be read as. */
+export interface RdfBodyText {
+  text: string;
+  format: RdfFormat | "json";
+  /**
+   * Turns an error of parsing `text` into the one to answer: for a body read as JSON-LD for
+   * want of an RDF type, one that says so and lists the accepted types.
+   */
+  explain: (error: unknown) => unknown;
+}
+
+/** Reads the request body's text and its format; 400/413/415 problems for bad input. */
+export async function readRdfBodyText(
+  c: Context<AppEnv>,
+  options: RdfBodyOptions,
+): Promise<RdfBodyText> {
   const contentType = c.req.header("content-type");
   const format = bodyFormat(contentType, options);
   const text = await readBodyText(c, options.maxBodyBytes);
@@ -58,11 +81,23 @@ export async function readRdfBody(c: Context<AppEnv>, options: RdfBodyOptions): 
       { path: "body", message: "empty" },
     ]);
   }
+  const explain = sniffed(contentType)
+    ? (error: unknown) =>
+      error instanceof DomainError
+        ? readAsJsonLd(error, contentType, bodyMediaTypes(options.accept, options.extra))
+        : error
+    : (error: unknown) => error;
+  return { text, format, explain };
+}
+
+/** Reads and parses the request body; 400/413/415 problems for bad input. */
+export async function readRdfBody(c: Context<AppEnv>, options: RdfBodyOptions): Promise<RdfBody> {
+  const { text, format, explain } = await readRdfBodyText(c, options);
+  const parse = options.parser ?? parseRdf;
   try {
-    return await parseRdf(text, format, { contexts: options.contexts, baseIri: options.baseIri });
+    return await parse(text, format, { contexts: options.contexts, baseIri: options.baseIri });
   } catch (error) {
-    if (!sniffed(contentType) || !(error instanceof DomainError)) throw error;
-    throw readAsJsonLd(error, contentType, bodyMediaTypes(options.accept, options.extra));
+    throw explain(error);
   }
 }
 

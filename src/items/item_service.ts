@@ -10,7 +10,10 @@ import { chooseItemUri } from "./item_uri.ts";
 import { distinctQuads } from "../rdf/dedupe.ts";
 import { itemNotFound } from "../store/store_problems.ts";
 
-/** Hashes a graph (the items' ETag): SHA-256 over its RDFC-1.0 canonical form. */
+/**
+ * Hashes a graph (the items' ETag): SHA-256 over its RDFC-1.0 canonical form. It may
+ * answer from a hash computed ahead for the same array (see `RdfWork`).
+ */
 export type GraphHasher = (quads: Quad[]) => Promise<string>;
 
 /** Checks a graph against a collection's SHACL shapes; throws a 422 problem on violations. */
@@ -104,7 +107,10 @@ export class ItemService {
   }
 }
 
-/** An item is one graph: the body's default graph, duplicates removed, never empty. */
+/**
+ * An item is one graph: the body's default graph, duplicates removed, never empty. A body
+ * without duplicates is returned as it is, so a hash computed ahead for it still applies.
+ */
 function itemGraph(body: Quad[]): Quad[] {
   const named = body.find((quad) => quad.graph.termType !== "DefaultGraph");
   if (named) {
@@ -120,5 +126,6 @@ function itemGraph(body: Quad[]): Quad[] {
       { path: "body", message: "no triples" },
     ]);
   }
-  return distinctQuads(body);
+  const distinct = distinctQuads(body);
+  return distinct.length === body.length ? body : distinct;
 }

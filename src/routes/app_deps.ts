@@ -4,6 +4,7 @@ import type { Catalog } from "../catalog/catalog.ts";
 import type { CatalogAdmin } from "../catalog/catalog_admin.ts";
 import type { TripleStore } from "../store/triple_store.ts";
 import type { ItemService } from "../items/item_service.ts";
+import type { RdfWork } from "../items/rdf_work.ts";
 import type { Initializer } from "../initialize/initializer.ts";
 import type { SearchEngine } from "../search/search_engine.ts";
 import type { CollectionResolver } from "../indexing/index_item.ts";
@@ -21,6 +22,8 @@ export interface AppDeps {
   catalogAdmin: CatalogAdmin;
   store: TripleStore;
   items: ItemService;
+  /** Parsing and hashing of writes, on worker threads (`service.workers`). */
+  rdfWork: RdfWork;
   initializer: Initializer;
   /** The configured search engine and each collection's index in it. */
   search: SearchEngine;

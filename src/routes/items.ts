@@ -7,7 +7,8 @@ import { handle } from "../http/route_contract.ts";
 import { readRdfBody } from "../http/rdf_body.ts";
 import { formatEtag, notModified, parseEtagCondition } from "../http/etag.ts";
 import { ProblemError } from "../http/problem.ts";
-import { negotiateFormat } from "../rdf/formats.ts";
+import { negotiateFormat, type RdfFormat } from "../rdf/formats.ts";
+import type { ParseOptions } from "../rdf/parse.ts";
 import { ITEM_READ_FORMATS, mediaTypeOf, registeredTypesOf } from "./media_types.ts";
 import { createItem, deleteItem, readItem, updateItem } from "./contracts/items.ts";
 import { collectionPrefixes, itemRdfResponse } from "./rdf_response.ts";
@@ -22,13 +23,18 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
     maxBodyBytes: deps.config.service.http.maxBodyBytes,
     contexts: deps.jsonldContexts,
     accept: "any" as const,
+    // Parsed and hashed as an item on a worker thread (src/items/rdf_work.ts).
+    parser: (text: string, format: RdfFormat | "json", options: ParseOptions) =>
+      deps.rdfWork.parse(text, format, { baseIri: options.baseIri, item: true }),
   };
 
   handle(app, createItem, async (c) => {
     // An unknown collection is the items service's 404.
     const { collection, item, base } = readQuery(c, createItem);
-    const body = await readRdfBody(c, { ...bodyOptions, baseIri: base });
-    const record = await deps.items.create(collection, item, body.quads);
+    const record = await deps.rdfWork.writing(async () => {
+      const body = await readRdfBody(c, { ...bodyOptions, baseIri: base });
+      return await deps.items.create(collection, item, body.quads);
+    });
     const location = `/api/item?collection=${encodeURIComponent(collection)}&item=${
       encodeURIComponent(record.uri)
     }`;
@@ -61,9 +67,11 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
 
   handle(app, updateItem, async (c) => {
     const { collection, item, base } = readQuery(c, updateItem);
-    const body = await readRdfBody(c, { ...bodyOptions, baseIri: base });
     const ifMatch = parseEtagCondition(c.req.header("if-match"));
-    const record = await deps.items.update(collection, item, body.quads, ifMatch);
+    const record = await deps.rdfWork.writing(async () => {
+      const body = await readRdfBody(c, { ...bodyOptions, baseIri: base });
+      return await deps.items.update(collection, item, body.quads, ifMatch);
+    });
     return c.body(null, 204, { ETag: formatEtag(record.hash) });
   });
 

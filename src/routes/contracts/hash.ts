@@ -53,6 +53,8 @@ function hashContract(method: HttpMethod, operationId: string, note: string) {
       413: BODY_TOO_LARGE,
       415: UNSUPPORTED_BODY,
       422: "Too complex to canonicalise within the configured limit (`canonicalization-limit`).",
+      503: "Every worker thread is busy and `service.workers.queue` requests wait already " +
+        "(`workers-busy`): retry shortly.",
     },
   });
 }

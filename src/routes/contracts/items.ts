@@ -19,6 +19,8 @@ import {
 
 const TAGS = ["Items"];
 const COLLECTION_AND_ITEM = z.object({ collection: COLLECTION, item: ITEM });
+const WORKERS_BUSY = "Every worker thread is busy and `service.workers.queue` writes wait " +
+  "already (`workers-busy`): retry shortly.";
 const SHACL_VIOLATION =
   "The collection has `shapes` and the data violates them; `errors` holds the SHACL results.";
 
@@ -53,6 +55,7 @@ export const createItem = defineContract({
     413: BODY_TOO_LARGE,
     415: UNSUPPORTED_BODY,
     422: SHACL_VIOLATION,
+    503: WORKERS_BUSY,
   },
 });
 
@@ -101,6 +104,7 @@ export const updateItem = defineContract({
     413: BODY_TOO_LARGE,
     415: UNSUPPORTED_BODY,
     422: SHACL_VIOLATION,
+    503: WORKERS_BUSY,
   },
 });
 

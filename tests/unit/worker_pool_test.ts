@@ -1,0 +1,96 @@
+import { strict as assert } from "node:assert";
+import { DomainError, InvalidInput } from "../../src/errors/domain_error.ts";
+import { TASKS_PER_WORKER, WorkerPool } from "../../src/items/worker_pool.ts";
+import { setLogSink } from "../../src/log/logger.ts";
+import type { TestTask } from "../support/pool_test_worker.ts";
+
+const WORKER = new URL("../support/pool_test_worker.ts", import.meta.url);
+
+function pool(size: number, maxQueue: number) {
+  return new WorkerPool<TestTask, string>({ url: WORKER, size, maxQueue, init: "n", name: "test" });
+}
+
+Deno.test("tasks run on the workers, which get their setup first", async () => {
+  const workers = pool(2, 10);
+  try {
+    const answers = await Promise.all(
+      [1, 2, 3, 4, 5].map((value) => workers.run({ kind: "echo", value })),
+    );
+    assert.deepEqual(answers, ["n1", "n2", "n3", "n4", "n5"]);
+    assert.deepEqual(workers.stats(), { size: 2, running: 0, queued: 0, done: 5 });
+    assert.equal(workers.idle, true);
+  } finally {
+    workers.close();
+  }
+});
+
+Deno.test("a full queue refuses a task with 503 workers-busy, unless its caller waits", async () => {
+  const workers = pool(1, 2);
+  try {
+    const slow = (value: number) => workers.run({ kind: "echo", value, delayMs: 200 });
+    // The worker holds TASKS_PER_WORKER; two more fill the queue.
+    const held = Array.from({ length: TASKS_PER_WORKER + 2 }, (_, i) => slow(i));
+    await assert.rejects(workers.run({ kind: "echo", value: 99 }), (error: unknown) => {
+      assert.ok(error instanceof DomainError);
+      assert.equal(error.kind, "unavailable");
+      assert.equal(error.slug, "workers-busy");
+      return true;
+    });
+    assert.equal(workers.stats().queued, 2);
+    // A waiting caller gets in once there is room, and nothing beyond the bound is queued.
+    const waited = workers.run({ kind: "echo", value: 7 }, { wait: true });
+    assert.equal(workers.stats().queued, 2);
+    assert.equal(await waited, "n7");
+    assert.deepEqual(await Promise.all(held), held.map((_, i) => `n${i}`));
+  } finally {
+    workers.close();
+  }
+});
+
+Deno.test("a domain error comes back as the same kind, slug, detail and lines", async () => {
+  const workers = pool(1, 4);
+  try {
+    await assert.rejects(workers.run({ kind: "refuse" }), (error: unknown) => {
+      assert.ok(error instanceof InvalidInput);
+      assert.equal(error.slug, "bad-thing");
+      assert.equal(error.title, "Bad thing");
+      assert.equal(error.message, "The thing is bad.");
+      assert.deepEqual(error.errors, [{ path: "3:7", message: "here" }]);
+      assert.deepEqual(error.extensions, { line: 3 });
+      return true;
+    });
+  } finally {
+    workers.close();
+  }
+});
+
+Deno.test("a worker that dies fails only its own tasks and is replaced", async () => {
+  const workers = pool(1, 4);
+  const logged: unknown[] = [];
+  const restoreLog = setLogSink((entry) => logged.push(entry), "error");
+  try {
+    await assert.rejects(workers.run({ kind: "die" }), /worker stopped/);
+    assert.equal(await workers.run({ kind: "echo", value: 1 }), "n1");
+    assert.equal(logged.length, 1);
+  } finally {
+    restoreLog();
+    workers.close();
+  }
+});
+
+Deno.test("closing fails what waits with 503 shutting-down", async () => {
+  const workers = pool(1, 4);
+  const pending = Array.from(
+    { length: 4 },
+    (_, i) => workers.run({ kind: "echo", value: i, delayMs: 500 }),
+  );
+  workers.close();
+  for (const task of pending) {
+    await assert.rejects(task, (error: unknown) => {
+      assert.ok(error instanceof DomainError);
+      assert.equal(error.slug, "shutting-down");
+      return true;
+    });
+  }
+  await assert.rejects(workers.run({ kind: "echo", value: 1 }), /stopping/);
+});
