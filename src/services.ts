@@ -46,6 +46,11 @@ import type { SearchEngine } from "./search/search_engine.ts";
 /** The dependencies plus a way to release them. */
 export interface Services {
   deps: AppDeps;
+  /**
+   * Checks the store can be driven (remote_sparql/capabilities.ts); throws `StoreIncapable`
+   * naming the behaviour it lacks. Nothing to check on the embedded store.
+   */
+  checkStore(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -59,7 +64,8 @@ export function buildServices(config: ServiceConfig): Services {
     (await canonicalHash(quads, { maxWorkFactor })).hash;
   const metrics = new ServiceMetrics();
   // Timed beneath the item cache: the metrics tell how the store itself answers.
-  const store = withItemCache(metrics.timed("store", openTripleStore(config, db, dbPath)), config);
+  const backing = openTripleStore(config, db, dbPath, hash);
+  const store = withItemCache(metrics.timed("store", backing), config);
   const catalog = new Catalog(config.workspaces);
   const shapes = new CollectionShapes(config.workspaces);
   const items = new ItemService(store, catalog, hash, shapes.active ? shapes : undefined);
@@ -139,6 +145,9 @@ export function buildServices(config: ServiceConfig): Services {
   indexOutbox.start();
   return {
     deps,
+    checkStore: async () => {
+      if (backing instanceof SparqlTripleStore) await backing.checkCapabilities();
+    },
     close: async () => {
       await importJobs.close();
       await indexJobs.close();
@@ -151,15 +160,24 @@ export function buildServices(config: ServiceConfig): Services {
 }
 
 /** The configured triple store: the SQLite file, or a SPARQL 1.1 endpoint. */
-function openTripleStore(config: ServiceConfig, db: DatabaseSync, dbPath?: string): TripleStore {
+function openTripleStore(
+  config: ServiceConfig,
+  db: DatabaseSync,
+  dbPath: string | undefined,
+  hash: (quads: Parameters<typeof canonicalHash>[0]) => Promise<string>,
+): TripleStore {
   const { backend, sparql, groupCommit } = config.service.store;
   if (backend === "embedded") return new EmbeddedTripleStore(db, dbPath, groupCommit);
+  const { userQueries } = sparql;
   return new SparqlTripleStore({
     ...sparqlEndpoint(config),
     groupCommit,
     graphTemplate: sparql.graphTemplate,
     metadataGraph: sparql.metadataGraph,
     queryDefaultGraph: sparql.queryDefaultGraph,
+    userQueries: userQueries.username || userQueries.queryUrl ? userQueries : undefined,
+    maxInlineTriples: sparql.maxInlineTriples,
+    hash,
   });
 }
 
@@ -173,6 +191,7 @@ function sparqlEndpoint(config: ServiceConfig) {
     graphStoreUrl: sparql.graphStoreUrl!,
     username: sparql.username,
     password: sparql.password,
+    authScheme: sparql.authScheme,
     caCertificates: sparql.caFile
       ? readCaCertificates(sparql.caFile, "service.store.sparql.caFile")
       : undefined,

@@ -20,6 +20,11 @@ export const BUILT_IN_CUSTOMER_YML = `service:
       graphStoreUrl: \${SERVICE_SPARQL_GSP_URL:}
       username: \${SERVICE_SPARQL_USER:}
       password: \${SERVICE_SPARQL_PASSWORD:}
+      authScheme: \${SERVICE_SPARQL_AUTH:}            # basic (default) | digest (Virtuoso's /sparql-auth)
+      userQueries:       # the read-only account /sparql and the query tool run as (default: the one above)
+        queryUrl: \${SERVICE_SPARQL_USER_QUERY_URL:}
+        username: \${SERVICE_SPARQL_READER_USER:}
+        password: \${SERVICE_SPARQL_READER_PASSWORD:}
       caFile: \${SERVICE_SPARQL_CA_FILE:}           # PEM CA certificates trusted for https:// endpoints
     groupCommit:        # writes arriving while a commit is in flight are committed together in the next one
       maxWrites: \${SERVICE_STORE_GROUP_MAX_WRITES:64}         # most writes per group (1: every write alone)

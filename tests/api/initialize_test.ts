@@ -80,7 +80,7 @@ function has(quads: Quad[], s: string, p: string, o?: string): boolean {
   );
 }
 
-for (const backend of storeBackends()) {
+for (const backend of storeBackends({ allStores: true })) {
   Deno.test({
     name: `[initialize/${backend.name}] rules, forType, several URIs, from: store, idempotence`,
     ignore: backend.skip !== undefined,

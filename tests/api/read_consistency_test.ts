@@ -213,7 +213,7 @@ function readConsistencyTest(backend: StoreBackend, cache: boolean): void {
   });
 }
 
-for (const backend of storeBackends()) {
+for (const backend of storeBackends({ allStores: true })) {
   readConsistencyTest(backend, true);
   readConsistencyTest(backend, false);
 }
