@@ -155,10 +155,8 @@ export class SparqlHttpClient {
     if (options.defaultGraphUri) form.set("default-graph-uri", options.defaultGraphUri);
     return this.#read(this.config.queryUrl, options.timeoutMs, () => ({
       method: "POST",
-      headers: this.headers({
-        "Accept": accept,
-        "Content-Type": "application/x-www-form-urlencoded",
-      }),
+      // The credentials are added per attempt (#fetch): basic, or digest once challenged.
+      headers: { "Accept": accept, "Content-Type": "application/x-www-form-urlencoded" },
       body: form.toString(),
     }));
   }
@@ -236,7 +234,16 @@ export class SparqlHttpClient {
     };
     let response = await attempt();
     if (response.status === 401 && this.config.username) {
-      const challenge = response.headers.get("WWW-Authenticate");
+      let challenge = response.headers.get("WWW-Authenticate");
+      if (!/^\s*Digest\s/i.test(challenge ?? "") && this.#authorization) {
+        // Virtuoso answers basic credentials with a bare 401; asked without any, it
+        // challenges for digest. Nothing is applied without credentials.
+        await response.body?.cancel();
+        const headers = new Headers(init.headers as Record<string, string>);
+        headers.delete("Authorization");
+        response = await fetch(url, { ...init, headers, signal, client: this.#httpClient });
+        challenge = response.headers.get("WWW-Authenticate");
+      }
       const digest = this.#digest ??
         new DigestCredentials(this.config.username, this.config.password ?? "");
       if (digest.accept(challenge)) {

@@ -60,6 +60,9 @@ export function storeBackends(options: { allStores?: boolean } = {}): StoreBacke
         SERVICE_SPARQL_QUERY_URL: queryUrl ?? "",
         SERVICE_SPARQL_UPDATE_URL: Deno.env.get("SERVICE_SPARQL_UPDATE_URL") ?? "",
         SERVICE_SPARQL_GSP_URL: Deno.env.get("SERVICE_SPARQL_GSP_URL") ?? "",
+        // What the user's queries take as their default graph on this store: Fuseki's union
+        // of the named graphs (suites whose customer.yml reads it).
+        SERVICE_SPARQL_USER_DEFAULT_GRAPH: "urn:x-arq:UnionGraph",
         ...credentials,
       },
     },

@@ -36,6 +36,12 @@ export interface StoreCapabilities {
   rowCap?: number;
   /** Graphs of the store's own that user queries must not name. */
   systemGraphs: string[];
+  /**
+   * One query sees one committed state (Fuseki: a read transaction). Virtuoso reads at
+   * "read committed": parts of one query may see either side of a commit. Not something a
+   * probe can catch reliably, so it is known per product.
+   */
+  snapshotReads: boolean;
 }
 
 /** The store lacks a behaviour the service relies on. */
@@ -189,11 +195,13 @@ export async function probeCapabilities(
       }
     }
     const product = client.server?.trim();
+    const virtuoso = /virtuoso/i.test(product ?? "");
     return {
+      snapshotReads: !virtuoso,
       product,
       rewritesLiterals,
       rowCap: Number.isFinite(maxRows) ? maxRows : undefined,
-      systemGraphs: /virtuoso/i.test(product ?? "") ? VIRTUOSO_SYSTEM_GRAPHS : [],
+      systemGraphs: virtuoso ? VIRTUOSO_SYSTEM_GRAPHS : [],
     };
   } finally {
     await client.update(`DROP SILENT GRAPH ${graph} ; DROP SILENT GRAPH ${copyGraph}`)

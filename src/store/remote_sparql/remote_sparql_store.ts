@@ -300,6 +300,28 @@ export class SparqlTripleStore implements TripleStore {
    * item is then read page by page ({@link #readItemPaged}).
    */
   async readItem(collection: string, uri: string): Promise<ItemRead> {
+    // A store that reads at "read committed" (Virtuoso) may answer the record and the
+    // triples from either side of a write that commits meanwhile: the record is then read
+    // before and after too, and the answer kept only when no write came between.
+    const verify = this.#capabilities?.snapshotReads === false;
+    for (let attempt = 1;; attempt++) {
+      const before = verify ? await this.getItem(collection, uri) : undefined;
+      if (verify && !before) throw itemNotFound(collection, uri);
+      const read = await this.#readItemOnce(collection, uri);
+      if (!verify) return { record: read.record, quads: groupedBySubject(read.quads) };
+      const after = await this.getItem(collection, uri);
+      if (sameVersion(before, read.record) && sameVersion(after, read.record)) {
+        return { record: read.record, quads: groupedBySubject(read.quads) };
+      }
+      if (attempt >= PAGED_READ_ATTEMPTS) throw inconsistentRead(uri);
+    }
+  }
+
+  /** One read of the record and the graph ({@link readItem}). */
+  async #readItemOnce(
+    collection: string,
+    uri: string,
+  ): Promise<{ record: ItemRecord; quads: Quad[] }> {
     const item = iriToSparql(uri);
     const recordSubject = `${RECORD_PREFIX}${crypto.randomUUID()}`;
     const response = await this.#client.query(
@@ -324,7 +346,7 @@ export class SparqlTripleStore implements TripleStore {
     if (fields.size === 0) throw itemNotFound(collection, uri);
     const record = recordFromRow(collection, uri, fields);
     if (quads.length !== record.tripleCount) return await this.#readItemPaged(collection, uri);
-    return { record, quads: groupedBySubject(quads) };
+    return { record, quads };
   }
 
   /**
@@ -333,7 +355,10 @@ export class SparqlTripleStore implements TripleStore {
    * of its record. The pages are one version when the record did not change in between and
    * they hold as many distinct triples as it counts; otherwise it is read again.
    */
-  async #readItemPaged(collection: string, uri: string): Promise<ItemRead> {
+  async #readItemPaged(
+    collection: string,
+    uri: string,
+  ): Promise<{ record: ItemRecord; quads: Quad[] }> {
     const graph = iriToSparql(this.#graphOf(uri));
     for (let attempt = 0; attempt < PAGED_READ_ATTEMPTS; attempt++) {
       const before = await this.getItem(collection, uri);
@@ -362,15 +387,10 @@ export class SparqlTripleStore implements TripleStore {
         after.hash === before.hash && after.modified === before.modified &&
         triples.size === after.tripleCount
       ) {
-        return { record: after, quads: groupedBySubject([...triples.values()]) };
+        return { record: after, quads: [...triples.values()] };
       }
     }
-    throw new BackendFailed(
-      "store-incomplete-answer",
-      "Triple store answer incomplete",
-      `The SPARQL endpoint did not give all triples of ${uri} consistently in ` +
-        `${PAGED_READ_ATTEMPTS} paged reads (its row cap, or writes while reading)`,
-    );
+    throw inconsistentRead(uri);
   }
 
   async createItem(write: ItemWrite): Promise<ItemRecord> {
@@ -730,6 +750,22 @@ interface GraphBody {
   staging?: string;
   /** The operation that fills `graph` when `guard` matches once. */
   insert(graph: string, guard: string): string;
+}
+
+/** Whether two reads of a record found the same version. */
+function sameVersion(a: ItemRecord | undefined, b: ItemRecord): boolean {
+  return a !== undefined && a.hash === b.hash && a.modified === b.modified &&
+    a.tripleCount === b.tripleCount;
+}
+
+/** Reads kept finding writes in between, or fewer triples than the record counts. */
+function inconsistentRead(uri: string): DomainError {
+  return new BackendFailed(
+    "store-incomplete-answer",
+    "Triple store answer incomplete",
+    `The SPARQL endpoint did not give all triples of ${uri} as one version in ` +
+      `${PAGED_READ_ATTEMPTS} reads (its row cap, or writes while reading)`,
+  );
 }
 
 /** Whether any object is a literal with a datatype a store may rewrite (not a string). */
