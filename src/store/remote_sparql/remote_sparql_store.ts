@@ -518,14 +518,16 @@ export class SparqlTripleStore implements TripleStore {
    * the metadata graph). A store that caps sorted answers (Virtuoso: 10,000 rows) is asked
    * for at most that many rows; the answer then says it was cut.
    */
-  query(sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult> {
+  async query(sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult> {
     const cap = this.#capabilities?.rowCap;
-    return queryRemoteEndpoint(this.#userClient, sparql, {
+    const reserved = [this.#metadataGraph, ...(this.#capabilities?.systemGraphs ?? [])];
+    const result = await queryRemoteEndpoint(this.#userClient, sparql, {
       ...options,
       limit: cap === undefined ? options.limit : Math.min(options.limit, cap - 1),
       defaultGraphUri: this.#config.queryDefaultGraph,
-      reservedGraphs: [this.#metadataGraph, ...(this.#capabilities?.systemGraphs ?? [])],
+      reservedGraphs: reserved,
     });
+    return withoutServiceTerms(result, new Set(reserved));
   }
 
   async health(): Promise<BackendHealth> {
@@ -750,6 +752,29 @@ interface GraphBody {
   staging?: string;
   /** The operation that fills `graph` when `guard` matches once. */
   insert(graph: string, guard: string): string;
+}
+
+/**
+ * The answer without rows or triples that name the service's records or a reserved graph:
+ * where the store cannot keep them out of the user's view (Fuseki's in-memory union graph
+ * holds the metadata graph; Virtuoso lists every graph's name for `DISTINCT ?g`), they are
+ * dropped here, so the user never sees them whatever the store.
+ */
+function withoutServiceTerms(result: SparqlQueryResult, reserved: Set<string>): SparqlQueryResult {
+  const hidden = (term: { termType: string; value: string } | undefined) =>
+    term !== undefined && term.termType === "NamedNode" &&
+    (term.value.startsWith(METADATA_NAMESPACE) || reserved.has(term.value));
+  if (result.kind === "bindings") {
+    const rows = result.rows.filter((row) => ![...row.values()].some(hidden));
+    return rows.length === result.rows.length ? result : { ...result, rows };
+  }
+  if (result.kind === "quads") {
+    const quads = result.quads.filter((quad) =>
+      !hidden(quad.subject) && !hidden(quad.predicate) && !hidden(quad.object)
+    );
+    return quads.length === result.quads.length ? result : { ...result, quads };
+  }
+  return result;
 }
 
 /** Whether two reads of a record found the same version. */
