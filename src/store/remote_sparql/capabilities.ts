@@ -15,8 +15,9 @@
  *   metadata graph.
  *
  * It also learns, without refusing: whether the store rewrites literal forms
- * (`rewritesLiterals`), the row cap it states (`X-SPARQL-MaxRows`), and the product and
- * version it names in its `Server` header.
+ * (`rewritesLiterals`), the row cap it states (`X-SPARQL-MaxRows`, or the limit its refusal
+ * of a large sorted query names), and the product and version it names in its `Server`
+ * header.
  */
 import { type DomainError, Unavailable } from "../../errors/domain_error.ts";
 import type { SparqlHttpClient } from "../../sparql_protocol/client.ts";
@@ -137,6 +138,20 @@ export async function probeCapabilities(
           "; raise the store's row cap (Virtuoso: ResultSetMaxRows)",
       );
     }
+    // A store that refuses to sort more rows than some number (Virtuoso: SR353, 10,000) says
+    // so when asked for more; user queries are then asked for no more than that.
+    let sortCap: number | undefined;
+    try {
+      const sorted = await client.query(
+        `SELECT ?s WHERE { GRAPH ${copyGraph} { ?s ?p ?o } } ORDER BY ?s LIMIT 100000001`,
+        SPARQL_RESULTS_JSON,
+      );
+      await sorted.body?.cancel();
+    } catch (error) {
+      const said = error instanceof Error ? error.message : String(error);
+      if ((error as DomainError).kind === "unavailable") throw error;
+      sortCap = Number(/only (\d+) are allowed/i.exec(said)?.[1] ?? PAGE_ROWS);
+    }
     await step("update size", () =>
       client.update(
         `INSERT { GRAPH ${graph} { ?s ?p ?o } } WHERE { GRAPH ${copyGraph} { ?s ?p ?o } }`,
@@ -200,7 +215,7 @@ export async function probeCapabilities(
       snapshotReads: !virtuoso,
       product,
       rewritesLiterals,
-      rowCap: Number.isFinite(maxRows) ? maxRows : undefined,
+      rowCap: [maxRows, sortCap ?? NaN].filter(Number.isFinite).sort((a, b) => a - b)[0],
       systemGraphs: virtuoso ? VIRTUOSO_SYSTEM_GRAPHS : [],
     };
   } finally {
