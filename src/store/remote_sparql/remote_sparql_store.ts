@@ -641,7 +641,7 @@ export class SparqlTripleStore implements TripleStore {
   /**
    * Queues a write's `operations` (guarded; they carry its receipt and outbox entry) for
    * the next group, and tells whether its guard held ({@link #commitGroup}). A staging
-   * graph is dropped by the same request, and after it whatever became of it.
+   * graph is dropped by the same request, or after it when the request failed.
    */
   async #guardedWrite(
     uri: string,
@@ -653,12 +653,13 @@ export class SparqlTripleStore implements TripleStore {
     const text = operations.join(" ;\n");
     try {
       return await this.#writes.submit({ item: iriToSparql(uri), receipt, text }, text.length);
-    } finally {
+    } catch (error) {
       if (staging) {
         await this.#client.update(`DROP SILENT GRAPH ${iriToSparql(staging)}`, {
           idempotent: true,
         }).catch(() => {}); // a leftover staging graph is harmless, and named as such
       }
+      throw error;
     }
   }
 
