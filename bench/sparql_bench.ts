@@ -26,6 +26,7 @@ import { startServiceProcess } from "../tests/support/process.ts";
 import { DEMO_COLLECTION, itemQuery } from "../tests/support/service.ts";
 import { sparqlEndpointsFromEnv } from "../tests/support/fuseki.ts";
 import { basicAuthorization } from "../src/sparql_protocol/client.ts";
+import { DigestCredentials } from "../src/sparql_protocol/digest_auth.ts";
 
 const C = encodeURIComponent(DEMO_COLLECTION);
 
@@ -98,6 +99,29 @@ const DEFAULT_OPTIONS: SparqlBenchOptions = {
   singleClientRounds: 3,
 };
 
+/**
+ * The `Authorization` header of a request straight to the store: basic, or digest with
+ * `SERVICE_SPARQL_AUTH=digest` (Virtuoso's authenticated endpoints), after one request
+ * for the challenge.
+ */
+async function storeAuthorization(
+  endpoints: { username?: string; password?: string },
+  url: string,
+): Promise<(method: string, url: string) => Record<string, string>> {
+  if (!endpoints.username) return () => ({});
+  if (Deno.env.get("SERVICE_SPARQL_AUTH") !== "digest") {
+    const basic = basicAuthorization(endpoints.username, endpoints.password ?? "");
+    return () => ({ Authorization: basic });
+  }
+  const digest = new DigestCredentials(endpoints.username, endpoints.password ?? "");
+  const challenge = await fetch(url);
+  await challenge.body?.cancel();
+  if (!digest.accept(challenge.headers.get("WWW-Authenticate"))) {
+    throw new Error(`${url} did not answer with a digest challenge`);
+  }
+  return (method, target) => ({ Authorization: digest.authorization(method, target)! });
+}
+
 /** Runs every scenario; undefined when no Fuseki is configured. */
 export async function benchSparql(
   options: SparqlBenchOptions = DEFAULT_OPTIONS,
@@ -108,9 +132,7 @@ export async function benchSparql(
   const uri = `https://data.example.org/id/document/sparql-bench-${run}`;
   const graphIri = `urn:rcs-bench:${run}`;
   const graph = `${endpoints.graphStoreUrl}?graph=${encodeURIComponent(graphIri)}`;
-  const auth: Record<string, string> = endpoints.username
-    ? { Authorization: basicAuthorization(endpoints.username, endpoints.password ?? "") }
-    : {};
+  const authFor = await storeAuthorization(endpoints, graph);
   const dataDirs = [
     await Deno.makeTempDir({ prefix: "rcs-bench-" }),
     await Deno.makeTempDir({ prefix: "rcs-bench-" }),
@@ -150,7 +172,7 @@ export async function benchSparql(
     }
     const put = await fetch(graph, {
       method: "PUT",
-      headers: { "Content-Type": "text/turtle", ...auth },
+      headers: { "Content-Type": "text/turtle", ...authFor("PUT", graph) },
       body: itemVersion(uri, 0),
     });
     if (!put.ok) throw new Error(`Graph Store PUT failed: ${await put.text()}`);
@@ -184,7 +206,9 @@ export async function benchSparql(
       },
     });
     const scenarios: Record<ScenarioKey, { make: RequestFactory; servicePid?: number }> = {
-      gspGet: { make: () => ({ url: graph, init: { headers: { ...turtle, ...auth } } }) },
+      gspGet: {
+        make: () => ({ url: graph, init: { headers: { ...turtle, ...authFor("GET", graph) } } }),
+      },
       embeddedGet: { make: getItem(embedded.url), servicePid: embedded.pid },
       sparqlGet: { make: getItem(sparql.url), servicePid: sparql.pid },
       bodyPut: {
@@ -198,7 +222,7 @@ export async function benchSparql(
           url: graph,
           init: {
             method: "PUT",
-            headers: { "Content-Type": "text/turtle", ...auth },
+            headers: { "Content-Type": "text/turtle", ...authFor("PUT", graph) },
             body: itemVersion(uri, n),
           },
         }),
@@ -208,7 +232,10 @@ export async function benchSparql(
           url: endpoints.updateUrl,
           init: {
             method: "POST",
-            headers: { "Content-Type": "application/sparql-update", ...auth },
+            headers: {
+              "Content-Type": "application/sparql-update",
+              ...authFor("POST", endpoints.updateUrl),
+            },
             body: `DROP SILENT GRAPH <${graphIri}> ;\nINSERT DATA { GRAPH <${graphIri}> {\n${
               itemVersion(uri, n)
             }} }`,
@@ -263,7 +290,8 @@ export async function benchSparql(
     const removed = await fetch(`${sparql.url}/api/item?${itemQuery(uri)}`, { method: "DELETE" })
       .catch(() => undefined);
     await removed?.body?.cancel();
-    const dropped = await fetch(graph, { method: "DELETE", headers: auth }).catch(() => undefined);
+    const dropped = await fetch(graph, { method: "DELETE", headers: authFor("DELETE", graph) })
+      .catch(() => undefined);
     await dropped?.body?.cancel();
     await embedded.stop();
     await embedded1.stop();

@@ -14,6 +14,7 @@ import { log } from "./log/logger.ts";
 import { isLoopbackHost } from "./http/loopback.ts";
 import { backupDestination, backupLocalDatabase } from "./store/sqlite/backup.ts";
 import { SERVICE_VERSION } from "./version.ts";
+import { StoreIncapable } from "./store/remote_sparql/capabilities.ts";
 
 /** `--help`: every flag and exit status. */
 const USAGE = `usage: deno task start [--config PATH]      (or: rdf-content-service [flags])
@@ -97,6 +98,20 @@ async function main(): Promise<number> {
       return 2;
     }
     throw error;
+  }
+  try {
+    await services.checkStore();
+  } catch (error) {
+    // A store that cannot be driven would be corrupted: refuse, naming what it lacks. A
+    // store that cannot be reached yet is /ready's business, not a reason to stay down.
+    if (error instanceof StoreIncapable) {
+      console.error(error.message);
+      await services.close();
+      return 2;
+    }
+    log("warn", "store capability check deferred", {
+      reason: error instanceof Error ? error.message : String(error),
+    });
   }
   if (!(await searchCapable(services))) {
     await services.close();

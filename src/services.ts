@@ -54,6 +54,11 @@ import { displayUrl } from "./log/display_url.ts";
 /** The dependencies plus a way to release them. */
 export interface Services {
   deps: AppDeps;
+  /**
+   * Checks the store can be driven (remote_sparql/capabilities.ts); throws `StoreIncapable`
+   * naming the behaviour it lacks. Nothing to check on the embedded store.
+   */
+  checkStore(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -72,7 +77,8 @@ export function buildServices(config: ServiceConfig): Services {
   const hash = (quads: Quad[]) => rdfWork.hash(quads);
   const metrics = new ServiceMetrics();
   // Timed beneath the item cache: the metrics tell how the store itself answers.
-  const store = withItemCache(metrics.timed("store", openTripleStore(config, db, dbPath)), config);
+  const backing = openTripleStore(config, db, dbPath, hash);
+  const store = withItemCache(metrics.timed("store", backing), config);
   const catalog = new Catalog(config.workspaces, openCatalogStore(config, db));
   void catalog.ready();
   // One instance owns an embedded store: its own writes are all the changes there are.
@@ -175,6 +181,9 @@ export function buildServices(config: ServiceConfig): Services {
   indexOutbox.start();
   return {
     deps,
+    checkStore: async () => {
+      if (backing instanceof SparqlTripleStore) await backing.checkCapabilities();
+    },
     close: async () => {
       catalog.close();
       await importJobs.close();
@@ -190,18 +199,27 @@ export function buildServices(config: ServiceConfig): Services {
 }
 
 /** The configured triple store: the SQLite file, or a SPARQL 1.1 endpoint. */
-function openTripleStore(config: ServiceConfig, db: DatabaseSync, dbPath?: string): TripleStore {
+function openTripleStore(
+  config: ServiceConfig,
+  db: DatabaseSync,
+  dbPath: string | undefined,
+  hash: (quads: Quad[]) => Promise<string>,
+): TripleStore {
   const { backend, sparql, groupCommit } = config.service.store;
   if (backend === "embedded") {
     // A full or read-only data directory answers 507 rather than a bare 500.
     return withStorageFaults(db, new EmbeddedTripleStore(db, dbPath, groupCommit));
   }
+  const { userQueries } = sparql;
   return new SparqlTripleStore({
     ...sparqlEndpoint(config),
     groupCommit,
     graphTemplate: sparql.graphTemplate,
     metadataGraph: sparql.metadataGraph,
     queryDefaultGraph: sparql.queryDefaultGraph,
+    userQueries: userQueries.username || userQueries.queryUrl ? userQueries : undefined,
+    maxInlineTriples: sparql.maxInlineTriples,
+    hash,
   });
 }
 
@@ -249,6 +267,7 @@ function sparqlEndpointWithout(config: ServiceConfig) {
     graphStoreUrl: sparql.graphStoreUrl!,
     username: sparql.username,
     password: sparql.password,
+    authScheme: sparql.authScheme,
     caCertificates: sparql.caFile
       ? readCaCertificates(sparql.caFile, "service.store.sparql.caFile")
       : undefined,

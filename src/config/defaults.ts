@@ -21,6 +21,11 @@ export const BUILT_IN_CUSTOMER_YML = `service:
       graphStoreUrl: \${SERVICE_SPARQL_GSP_URL:}
       username: \${SERVICE_SPARQL_USER:}
       password: \${SERVICE_SPARQL_PASSWORD:}
+      authScheme: \${SERVICE_SPARQL_AUTH:}            # basic (default) | digest (Virtuoso's /sparql-auth)
+      userQueries:       # the read-only account /sparql and the query tool run as (default: the one above)
+        queryUrl: \${SERVICE_SPARQL_USER_QUERY_URL:}
+        username: \${SERVICE_SPARQL_READER_USER:}
+        password: \${SERVICE_SPARQL_READER_PASSWORD:}
       caFile: \${SERVICE_SPARQL_CA_FILE:}           # PEM CA certificates trusted for https:// endpoints
       timeoutMs: \${SERVICE_SPARQL_TIMEOUT_MS:30000}   # each request to the store
     groupCommit:        # writes arriving while a commit is in flight are committed together in the next one

@@ -237,6 +237,19 @@ export const configSchema = z.object({
         graphStoreUrl: optionalString,
         username: optionalString,
         password: optionalString,
+        /** basic, or digest (RFC 7616; Virtuoso's /sparql-auth). Basic switches to digest when challenged. */
+        authScheme: z.preprocess(emptyAsUndefined, z.enum(["basic", "digest"]).optional()),
+        /**
+         * The account user queries (/sparql, the query tool) run as: a read-only account
+         * that cannot read the metadata graph (docs/backends.md). Unset: the service's own.
+         */
+        userQueries: z.object({
+          queryUrl: optionalString,
+          username: optionalString,
+          password: optionalString,
+        }).prefault({}),
+        /** Items with more triples are staged through the Graph Store Protocol. */
+        maxInlineTriples: integer(1, 100_000).default(500),
         /** PEM file of CA certificates trusted for HTTPS to the three endpoints. */
         caFile: optionalString,
         timeoutMs: integer(100).default(30_000),

@@ -26,6 +26,7 @@ import {
   PROLOGUE,
   selectRows,
 } from "../store/remote_sparql/lookup.ts";
+import { whenAbsent } from "../store/remote_sparql/portable_sparql.ts";
 import type { SparqlRow } from "../sparql_protocol/results_json.ts";
 import {
   abandonedMessage,
@@ -66,18 +67,21 @@ export class SparqlJobStore<J extends StoredJob = IndexJob> implements JobStore<
     const now = Date.now();
     const subject = this.#jobIri(job.id);
     const lockTriple = lock === undefined ? "" : `; rcs:jobLock ${stringToSparql(lock)}`;
-    await this.#client.update(`${PROLOGUE}
+    await this.#client.update(
+      `${PROLOGUE}
       INSERT { GRAPH ${this.#meta} {
         ${subject} rcs:jobRecord ${stringToSparql(JSON.stringify({ job, rebuilds: [] }))} ;
           rcs:jobState ${stringToSparql(job.state)} ; rcs:heartbeat ${integerLiteral(now)} ;
           rcs:jobCreated ${integerLiteral(now)} ; rcs:jobOwner ${stringToSparql(owner)}
           ${lockTriple} } }
-      WHERE { FILTER NOT EXISTS { ${this.#livePattern("?other", now, lock)} } } ;
+      WHERE { ${whenAbsent(this.#livePattern("?other", now, lock))} } ;
       DELETE { GRAPH ${this.#meta} { ?old ?p ?o } }
       WHERE { { SELECT ?old WHERE { GRAPH ${this.#meta} { ?old rcs:jobCreated ?created }
                   ${this.#ofKind("?old")} }
                 ORDER BY DESC(?created) OFFSET ${JOB_HISTORY_LIMIT} }
-              GRAPH ${this.#meta} { ?old ?p ?o } }`);
+              GRAPH ${this.#meta} { ?old ?p ?o } }`,
+      { idempotent: true },
+    );
     const rows = await selectRows(
       this.#client,
       `SELECT ?job WHERE { ${this.#livePattern("?job", now, lock)} } LIMIT 2`,
@@ -90,20 +94,21 @@ export class SparqlJobStore<J extends StoredJob = IndexJob> implements JobStore<
   async save(record: JobRecord<J>, owner: string): Promise<boolean> {
     const now = Date.now();
     const subject = this.#jobIri(record.job.id);
-    await this.#client.update(`${PROLOGUE}
+    await this.#client.update(
+      `${PROLOGUE}
       DELETE { GRAPH ${this.#meta} {
         ${subject} rcs:jobRecord ?record ; rcs:jobState ?state ; rcs:heartbeat ?heartbeat } }
       INSERT { GRAPH ${this.#meta} {
         ${subject} rcs:jobRecord ${stringToSparql(JSON.stringify(record))} ;
           rcs:jobState ${stringToSparql(record.job.state)} ; rcs:heartbeat ${
-      integerLiteral(now)
-    } } }
+        integerLiteral(now)
+      } } }
       WHERE { GRAPH ${this.#meta} {
         ${subject} rcs:jobRecord ?record ; rcs:jobState ?state ; rcs:heartbeat ?heartbeat ;
           rcs:jobOwner ${stringToSparql(owner)} }
-        FILTER((?state = "queued" || ?state = "running") && ?heartbeat > ${
-      now - this.#leaseMs
-    }) }`);
+        FILTER((?state = "queued" || ?state = "running") && ?heartbeat > ${now - this.#leaseMs}) }`,
+      { idempotent: true },
+    );
     const rows = await selectRows(
       this.#client,
       `SELECT ?heartbeat WHERE { GRAPH ${this.#meta} { ${subject} rcs:heartbeat ?heartbeat } }`,
@@ -174,7 +179,8 @@ export class SparqlJobStore<J extends StoredJob = IndexJob> implements JobStore<
       };
       const subject = this.#jobIri(record.job.id);
       // Guarded by the heartbeat read: a job that came back to life meanwhile is left alone.
-      await this.#client.update(`${PROLOGUE}
+      await this.#client.update(
+        `${PROLOGUE}
         DELETE { GRAPH ${this.#meta} { ${subject} rcs:jobRecord ?record ; rcs:jobState ?state } }
         INSERT { GRAPH ${this.#meta} {
           ${subject} rcs:jobRecord ${stringToSparql(JSON.stringify(failed))} ;
@@ -182,8 +188,10 @@ export class SparqlJobStore<J extends StoredJob = IndexJob> implements JobStore<
         WHERE { GRAPH ${this.#meta} {
           ${subject} rcs:jobRecord ?record ; rcs:jobState ?state ; rcs:heartbeat ?heartbeat }
           FILTER((?state = "queued" || ?state = "running") && STR(?heartbeat) = ${
-        stringToSparql(heartbeat)
-      }) }`);
+          stringToSparql(heartbeat)
+        }) }`,
+        { idempotent: true },
+      );
       const after = await this.get(record.job.id);
       if (after?.finishedAt === finishedAt && after.state === "failed") marked.push(record);
     }

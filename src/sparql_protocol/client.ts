@@ -1,6 +1,7 @@
 /**
- * HTTP access to a SPARQL 1.1 endpoint: Query and Update requests with basic auth, an
- * optional CA for HTTPS, per-request timeouts and retries for reads.
+ * HTTP access to a SPARQL 1.1 endpoint: Query, Update and Graph Store requests with basic
+ * or digest auth (`digest_auth.ts`), an optional CA for HTTPS, per-request timeouts, retries
+ * for reads and, for updates the caller calls idempotent, for transient refusals.
  *
  * The outbound edge to the endpoint: the only store module that reads a response status.
  * Failures become domain errors: an endpoint that cannot be reached (or whose gateway says
@@ -10,6 +11,7 @@
 import { displayUrl } from "../log/display_url.ts";
 import { BackendFailed, DomainError, Timeout, Unavailable } from "../errors/domain_error.ts";
 import type { CircuitBreaker } from "../store/circuit_breaker.ts";
+import { DigestCredentials } from "./digest_auth.ts";
 
 /** Where the endpoint is and how to talk to it. */
 export interface SparqlEndpointConfig {
@@ -18,13 +20,17 @@ export interface SparqlEndpointConfig {
   /** SPARQL 1.1 Update endpoint. */
   updateUrl: string;
   /**
-   * SPARQL 1.1 Graph Store HTTP Protocol endpoint. Configured but not used: an item is read
-   * with its record in one query (sparql.ts), which a Graph Store GET cannot do.
+   * SPARQL 1.1 Graph Store HTTP Protocol endpoint: large items are staged through it
+   * (remote_sparql_store.ts); reads are queries, which carry the item's record along.
    */
   graphStoreUrl: string;
-  /** HTTP basic auth, sent with every request when `username` is set. */
+  /**
+   * Credentials, sent with every request when `username` is set: HTTP basic auth, or digest
+   * (RFC 7616) when `authScheme` says so or the endpoint answers basic with a digest challenge.
+   */
   username?: string;
   password?: string;
+  authScheme?: "basic" | "digest";
   /** PEM CA certificates trusted for HTTPS to the endpoints, besides the default roots. */
   caCertificates?: string[];
   /** Per-request timeout in milliseconds, covering the response body too. */
@@ -49,6 +55,8 @@ export const ACCEPT_ANY_RESULT =
 
 const MAX_ENDPOINT_MESSAGE = 500;
 const MAX_BACKOFF_MS = 2000;
+/** Attempts of an idempotent update the endpoint refused as transient (deadlock, 503). */
+const TRANSIENT_ATTEMPTS = 6;
 
 /** `Basic <base64(user:password)>` with the credentials encoded as UTF-8 (RFC 7617). */
 export function basicAuthorization(username: string, password: string): string {
@@ -153,12 +161,16 @@ function networkReason(error: unknown): string {
 export class SparqlHttpClient {
   readonly config: SparqlEndpointConfig;
   #authorization: string | undefined;
+  /** Digest credentials, once the scheme is digest (configured, or challenged for). */
+  #digest: DigestCredentials | undefined;
   /** Connections that trust the configured CA; the default client without one. */
   readonly #httpClient: Deno.HttpClient | undefined;
+  /** The endpoint's `Server` header, as last seen: the store's product and version. */
+  server: string | undefined;
 
   constructor(config: SparqlEndpointConfig) {
     this.config = config;
-    this.#authorization = config.username
+    this.#authorization = config.username && config.authScheme !== "digest"
       ? basicAuthorization(config.username, config.password ?? "")
       : undefined;
     this.#httpClient = config.caCertificates
@@ -187,33 +199,66 @@ export class SparqlHttpClient {
     if (options.defaultGraphUri) form.set("default-graph-uri", options.defaultGraphUri);
     return this.#read(this.config.queryUrl, options.timeoutMs, () => ({
       method: "POST",
-      headers: this.headers({
-        "Accept": accept,
-        "Content-Type": "application/x-www-form-urlencoded",
-      }),
+      // The credentials are added per attempt (#fetch): basic, or digest once challenged.
+      headers: { "Accept": accept, "Content-Type": "application/x-www-form-urlencoded" },
       body: form.toString(),
     }));
   }
 
   /**
-   * Sends one SPARQL Update request. Never retried: an update whose answer was lost may
-   * have been applied.
+   * Sends one SPARQL Update request. Never retried when its answer was lost (it may have
+   * been applied). With `idempotent` (a guarded update, which a second application leaves
+   * as the first did), an answer that says the endpoint did not apply it for a transient
+   * reason (a deadlock, a serialisation failure, 503) is retried with backoff.
    */
-  async update(sparql: string): Promise<void> {
-    const url = this.config.updateUrl;
+  async update(sparql: string, options: { idempotent?: boolean } = {}): Promise<void> {
+    await this.#withTransientRetries(
+      options.idempotent === true,
+      () =>
+        this.#send(this.config.updateUrl, {
+          method: "POST",
+          headers: { "Content-Type": "application/sparql-update; charset=utf-8" },
+          body: sparql,
+        }),
+    );
+  }
+
+  /**
+   * Replaces the graph `graph` with `ntriples` through the Graph Store Protocol (PUT). The
+   * graph is one the caller owns alone (a staging graph), so a retry is harmless.
+   */
+  async putGraph(graph: string, ntriples: string): Promise<void> {
+    const url = graphStoreTarget(this.config.graphStoreUrl, graph);
+    await this.#withTransientRetries(true, () =>
+      this.#send(url, {
+        method: "PUT",
+        headers: { "Content-Type": "application/n-triples; charset=utf-8" },
+        body: ntriples,
+      }));
+  }
+
+  /** Runs `send`, again after a transient refusal when `retry` (see {@link update}). */
+  async #withTransientRetries(retry: boolean, send: () => Promise<void>): Promise<void> {
+    for (let attempt = 1;; attempt++) {
+      try {
+        return await send();
+      } catch (error) {
+        if (!retry || attempt >= TRANSIENT_ATTEMPTS || !isTransientRefusal(error)) throw error;
+        const backoff = Math.min(MAX_BACKOFF_MS, 50 * 2 ** attempt);
+        await new Promise((resolve) => setTimeout(resolve, backoff / 2 + Math.random() * backoff));
+      }
+    }
+  }
+
+  /** One request whose answer is not needed beyond success. */
+  async #send(url: string, init: RequestInit): Promise<void> {
     const timeoutMs = this.config.timeoutMs;
     const breaker = this.config.breaker;
     // Refused before sending: nothing was written, a plain 503.
     breaker?.check();
     let response: Response;
     try {
-      response = await fetch(url, {
-        method: "POST",
-        headers: this.headers({ "Content-Type": "application/sparql-update; charset=utf-8" }),
-        body: sparql,
-        signal: AbortSignal.timeout(timeoutMs),
-        client: this.#httpClient,
-      });
+      response = await this.#fetch(url, init, timeoutMs);
     } catch (error) {
       const problem = storeProblemFromError(error, url, timeoutMs);
       breaker?.unanswered(problem.message);
@@ -223,6 +268,44 @@ export class SparqlHttpClient {
     breaker?.answered();
     if (!response.ok) throw await endpointProblem(url, response);
     await response.body?.cancel();
+  }
+
+  /**
+   * A fetch with the credentials: a 401 carrying a digest challenge is answered once (and
+   * the challenge kept for the next requests).
+   */
+  async #fetch(url: string, init: RequestInit, timeoutMs: number): Promise<Response> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    const method = init.method ?? "GET";
+    const attempt = () => {
+      const headers = this.headers(init.headers as Record<string, string>);
+      const digest = this.#digest?.authorization(method, url);
+      if (digest) headers.set("Authorization", digest);
+      return fetch(url, { ...init, headers, signal, client: this.#httpClient });
+    };
+    let response = await attempt();
+    if (response.status === 401 && this.config.username) {
+      let challenge = response.headers.get("WWW-Authenticate");
+      if (!/^\s*Digest\s/i.test(challenge ?? "") && this.#authorization) {
+        // Virtuoso answers basic credentials with a bare 401; asked without any, it
+        // challenges for digest. Nothing is applied without credentials.
+        await response.body?.cancel();
+        const headers = new Headers(init.headers as Record<string, string>);
+        headers.delete("Authorization");
+        response = await fetch(url, { ...init, headers, signal, client: this.#httpClient });
+        challenge = response.headers.get("WWW-Authenticate");
+      }
+      const digest = this.#digest ??
+        new DigestCredentials(this.config.username, this.config.password ?? "");
+      if (digest.accept(challenge)) {
+        await response.body?.cancel();
+        this.#digest = digest;
+        this.#authorization = undefined; // never send the password in the clear again
+        response = await attempt();
+      }
+    }
+    this.server = response.headers.get("Server") ?? this.server;
+    return response;
   }
 
   async #read(
@@ -236,11 +319,7 @@ export class SparqlHttpClient {
       breaker?.check();
       let problem: DomainError;
       try {
-        const response = await fetch(url, {
-          ...init(),
-          signal: AbortSignal.timeout(timeoutMs),
-          client: this.#httpClient,
-        });
+        const response = await this.#fetch(url, init(), timeoutMs);
         breaker?.answered();
         if (response.ok) return response;
         problem = await endpointProblem(url, response);
@@ -259,6 +338,25 @@ export class SparqlHttpClient {
       await new Promise((resolve) => setTimeout(resolve, backoff / 2 + Math.random() * backoff));
     }
   }
+}
+
+/** The Graph Store Protocol URL of `graph` (indirect identification, `?graph=`). */
+function graphStoreTarget(endpoint: string, graph: string): string {
+  const url = new URL(endpoint);
+  url.searchParams.set("graph", graph);
+  return url.toString();
+}
+
+/**
+ * An answer saying the endpoint did not apply a request for a passing reason: 503, or a
+ * deadlock or serialisation failure (SQLSTATE 40001; Virtuoso answers `40001 SR172:
+ * Transaction deadlocked` with HTTP 500).
+ */
+export function isTransientRefusal(error: unknown): boolean {
+  if (!(error instanceof DomainError)) return false;
+  const status = error.extensions.endpointStatus;
+  if (status === 503) return true;
+  return error instanceof EndpointRefusal && /\b40001\b|deadlock|serializ/i.test(error.message);
 }
 
 function isTimeout(error: unknown): boolean {

@@ -70,6 +70,12 @@ async function readResult(
   if (contentType === SPARQL_RESULTS_JSON || contentType === "application/json") {
     const results = await readSparqlJsonResults(response.body, limit);
     if (graphResult) throw malformedResults("a CONSTRUCT or DESCRIBE answered with bindings");
+    // A store that cut its answer at its own cap says so in this header (Virtuoso): the
+    // answer is then not complete, whatever the row count looks like.
+    const cap = Number(response.headers.get("X-SPARQL-MaxRows") ?? NaN);
+    if (results.kind === "bindings" && Number.isFinite(cap) && results.rows.length >= cap) {
+      return { ...results, truncated: true };
+    }
     return results;
   }
   if (!graphResult) {

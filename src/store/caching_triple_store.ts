@@ -100,7 +100,7 @@ export class CachingTripleStore implements TripleStore {
   async createItem(write: ItemWrite): Promise<ItemRecord> {
     this.#cache.invalidate(write.uri);
     const record = await this.#inner.createItem(write);
-    this.#cache.set(write.uri, record.hash, groupBySubject(write.quads), { probation: write.bulk });
+    this.#keepWritten(write, record);
     return record;
   }
 
@@ -108,9 +108,7 @@ export class CachingTripleStore implements TripleStore {
     this.#cache.invalidate(write.uri);
     try {
       const record = await this.#inner.replaceItem(write, condition);
-      this.#cache.set(write.uri, record.hash, groupBySubject(write.quads), {
-        probation: write.bulk,
-      });
+      this.#keepWritten(write, record);
       return record;
     } catch (error) {
       // A read that raced the write may have filed the old graph meanwhile: harmless (it
@@ -148,6 +146,18 @@ export class CachingTripleStore implements TripleStore {
   close(): Promise<void> {
     this.#cache.clear();
     return this.#inner.close();
+  }
+
+  /**
+   * Caches a write's quads under its record, unless the store recorded another hash: it
+   * then holds other forms of the literals (a store that rewrites "042" as "42"), and only
+   * a read gives the graph that hashes to the record.
+   */
+  #keepWritten(write: ItemWrite, record: ItemRecord): void {
+    if (record.hash !== write.hash) return;
+    this.#cache.set(write.uri, record.hash, groupBySubject(write.quads), {
+      probation: write.bulk,
+    });
   }
 
   /**

@@ -118,7 +118,7 @@ GRAPH <${book(6)}> { <${book(6)}> a ex:Book ; dct:title "Six {with braces} and \
 <${book(2)}> { <${book(2)}> dct:title "Again" . }
 `;
 
-for (const backend of storeBackends()) {
+for (const backend of storeBackends({ allStores: true })) {
   const test = (name: string, fn: (service: TestService) => Promise<void>) =>
     Deno.test({
       name: `[bulk/${backend.name}] ${name}`,

@@ -207,7 +207,7 @@ function gate(): { opened: Promise<void>; open(): void } {
 const ws = (uri: string) => `workspace=${encodeURIComponent(uri)}`;
 const col = (uri: string) => `collection=${encodeURIComponent(uri)}`;
 
-for (const backend of testBackends("index-api")) {
+for (const backend of testBackends("index-api", { allStores: true })) {
   const test = (name: string, fn: (env: Record<string, string>) => Promise<void>) =>
     Deno.test({
       name: `[indexing/${backend.name}] ${name}`,

@@ -12,6 +12,7 @@ import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
 
 const COLLECTION = "https://data.example.org/collection/init";
 const C = encodeURIComponent(COLLECTION);
+import { STORE_YAML } from "../support/backends.ts";
 const EX = "http://example.org/";
 
 const YAML = `
@@ -20,13 +21,7 @@ service:
     port: \${SERVICE_HTTP_PORT:0}
   data:
     dir: \${SERVICE_DATA_DIR}
-  store:
-    backend: \${SERVICE_STORE_BACKEND:embedded}
-    sparql:
-      queryUrl: \${SERVICE_SPARQL_QUERY_URL:}
-      updateUrl: \${SERVICE_SPARQL_UPDATE_URL:}
-      graphStoreUrl: \${SERVICE_SPARQL_GSP_URL:}
-workspaces:
+${STORE_YAML}workspaces:
   - uri: https://data.example.org/workspace/init
     name: Init
     initialize:
@@ -80,7 +75,7 @@ function has(quads: Quad[], s: string, p: string, o?: string): boolean {
   );
 }
 
-for (const backend of storeBackends()) {
+for (const backend of storeBackends({ allStores: true })) {
   Deno.test({
     name: `[initialize/${backend.name}] rules, forType, several URIs, from: store, idempotence`,
     ignore: backend.skip !== undefined,

@@ -29,7 +29,7 @@ function put(service: TestService, query: string, body: string, type = "applicat
   });
 }
 
-for (const backend of storeBackends()) {
+for (const backend of storeBackends({ allStores: true })) {
   const suite = (name: string, fn: (service: TestService) => Promise<void>) =>
     storeTest("items", backend, name, fn);
   if (backend.skip) console.log(`items API suite on ${backend.name} skipped: ${backend.skip}`);

@@ -45,7 +45,7 @@ function relativeBodies(doc: string) {
   ];
 }
 
-for (const backend of storeBackends()) {
+for (const backend of storeBackends({ allStores: true })) {
   const suite = (name: string, fn: (service: TestService) => Promise<void>) =>
     storeTest("rdf fidelity", backend, name, fn);
   if (backend.skip) console.log(`RDF fidelity suite on ${backend.name} skipped: ${backend.skip}`);

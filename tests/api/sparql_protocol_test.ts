@@ -23,7 +23,7 @@ const DCT = "http://purl.org/dc/terms/";
 
 const YAML = SPARQL_PROTOCOL_YAML;
 
-for (const backend of storeBackends()) {
+for (const backend of storeBackends({ allStores: true })) {
   Deno.test({
     name: `[sparql protocol/${backend.name}] query forms, formats, dataset, refusals`,
     ignore: backend.skip !== undefined,

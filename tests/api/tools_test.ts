@@ -43,7 +43,7 @@ service:
     maxBodyBytes: \${SERVICE_HTTP_MAX_BODY:16777216}
   data:
     dir: \${SERVICE_DATA_DIR:./data}
-${STORE_YAML}      queryDefaultGraph: urn:x-arq:UnionGraph
+${STORE_YAML}      queryDefaultGraph: \${SERVICE_SPARQL_USER_DEFAULT_GRAPH:}
   search:
     query:
       maxResultsLimit: \${SERVICE_ES_MAX_RESULTS:10000}

@@ -261,7 +261,7 @@ Deno.test("SPARQL JSON look-ups: read whole, same terms, bounded in size", async
   }
 });
 
-Deno.test("SPARQL client policy: auth header, retries for reads only, error mapping", async () => {
+Deno.test("SPARQL client policy: auth header, retries for reads and transient refusals of guarded writes, error mapping", async () => {
   assert.equal(basicAuthorization("Aladdin", "open sesame"), "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
   assert.equal(basicAuthorization("jürgen", "pä"), `Basic ${btoa("j\xc3\xbcrgen:p\xc3\xa4")}`);
 
@@ -292,9 +292,33 @@ Deno.test("SPARQL client policy: auth header, retries for reads only, error mapp
     seen.length = 0;
     const write = { collection: `${RUN}/c`, uri: `${RUN}/i`, quads: [], hash: "h" };
     await assertProblem(store.createItem(write), 503, "store-unavailable");
-    assert.deepEqual(seen.map((r) => r.path), ["/update"], "an update is never retried");
+    // A guarded write refused with 503 is sent again as it was (same receipt: a second
+    // application is harmless), a few times with backoff, then fails.
+    assert.ok(seen.length > 1 && seen.length <= 6, `tried ${seen.length} times`);
+    assert.ok(seen.every((r) => r.path === "/update" && r.body === seen[0].body));
     // The outbox entry travels in the update itself: applied or not, it goes with the write.
     assert.match(seen[0].body, /rcs:outboxItem <[^>]*\/i>/, "the update carries its outbox entry");
+
+    seen.length = 0;
+    answer = () => new Response("Error 500: something else", { status: 500 });
+    await assertProblem(store.createItem(write), 502, "store-error");
+    assert.equal(seen.length, 1, "a refusal that is not transient is not retried");
+
+    seen.length = 0;
+    let deadlocks = 1;
+    answer = (path) => {
+      if (path === "/update" && deadlocks-- > 0) {
+        return new Response("Virtuoso 40001 Error SR172: Transaction deadlocked", { status: 500 });
+      }
+      if (path === "/update") return new Response("");
+      return Response.json({ head: { vars: [] }, results: { bindings: [] } });
+    };
+    await assertProblem(store.createItem(write), 409, "item-exists");
+    assert.deepEqual(
+      seen.map((r) => r.path),
+      ["/update", "/update", "/query"],
+      "a deadlocked update is retried, then its receipt is read",
+    );
 
     answer = () => new Response("Error 400: Parse error: <urn:x> line 1", { status: 400 });
     await assert.rejects(store.createItem(write), (thrown: unknown) => {

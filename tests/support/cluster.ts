@@ -23,7 +23,9 @@
  */
 import { Parser } from "n3";
 import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
-import { basicAuthorization } from "../../src/sparql_protocol/client.ts";
+import { SparqlHttpClient } from "../../src/sparql_protocol/client.ts";
+import { readSmallSparqlJsonResults } from "../../src/sparql_protocol/results_json.ts";
+import { virtuosoServiceEnv } from "./virtuoso.ts";
 import { type ServiceProcess, startServiceProcess } from "./process.ts";
 import { type SparqlEndpoints, sparqlEndpointsFromEnv } from "./fuseki.ts";
 import { deleteIndicesWithPrefix, openSearchUrl } from "./opensearch.ts";
@@ -36,7 +38,9 @@ const RCS = "urn:rdf-content-service:";
 
 /** The engines a cluster runs on. */
 export interface ClusterEngines {
-  sparql: SparqlEndpoints;
+  /** The store's name: `fuseki` (when absent) or `virtuoso`. */
+  store?: string;
+  sparql: SparqlEndpoints & { authScheme?: "digest" };
   openSearchUrl: string;
 }
 
@@ -48,11 +52,33 @@ export const CLUSTER_SKIP_MESSAGE =
 
 let skipPrinted = false;
 
+/**
+ * The same engines with Virtuoso as the store (`SERVICE_VIRTUOSO_*`), or undefined when it
+ * or OpenSearch is not configured.
+ */
+export function virtuosoClusterEngines(): ClusterEngines | undefined {
+  const env = virtuosoServiceEnv();
+  const url = openSearchUrl();
+  if (!env || !url) return undefined;
+  return {
+    store: "virtuoso",
+    sparql: {
+      queryUrl: env.SERVICE_SPARQL_QUERY_URL,
+      updateUrl: env.SERVICE_SPARQL_UPDATE_URL,
+      graphStoreUrl: env.SERVICE_SPARQL_GSP_URL,
+      username: env.SERVICE_SPARQL_USER,
+      password: env.SERVICE_SPARQL_PASSWORD,
+      authScheme: "digest",
+    },
+    openSearchUrl: url,
+  };
+}
+
 /** The engines from the environment; undefined (and the skip line printed once) if missing. */
 export function clusterEngines(): ClusterEngines | undefined {
   const sparql = sparqlEndpointsFromEnv();
   const url = openSearchUrl();
-  if (sparql && url) return { sparql, openSearchUrl: url };
+  if (sparql && url) return { store: "fuseki", sparql, openSearchUrl: url };
   if (!skipPrinted) {
     skipPrinted = true;
     console.log(CLUSTER_SKIP_MESSAGE);
@@ -127,6 +153,7 @@ export class Cluster {
     const credentials = [
       sparql.username ? `      username: ${q(sparql.username)}\n` : "",
       sparql.password ? `      password: ${q(sparql.password)}\n` : "",
+      sparql.authScheme ? `      authScheme: ${q(sparql.authScheme)}\n` : "",
     ].join("");
     const indexing = options.batchSize === undefined
       ? ""
@@ -253,43 +280,36 @@ workspaces:
 // ---------------------------------------------------------------------------------------
 // The engines, read and cleaned directly.
 
-function sparqlHeaders(endpoints: SparqlEndpoints, contentType: string): Record<string, string> {
-  const headers: Record<string, string> = { "Content-Type": contentType };
-  if (endpoints.username) {
-    headers.Authorization = basicAuthorization(endpoints.username, endpoints.password ?? "");
-  }
-  return headers;
+/** A client for the store's endpoints (basic or digest auth, as the service uses). */
+function storeClient(endpoints: ClusterEngines["sparql"]): SparqlHttpClient {
+  return new SparqlHttpClient({ ...endpoints, timeoutMs: 120_000, retries: 2 });
 }
 
-/** Runs a SELECT on Fuseki and returns its bindings as plain strings. */
+/** Runs a SELECT on the store and returns its bindings as plain strings. */
 export async function sparqlSelect(
-  endpoints: SparqlEndpoints,
+  endpoints: ClusterEngines["sparql"],
   query: string,
 ): Promise<Record<string, string>[]> {
-  const response = await fetch(endpoints.queryUrl, {
-    method: "POST",
-    headers: {
-      ...sparqlHeaders(endpoints, "application/sparql-query"),
-      Accept: "application/sparql-results+json",
-    },
-    body: query,
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`SPARQL query failed (${response.status}): ${text}`);
-  const bindings = JSON.parse(text).results.bindings as Record<string, { value: string }>[];
-  return bindings.map((row) =>
-    Object.fromEntries(Object.entries(row).map(([name, term]) => [name, term.value]))
-  );
+  const client = storeClient(endpoints);
+  try {
+    const response = await client.query(query, "application/sparql-results+json");
+    const results = await readSmallSparqlJsonResults(response.body!, 256 << 20);
+    if (results.kind !== "bindings") throw new Error("a SELECT answered with a boolean");
+    return results.rows.map((row) =>
+      Object.fromEntries([...row].map(([name, term]) => [name, term.value]))
+    );
+  } finally {
+    client.close();
+  }
 }
 
-async function sparqlUpdate(endpoints: SparqlEndpoints, update: string): Promise<void> {
-  const response = await fetch(endpoints.updateUrl, {
-    method: "POST",
-    headers: sparqlHeaders(endpoints, "application/sparql-update"),
-    body: update,
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`SPARQL update failed (${response.status}): ${text}`);
+async function sparqlUpdate(endpoints: ClusterEngines["sparql"], update: string): Promise<void> {
+  const client = storeClient(endpoints);
+  try {
+    await client.update(update);
+  } finally {
+    client.close();
+  }
 }
 
 /**

@@ -9,6 +9,7 @@ import { createApp } from "../../src/app.ts";
 import { type RunningServer, startServer } from "../../src/http/server.ts";
 import { setLogSink } from "../../src/log/logger.ts";
 import { dropIsolatedGraphs, isolateSparqlStore } from "./sparql_isolation.ts";
+import { makeGraphPrivate, VIRTUOSO_SKIPPED, virtuosoServiceEnv } from "./virtuoso.ts";
 
 /** The demo collection of the shipped customer.yml. */
 export const DEMO_WORKSPACE = "https://data.example.org/workspace/demo";
@@ -16,18 +17,32 @@ export const DEMO_COLLECTION = "https://data.example.org/collection/documents";
 
 /** A store backend an API suite runs against. */
 export interface StoreBackend {
-  name: "embedded" | "sparql";
+  /** `sparql` is the SPARQL store on Fuseki; `virtuoso` the same store on Virtuoso. */
+  name: "embedded" | "sparql" | "virtuoso";
+  /** The store implementation the service runs: the SQLite file or the SPARQL store. */
+  kind: "embedded" | "sparql";
   /** Why the suite is skipped on this backend, if it is. */
   skip?: string;
   env: Record<string, string>;
 }
 
 /**
- * The backends to run API suites on: embedded always, SPARQL when a Fuseki is configured.
- * On the SPARQL store every test service keeps to graphs of its own (sparql_isolation.ts),
- * so suites share one Fuseki without seeing each other's items.
+ * The backends to run API suites on: embedded always, SPARQL when a Fuseki is configured,
+ * and with `allStores` (the suites that exercise the store itself) the SPARQL store on
+ * Virtuoso too when one is configured. On the SPARQL store every test service keeps to
+ * graphs of its own (sparql_isolation.ts), so suites share one store without seeing each
+ * other's items.
  */
-export function storeBackends(): StoreBackend[] {
+export function storeBackends(options: { allStores?: boolean } = {}): StoreBackend[] {
+  const virtuoso = virtuosoServiceEnv();
+  const extra: StoreBackend[] = options.allStores
+    ? [{
+      name: "virtuoso",
+      kind: "sparql",
+      skip: virtuoso ? undefined : VIRTUOSO_SKIPPED,
+      env: virtuoso ?? {},
+    }]
+    : [];
   const queryUrl = Deno.env.get("SERVICE_SPARQL_QUERY_URL");
   const credentials: Record<string, string> = {};
   for (const name of ["SERVICE_SPARQL_USER", "SERVICE_SPARQL_PASSWORD"]) {
@@ -35,18 +50,23 @@ export function storeBackends(): StoreBackend[] {
     if (value) credentials[name] = value;
   }
   return [
-    { name: "embedded", env: {} },
+    { name: "embedded", kind: "embedded", env: {} },
     {
       name: "sparql",
+      kind: "sparql",
       skip: queryUrl ? undefined : "set SERVICE_SPARQL_QUERY_URL (scripts/fuseki.sh start)",
       env: {
         SERVICE_STORE_BACKEND: "sparql",
         SERVICE_SPARQL_QUERY_URL: queryUrl ?? "",
         SERVICE_SPARQL_UPDATE_URL: Deno.env.get("SERVICE_SPARQL_UPDATE_URL") ?? "",
         SERVICE_SPARQL_GSP_URL: Deno.env.get("SERVICE_SPARQL_GSP_URL") ?? "",
+        // What the user's queries take as their default graph on this store: Fuseki's union
+        // of the named graphs (suites whose customer.yml reads it).
+        SERVICE_SPARQL_USER_DEFAULT_GRAPH: "urn:x-arq:UnionGraph",
         ...credentials,
       },
     },
+    ...extra,
   ];
 }
 
@@ -83,10 +103,16 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const dropGraphs = async () => {
     if (isolated && !options.dataDir) await dropIsolatedGraphs(config).catch(() => {});
   };
+  const virtuosoSql = env.RCS_TEST_VIRTUOSO_SQL;
+  if (isolated && virtuosoSql) {
+    await makeGraphPrivate(virtuosoSql, config.service.store.sparql.metadataGraph!);
+  }
   const services = buildServices(config);
   const restoreLog = setLogSink(() => {}, "error");
   let server: RunningServer;
   try {
+    // As main.ts does before it listens.
+    await services.checkStore();
     server = await startServer(createApp(services.deps), { host: "127.0.0.1", port: 0 });
   } catch (error) {
     restoreLog();

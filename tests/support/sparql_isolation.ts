@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import type { ServiceConfig } from "../../src/config/schema.ts";
-import { basicAuthorization } from "../../src/sparql_protocol/client.ts";
+import { SparqlHttpClient } from "../../src/sparql_protocol/client.ts";
 
 /** The prefix of every graph of a test service on the SPARQL store. */
 export const TEST_GRAPH_PREFIX = "urn:rcs-test:";
@@ -38,17 +38,26 @@ export function isolateSparqlStore(config: ServiceConfig, dataDir: string): bool
  * graph), so that runs against a long-lived Fuseki do not pile up data.
  */
 export async function dropIsolatedGraphs(config: ServiceConfig): Promise<void> {
-  const { metadataGraph, updateUrl, username, password } = config.service.store.sparql;
-  if (!metadataGraph?.startsWith(TEST_GRAPH_PREFIX) || !updateUrl) return;
-  const headers: Record<string, string> = { "Content-Type": "application/sparql-update" };
-  if (username) headers.Authorization = basicAuthorization(username, password ?? "");
-  const response = await fetch(updateUrl, {
-    method: "POST",
-    headers,
-    body: `DELETE { GRAPH ?g { ?s ?p ?o } } WHERE {
+  const { sparql } = config.service.store;
+  const { metadataGraph } = sparql;
+  if (!metadataGraph?.startsWith(TEST_GRAPH_PREFIX) || !sparql.updateUrl) return;
+  // The store's own client: Virtuoso's endpoint takes digest authentication only.
+  const client = new SparqlHttpClient({
+    queryUrl: sparql.queryUrl!,
+    updateUrl: sparql.updateUrl,
+    graphStoreUrl: sparql.graphStoreUrl ?? "",
+    username: sparql.username,
+    password: sparql.password,
+    authScheme: sparql.authScheme,
+    timeoutMs: 60_000,
+    retries: 0,
+  });
+  try {
+    await client.update(`DELETE { GRAPH ?g { ?s ?p ?o } } WHERE {
         GRAPH <${metadataGraph}> { ?item <urn:rdf-content-service:graph> ?g }
         GRAPH ?g { ?s ?p ?o } } ;
-      DROP SILENT GRAPH <${metadataGraph}>`,
-  });
-  await response.body?.cancel();
+      DROP SILENT GRAPH <${metadataGraph}>`);
+  } finally {
+    client.close();
+  }
 }

@@ -10,6 +10,7 @@ import {
   type SparqlRow,
 } from "../../sparql_protocol/results_json.ts";
 import { SPARQL_RESULTS_JSON } from "../../sparql_protocol/results_formats.ts";
+import { keyPage, PAGE_ROWS } from "./portable_sparql.ts";
 
 /** Namespace of the service's own predicates in the store (`rcs:collection`, `rcs:hash`, …). */
 export const METADATA_NAMESPACE = "urn:rdf-content-service:";
@@ -31,6 +32,35 @@ export async function selectRows(
   const result = await lookUp(client, query, maxBytes);
   if (result.kind !== "bindings") throw malformedResults("a SELECT answered with a boolean");
   return result.rows;
+}
+
+/**
+ * Every row of a listing keyed by the IRI variable `key`, a page at a time: `build` makes
+ * the query of a page from its filter (after the last key seen) and modifiers (order and
+ * limit). Ends after the first page shorter than asked for.
+ */
+export async function* selectPages(
+  client: SparqlHttpClient,
+  key: string,
+  build: (page: { filter: string; modifiers: string }) => string,
+  maxBytes = 16 << 20,
+): AsyncGenerator<SparqlRow> {
+  let after: string | undefined;
+  while (true) {
+    const rows = await selectRows(client, build(keyPage(`?${key}`, after)), maxBytes);
+    for (const row of rows) {
+      const value = row.get(key)?.value;
+      if (value === undefined) throw malformedResults(`a listed row has no ?${key} binding`);
+      // Keys must grow: a store whose ORDER BY disagrees with its string comparison would
+      // otherwise make this loop forever or skip rows.
+      if (after !== undefined && !(value > after)) {
+        throw malformedResults(`the endpoint's pages are not in key order at ${value}`);
+      }
+      after = value;
+      yield row;
+    }
+    if (rows.length < PAGE_ROWS) return;
+  }
 }
 
 /** Runs an ASK (the prologue is added). */

@@ -1,6 +1,8 @@
 /**
  * The triple store on any SPARQL 1.1 endpoint (Query, Update, Graph Store Protocol);
- * tested against Apache Jena Fuseki.
+ * tested against Apache Jena Fuseki and OpenLink Virtuoso 7.2. The forms its queries and
+ * updates take so that both evaluate them alike are in `portable_sparql.ts`; what it checks
+ * of a store before the service starts is in `capabilities.ts`.
  *
  * Layout in the endpoint's dataset:
  * - each item is one named graph, by default named by the item URI (`graphTemplate`);
@@ -9,7 +11,12 @@
  *   collection is one SELECT.
  *
  * Every write is one SPARQL Update request, which the endpoint applies atomically (Fuseki
- * runs a request in one write transaction), so no reader ever sees half an item. The
+ * runs a request in one write transaction), so no reader ever sees half an item. An item of
+ * more than `maxInlineTriples` triples (and, on a store that rewrites literal forms, any item
+ * with typed literals) is first put into a staging graph of its own through the Graph Store
+ * Protocol; the update then copies it into place by a pattern (`GRAPH <staging> { ?s ?p ?o }`),
+ * so the request stays small whatever the item's size (Virtuoso compiles triples written
+ * out into SQL text and fails above about 1,400). The
  * request checks its own precondition (absent for create; present in the collection, and
  * with the If-Match hash, for replace and delete) in its WHERE clauses, inside that
  * transaction: no other write can slip in between check and write. SPARQL Update does not
@@ -32,8 +39,16 @@
  * A query that names the metadata graph is refused (`reserved-graph`).
  *
  * Terms are stored as written only if the dataset keeps lexical forms: Fuseki's in-memory
- * dataset does; TDB2 stores numbers, booleans and dates as values ("042" comes back "42"),
- * so served items could then differ from their hash.
+ * dataset does; TDB2 and Virtuoso store numbers, booleans and dates as values ("042" comes
+ * back "42", "1.0E0"^^xsd:double comes back "1.0" from Virtuoso). The capability check finds
+ * out; on such a store a write with typed literals is staged, read back, and its record
+ * carries the hash of what the store gave back, so a body read after a cache miss always
+ * hashes to its ETag. Hashing what the store returns, rather than a model of each store's
+ * canonical forms, is right by construction for any store (Virtuoso's forms are not XSD's).
+ *
+ * Every listing pages by key (`listItems`, the export, `collectionQuads`), and an item read
+ * whose answer holds fewer triples than its record counts (a store's row cap: Virtuoso
+ * answers at most 10,000 with 200) is read again page by page, so nothing is cut silently.
  *
  * An item read is one query for the item's metadata and its graph together, which the
  * endpoint answers from one read transaction (Fuseki does), so the record served as the
@@ -51,9 +66,12 @@
 import { DataFactory, type Quad } from "n3";
 import { type DomainError, isErrorKind } from "../../errors/domain_error.ts";
 import { queryRemoteEndpoint } from "../../sparql_protocol/remote_query.ts";
-import { integerLiteral, METADATA_NAMESPACE, PROLOGUE, selectRows } from "./lookup.ts";
+import { integerLiteral, METADATA_NAMESPACE, PROLOGUE, selectPages, selectRows } from "./lookup.ts";
+import { isBound, mergeRows, PAGE_ROWS, whenAbsent } from "./portable_sparql.ts";
+import { probeCapabilities, type StoreCapabilities, StoreIncapable } from "./capabilities.ts";
 import { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
 import { itemExists, itemNotFound, preconditionFailed } from "../store_problems.ts";
+import { BackendFailed } from "../../errors/domain_error.ts";
 import type {
   BackendHealth,
   ItemGraph,
@@ -100,6 +118,16 @@ export interface SparqlTripleStoreConfig extends SparqlEndpointConfig {
   metadataGraph?: string;
   /** Sent as `default-graph-uri` with `query()`; unset, the endpoint's default graph. */
   queryDefaultGraph?: string;
+  /**
+   * The account `query()` (the user's queries) runs as, when it is not the service's own: a
+   * read-only account that cannot read the metadata graph (Virtuoso's graph-level
+   * security, docs/backends.md). Its query URL defaults to `queryUrl`.
+   */
+  userQueries?: { queryUrl?: string; username?: string; password?: string };
+  /** Items with more triples are staged through the Graph Store Protocol. Default 1000. */
+  maxInlineTriples?: number;
+  /** The hash of an item's triples, for stores that rewrite literal forms. */
+  hash?: (quads: Quad[]) => Promise<string>;
   /** Bounds of a group of writes sent as one update request. */
   groupCommit?: GroupCommitOptions;
 }
@@ -113,6 +141,20 @@ const CONFIRM_ATTEMPTS = 3;
 const CONFIRM_BACKOFF_MS = 250;
 /** Items per query of a batch read: short enough a query, few enough round trips. */
 const GRAPHS_PER_QUERY = 100;
+/** Triples written out in an update at most; larger items are staged (see the module comment). */
+const DEFAULT_MAX_INLINE_TRIPLES = 500;
+/**
+ * Most bytes of written-out triples in one group's request, whatever `groupCommit.maxBytes`
+ * says: Virtuoso refuses requests of much more than 1,400 triples (a refused group is sent
+ * again write by write, which is correct but slow).
+ */
+const MAX_GROUP_BYTES = 64 << 10;
+/** Staging graphs, one per staged write. */
+const STAGING_PREFIX = `${METADATA_NAMESPACE}staging:`;
+/** Attempts at reading a large item page by page while writes change it. */
+const PAGED_READ_ATTEMPTS = 3;
+const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
+const RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString";
 /** The receipts query's answer for a group of a few hundred writes is far below this. */
 const MAX_RECEIPTS_BYTES = 4 << 20;
 
@@ -120,6 +162,8 @@ const MAX_RECEIPTS_BYTES = 4 << 20;
 export class SparqlTripleStore implements TripleStore {
   readonly kind = "sparql" as const;
   readonly #client: SparqlHttpClient;
+  /** The account of the user's queries (`query()`): the service's own unless configured. */
+  readonly #userClient: SparqlHttpClient;
   readonly #config: SparqlTripleStoreConfig;
   readonly #meta: string;
   /** The metadata graph's IRI: queries through `query()` may not name it. */
@@ -132,18 +176,55 @@ export class SparqlTripleStore implements TripleStore {
   readonly #writes: GroupCommitter<GuardedWrite, WriteOutcome>;
   /** Writes built so far: gives each its own blank node labels. */
   #writesBuilt = 0;
+  /**
+   * What the capability check found; unknown (assumed standard) until it ran. The service
+   * runs it before it starts (main.ts, `Services.checkStore`).
+   */
+  #capabilities: StoreCapabilities | undefined;
+  /** The check in flight or done; forgotten when it could not reach the store. */
+  #checking: Promise<StoreCapabilities> | undefined;
 
   constructor(config: SparqlTripleStoreConfig) {
     this.#config = config;
     this.#client = new SparqlHttpClient(config);
+    this.#userClient = config.userQueries
+      ? new SparqlHttpClient({
+        ...config,
+        queryUrl: config.userQueries.queryUrl ?? config.queryUrl,
+        username: config.userQueries.username,
+        password: config.userQueries.password,
+      })
+      : this.#client;
     const metadataGraph = config.metadataGraph ?? DEFAULT_METADATA_GRAPH;
     this.#meta = iriToSparql(metadataGraph);
     this.#metadataGraph = metadataGraph;
     this.outbox = new SparqlIndexOutbox(this.#client, metadataGraph);
+    const group = config.groupCommit ?? DEFAULT_GROUP_COMMIT;
     this.#writes = new GroupCommitter(
       (writes) => this.#commitGroup(writes),
-      config.groupCommit ?? DEFAULT_GROUP_COMMIT,
+      { ...group, maxBytes: Math.min(group.maxBytes, MAX_GROUP_BYTES) },
     );
+  }
+
+  /**
+   * Probes, on scratch graphs, the behaviours this store relies on (capabilities.ts) and
+   * throws a `StoreIncapable` naming the first one the endpoint lacks; the service does not
+   * start then. Also learns whether the store rewrites literal forms, and its product.
+   */
+  checkCapabilities(): Promise<StoreCapabilities> {
+    this.#checking ??= probeCapabilities(this.#client, this.#userClient, {
+      metadataGraph: this.#metadataGraph,
+      separateUserAccount: this.#userClient !== this.#client,
+    }).then((found) => {
+      this.#capabilities = found;
+      return found;
+    }, (error) => {
+      if (isErrorKind(error, "unavailable") && !(error instanceof StoreIncapable)) {
+        this.#checking = undefined; // not reached: try again with the next request
+      }
+      throw error;
+    });
+    return this.#checking;
   }
 
   async getItem(collection: string, uri: string): Promise<ItemRecord | undefined> {
@@ -158,7 +239,9 @@ export class SparqlTripleStore implements TripleStore {
   /**
    * One query per {@link GRAPHS_PER_QUERY} items, records and triples together: a batch
    * costs one round trip instead of two per item, and the endpoint answers it from one read
-   * transaction, so each record belongs to the graph beside it.
+   * transaction, so each record belongs to the graph beside it. An item that came back with
+   * fewer triples than its record counts (the answer hit the store's row cap) is read again
+   * on its own, page by page.
    */
   async readItemGraphs(collection: string, uris: string[]): Promise<ItemGraph[]> {
     const graphs = new Map<string, ItemGraph>();
@@ -197,6 +280,18 @@ export class SparqlTripleStore implements TripleStore {
         await rows.return(undefined);
       }
     }
+    for (const [uri, graph] of graphs) {
+      if (graph.quads.length === graph.record.tripleCount) continue;
+      try {
+        const read = await this.readItem(collection, uri);
+        const quads: Quad[] = [];
+        for await (const quad of read.quads) quads.push(quad);
+        graphs.set(uri, { record: read.record, quads });
+      } catch (error) {
+        if (!isErrorKind(error, "not-found")) throw error;
+        graphs.delete(uri); // deleted meanwhile: as if the batch had not found it
+      }
+    }
     return uris.flatMap((uri) => graphs.get(uri) ?? []);
   }
 
@@ -204,9 +299,33 @@ export class SparqlTripleStore implements TripleStore {
    * The record and the graph from one query, so one version whatever writes interleave. A
    * CONSTRUCT, with the record as triples of a subject made up for this read, because
    * N-Triples is the compact answer: Fuseki answers a 20k-triple item about as fast as a
-   * Graph Store GET, ten times faster than a SELECT repeating the record on every row.
+   * Graph Store GET, ten times faster than a SELECT repeating the record on every row. An
+   * answer with fewer triples than the record counts was cut by the store's row cap: the
+   * item is then read page by page ({@link #readItemPaged}).
    */
   async readItem(collection: string, uri: string): Promise<ItemRead> {
+    // A store that reads at "read committed" (Virtuoso) may answer the record and the
+    // triples from either side of a write that commits meanwhile: the record is then read
+    // before and after too, and the answer kept only when no write came between.
+    const verify = this.#capabilities?.snapshotReads === false;
+    for (let attempt = 1;; attempt++) {
+      const before = verify ? await this.getItem(collection, uri) : undefined;
+      if (verify && !before) throw itemNotFound(collection, uri);
+      const read = await this.#readItemOnce(collection, uri);
+      if (!verify) return { record: read.record, quads: groupedBySubject(read.quads) };
+      const after = await this.getItem(collection, uri);
+      if (sameVersion(before, read.record) && sameVersion(after, read.record)) {
+        return { record: read.record, quads: groupedBySubject(read.quads) };
+      }
+      if (attempt >= PAGED_READ_ATTEMPTS) throw inconsistentRead(uri);
+    }
+  }
+
+  /** One read of the record and the graph ({@link readItem}). */
+  async #readItemOnce(
+    collection: string,
+    uri: string,
+  ): Promise<{ record: ItemRecord; quads: Quad[] }> {
     const item = iriToSparql(uri);
     const recordSubject = `${RECORD_PREFIX}${crypto.randomUUID()}`;
     const response = await this.#client.query(
@@ -229,61 +348,116 @@ export class SparqlTripleStore implements TripleStore {
       }
     });
     if (fields.size === 0) throw itemNotFound(collection, uri);
-    return { record: recordFromRow(collection, uri, fields), quads: groupedBySubject(quads) };
+    const record = recordFromRow(collection, uri, fields);
+    if (quads.length !== record.tripleCount) return await this.#readItemPaged(collection, uri);
+    return { record, quads };
+  }
+
+  /**
+   * An item too large for one answer: its triples in pages of {@link PAGE_ROWS} (no order:
+   * an `ORDER BY` over more rows than Virtuoso's sort limit is refused), between two reads
+   * of its record. The pages are one version when the record did not change in between and
+   * they hold as many distinct triples as it counts; otherwise it is read again.
+   */
+  async #readItemPaged(
+    collection: string,
+    uri: string,
+  ): Promise<{ record: ItemRecord; quads: Quad[] }> {
+    const graph = iriToSparql(this.#graphOf(uri));
+    for (let attempt = 0; attempt < PAGED_READ_ATTEMPTS; attempt++) {
+      const before = await this.getItem(collection, uri);
+      if (!before) throw itemNotFound(collection, uri);
+      const triples = new Map<string, Quad>();
+      for (let offset = 0;; offset += PAGE_ROWS) {
+        const rows = await this.#select(
+          `SELECT ?s ?p ?o WHERE { GRAPH ${graph} { ?s ?p ?o } } OFFSET ${offset} LIMIT ${PAGE_ROWS}`,
+          64 << 20,
+        );
+        for (const row of rows) {
+          const [s, p, o] = [row.get("s"), row.get("p"), row.get("o")];
+          if (!s || !p || !o) throw malformedResults("a triple row lacks ?s, ?p or ?o");
+          const quad = DataFactory.quad(
+            s as Quad["subject"],
+            p as Quad["predicate"],
+            o as Quad["object"],
+          );
+          triples.set(`${s.termType}${s.value} ${p.value} ${o.termType}${o.id}`, quad);
+        }
+        if (rows.length < PAGE_ROWS) break;
+      }
+      const after = await this.getItem(collection, uri);
+      if (!after) throw itemNotFound(collection, uri);
+      if (
+        after.hash === before.hash && after.modified === before.modified &&
+        triples.size === after.tripleCount
+      ) {
+        return { record: after, quads: [...triples.values()] };
+      }
+    }
+    throw inconsistentRead(uri);
   }
 
   async createItem(write: ItemWrite): Promise<ItemRecord> {
     const item = iriToSparql(write.uri);
     const graph = iriToSparql(this.#graphOf(write.uri));
-    const { lines, count } = triplesToSparql(write.quads, this.#blankNodePrefix());
+    const body = await this.#graphBody(write);
     const now = new Date().toISOString();
     const receipt = newReceipt();
-    const absent = `FILTER NOT EXISTS { GRAPH ${this.#meta} { ${item} rcs:collection ?any } }`;
-    const outcome = await this.#guardedWrite(write.uri, receipt, [
+    const absent = whenAbsent(`GRAPH ${this.#meta} { ${item} rcs:collection ?any }`);
+    // The guard reads only the metadata graph, which only the last operation changes, so
+    // every operation sees the same answer.
+    const outcome = await this.#guardedWrite(write.uri, receipt, body.staging, [
       // Triples left in the graph by anything but this service would otherwise merge in.
       `DELETE { GRAPH ${graph} { ?s ?p ?o } } WHERE { ${absent} GRAPH ${graph} { ?s ?p ?o } }`,
-      `INSERT { GRAPH ${graph} {\n${lines.join("\n")}\n}
-        GRAPH ${this.#meta} {
+      body.insert(graph, absent),
+      `INSERT { GRAPH ${this.#meta} {
           ${item} rcs:collection ${stringToSparql(write.collection)} ; rcs:graph ${graph} ;
-            rcs:hash ${stringToSparql(write.hash)} ; rcs:tripleCount ${integerLiteral(count)} ;
+            rcs:hash ${stringToSparql(body.hash)} ; rcs:tripleCount ${integerLiteral(body.count)} ;
             rcs:created ${stringToSparql(now)} ; rcs:modified ${stringToSparql(now)} .
           ${receipt} rcs:receiptFor ${item} .
           ${this.outbox.entryTriples(write.collection, write.uri)} } }
       WHERE { ${absent} }`,
     ]);
     if (!outcome.applied) throw itemExists(write.uri, outcome.collection ?? write.collection);
-    return { ...pick(write), tripleCount: count, created: now, modified: now };
+    return {
+      ...pick(write),
+      hash: body.hash,
+      tripleCount: body.count,
+      created: now,
+      modified: now,
+    };
   }
 
   async replaceItem(write: ItemWrite, condition: WriteCondition = {}): Promise<ItemRecord> {
     const item = iriToSparql(write.uri);
     const graph = iriToSparql(this.#graphOf(write.uri));
-    const { lines, count } = triplesToSparql(write.quads, this.#blankNodePrefix());
+    const body = await this.#graphBody(write);
     const now = new Date().toISOString();
     const receipt = newReceipt();
     const guard = this.#presentGuard(write.collection, item, condition);
-    const outcome = await this.#guardedWrite(write.uri, receipt, [
+    const outcome = await this.#guardedWrite(write.uri, receipt, body.staging, [
       `DELETE { GRAPH ${graph} { ?s ?p ?o } } WHERE { ${guard} GRAPH ${graph} { ?s ?p ?o } }`,
-      // The guard has no variables, so it matches at most once and the template's blank
-      // nodes are instantiated exactly once.
-      `INSERT { GRAPH ${graph} {\n${lines.join("\n")}\n}
-        GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} .
+      body.insert(graph, guard),
+      `INSERT { GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} .
           ${this.outbox.entryTriples(write.collection, write.uri)} } }
       WHERE { ${guard} }`,
-      `DELETE { GRAPH ${this.#meta} {
-          ${item} rcs:hash ?hash ; rcs:tripleCount ?count ; rcs:modified ?modified } }
-      INSERT { GRAPH ${this.#meta} {
-          ${item} rcs:hash ${stringToSparql(write.hash)} ;
-            rcs:tripleCount ${integerLiteral(count)} ; rcs:modified ${stringToSparql(now)} } }
-      WHERE { GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} }
-        OPTIONAL { GRAPH ${this.#meta} { ${item} rcs:hash ?hash } }
-        OPTIONAL { GRAPH ${this.#meta} { ${item} rcs:tripleCount ?count } }
-        OPTIONAL { GRAPH ${this.#meta} { ${item} rcs:modified ?modified } } }`,
+      // One operation per field, each bound on its own: no OPTIONAL whose bindings a store
+      // could drop (portable_sparql.ts).
+      ...[
+        ["hash", stringToSparql(body.hash)],
+        ["tripleCount", integerLiteral(body.count)],
+        ["modified", stringToSparql(now)],
+      ].map(([field, value]) =>
+        `DELETE { GRAPH ${this.#meta} { ${item} rcs:${field} ?old } }
+        INSERT { GRAPH ${this.#meta} { ${item} rcs:${field} ${value} } }
+        WHERE { GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} . ${item} rcs:${field} ?old } }`
+      ),
     ]);
     if (!outcome.applied) throw refusal(write.collection, write.uri, condition, outcome);
     return {
       ...pick(write),
-      tripleCount: count,
+      hash: body.hash,
+      tripleCount: body.count,
       created: outcome.created ?? now,
       modified: now,
     };
@@ -298,7 +472,7 @@ export class SparqlTripleStore implements TripleStore {
     const graph = iriToSparql(this.#graphOf(uri));
     const receipt = newReceipt();
     const guard = this.#presentGuard(collection, item, condition);
-    const outcome = await this.#guardedWrite(uri, receipt, [
+    const outcome = await this.#guardedWrite(uri, receipt, undefined, [
       `DELETE { GRAPH ${graph} { ?s ?p ?o } } WHERE { ${guard} GRAPH ${graph} { ?s ?p ?o } }`,
       `INSERT { GRAPH ${this.#meta} { ${receipt} rcs:receiptFor ${item} .
           ${this.outbox.entryTriples(collection, uri)} } } WHERE { ${guard} }`,
@@ -313,53 +487,51 @@ export class SparqlTripleStore implements TripleStore {
     return this.#writes.stats;
   }
 
+  /** Pages by item IRI ({@link keyPage}), so no store's row cap cuts the listing. */
   async *listItems(collection: string): AsyncGenerator<ItemRecord> {
-    const response = await this.#client.query(
-      `${PROLOGUE}SELECT ?item ?hash ?count ?created ?modified WHERE { GRAPH ${this.#meta} {
+    const pages = selectPages(
+      this.#client,
+      "item",
+      (page) =>
+        `SELECT ?item ?hash ?count ?created ?modified WHERE { GRAPH ${this.#meta} {
          ?item rcs:collection ${stringToSparql(collection)} ; rcs:hash ?hash ;
-           rcs:tripleCount ?count ; rcs:created ?created ; rcs:modified ?modified } }
-       ORDER BY ?item`,
-      SPARQL_RESULTS_JSON,
+           rcs:tripleCount ?count ; rcs:created ?created ; rcs:modified ?modified }
+         ${page.filter} } ${page.modifiers}`,
     );
-    const rows = streamSparqlJsonRows(response.body!);
-    try {
-      while (true) {
-        const next = await this.#consume(this.#config.queryUrl, () => rows.next());
-        if (next.done) return;
-        const item = next.value.get("item");
-        if (!item) throw malformedResults("a listed item has no ?item binding");
-        yield recordFromRow(collection, item.value, next.value);
-      }
-    } finally {
-      await rows.return(undefined); // a caller that stops early closes the response
+    for await (const row of pages) {
+      yield recordFromRow(collection, row.get("item")!.value, row);
     }
   }
 
+  /** Every item's triples, read a batch of items at a time (each complete, see readItemGraphs). */
   async *collectionQuads(collection: string): AsyncGenerator<Quad> {
-    const response = await this.#client.query(
-      `${PROLOGUE}CONSTRUCT { ?s ?p ?o } WHERE {
-         GRAPH ${this.#meta} { ?item rcs:collection ${stringToSparql(collection)} ; rcs:graph ?g }
-         GRAPH ?g { ?s ?p ?o } }`,
-      N_TRIPLES,
-    );
-    const quads = streamNTriples(response.body!);
-    try {
-      while (true) {
-        const next = await this.#consume(this.#config.queryUrl, () => quads.next());
-        if (next.done) return;
-        yield next.value;
-      }
-    } finally {
-      await quads.return(undefined);
+    let batch: string[] = [];
+    const flush = async function* (this: SparqlTripleStore) {
+      for (const graph of await this.readItemGraphs(collection, batch)) yield* graph.quads;
+      batch = [];
+    };
+    for await (const record of this.listItems(collection)) {
+      batch.push(record.uri);
+      if (batch.length >= GRAPHS_PER_QUERY) yield* flush.call(this);
     }
+    if (batch.length > 0) yield* flush.call(this);
   }
 
-  query(sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult> {
-    return queryRemoteEndpoint(this.#client, sparql, {
+  /**
+   * The user's query, as the user-query account when one is configured (it cannot read
+   * the metadata graph). A store that caps sorted answers (Virtuoso: 10,000 rows) is asked
+   * for at most that many rows; the answer then says it was cut.
+   */
+  async query(sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult> {
+    const cap = this.#capabilities?.rowCap;
+    const reserved = [this.#metadataGraph, ...(this.#capabilities?.systemGraphs ?? [])];
+    const result = await queryRemoteEndpoint(this.#userClient, sparql, {
       ...options,
+      limit: cap === undefined ? options.limit : Math.min(options.limit, cap - 1),
       defaultGraphUri: this.#config.queryDefaultGraph,
-      reservedGraphs: [this.#metadataGraph],
+      reservedGraphs: reserved,
     });
+    return withoutServiceTerms(result, new Set(reserved));
   }
 
   async health(): Promise<BackendHealth> {
@@ -368,7 +540,8 @@ export class SparqlTripleStore implements TripleStore {
       const response = await this.#client.query("ASK {}", SPARQL_RESULTS_JSON);
       await response.body?.cancel();
       const elapsed = Math.round(performance.now() - started);
-      return { ok: true, detail: `SPARQL endpoint answered in ${elapsed} ms` };
+      const product = this.#client.server ? ` (${this.#client.server.trim()})` : "";
+      return { ok: true, detail: `SPARQL endpoint${product} answered in ${elapsed} ms` };
     } catch (error) {
       return { ok: false, detail: error instanceof Error ? error.message : String(error) };
     }
@@ -385,6 +558,7 @@ export class SparqlTripleStore implements TripleStore {
       // Leftover receipts are a few harmless triples; closing must not fail over them.
     } finally {
       this.#client.close();
+      if (this.#userClient !== this.#client) this.#userClient.close();
     }
   }
 
@@ -392,6 +566,67 @@ export class SparqlTripleStore implements TripleStore {
   #graphOf(uri: string): string {
     // A function, so that `$&` and the like in the URI are not replacement patterns.
     return (this.#config.graphTemplate ?? "{item}").replaceAll("{item}", () => uri);
+  }
+
+  /**
+   * How a write's triples get into its graph: written out in the update when few, or put
+   * into a staging graph now (Graph Store Protocol) and copied by the update. On a store
+   * that rewrites literal forms, a graph with typed literals is staged and read back, and
+   * its hash is that of what the store holds.
+   */
+  async #graphBody(write: ItemWrite): Promise<GraphBody> {
+    const { lines, count } = triplesToSparql(write.quads, this.#blankNodePrefix());
+    const rewrites = this.#capabilities?.rewritesLiterals === true && hasTypedLiteral(write.quads);
+    const limit = this.#config.maxInlineTriples ?? DEFAULT_MAX_INLINE_TRIPLES;
+    if (count <= limit && !rewrites) {
+      return {
+        hash: write.hash,
+        count,
+        insert: (graph, guard) =>
+          `INSERT { GRAPH ${graph} {\n${lines.join("\n")}\n} } WHERE { ${guard} }`,
+      };
+    }
+    const staging = `${STAGING_PREFIX}${crypto.randomUUID()}`;
+    await this.#client.putGraph(staging, lines.join("\n") + "\n");
+    let [hash, stored] = [write.hash, count];
+    if (rewrites) {
+      // Two forms of one value ("042" and "42") become one triple: the count is the store's.
+      const quads = await this.#readStaged(staging);
+      stored = quads.length;
+      hash = this.#config.hash ? await this.#config.hash(quads) : write.hash;
+    }
+    return {
+      hash,
+      count: stored,
+      staging,
+      insert: (graph, guard) =>
+        `INSERT { GRAPH ${graph} { ?s ?p ?o } }
+        WHERE { ${guard} GRAPH ${iriToSparql(staging)} { ?s ?p ?o } }`,
+    };
+  }
+
+  /** A staging graph's triples as the store holds them, paged (it is nobody else's). */
+  async #readStaged(staging: string): Promise<Quad[]> {
+    const quads: Quad[] = [];
+    for (let offset = 0;; offset += PAGE_ROWS) {
+      const rows = await this.#select(
+        `SELECT ?s ?p ?o WHERE { GRAPH ${
+          iriToSparql(staging)
+        } { ?s ?p ?o } } OFFSET ${offset} LIMIT ${PAGE_ROWS}`,
+        64 << 20,
+      );
+      for (const row of rows) {
+        quads.push(
+          DataFactory.quad(
+            row.get("s") as Quad["subject"],
+            row.get("p") as Quad["predicate"],
+            row.get("o") as Quad["object"],
+          ),
+        );
+      }
+      if (rows.length < PAGE_ROWS) break;
+    }
+    return quads;
   }
 
   /** Matches once if the item is in `collection` (with the If-Match hash, when given). */
@@ -409,11 +644,27 @@ export class SparqlTripleStore implements TripleStore {
 
   /**
    * Queues a write's `operations` (guarded; they carry its receipt and outbox entry) for
-   * the next group, and tells whether its guard held ({@link #commitGroup}).
+   * the next group, and tells whether its guard held ({@link #commitGroup}). A staging
+   * graph is dropped by the same request, or after it when the request failed.
    */
-  #guardedWrite(uri: string, receipt: string, operations: string[]): Promise<WriteOutcome> {
+  async #guardedWrite(
+    uri: string,
+    receipt: string,
+    staging: string | undefined,
+    operations: string[],
+  ): Promise<WriteOutcome> {
+    if (staging) operations = [...operations, `DROP SILENT GRAPH ${iriToSparql(staging)}`];
     const text = operations.join(" ;\n");
-    return this.#writes.submit({ item: iriToSparql(uri), receipt, text }, text.length);
+    try {
+      return await this.#writes.submit({ item: iriToSparql(uri), receipt, text }, text.length);
+    } catch (error) {
+      if (staging) {
+        await this.#client.update(`DROP SILENT GRAPH ${iriToSparql(staging)}`, {
+          idempotent: true,
+        }).catch(() => {}); // a leftover staging graph is harmless, and named as such
+      }
+      throw error;
+    }
   }
 
   /**
@@ -421,9 +672,11 @@ export class SparqlTripleStore implements TripleStore {
    * atomically and in order (each guard sees the writes before it), then one query that
    * tells, per write, whether its receipt exists (its guard held) and what the item looks
    * like now. A request the endpoint refuses as a whole (an error answer: nothing of it was
-   * applied) is sent again write by write, so that only the write that spoils it fails. A
-   * request whose fate is unknown (unavailable: the connection broke) fails every write of it, as
-   * a single write does, and is never sent again.
+   * applied) is sent again write by write, so that only the write that spoils it fails; one
+   * refused for a passing reason (a deadlock, 503) is retried as it was (it is guarded and
+   * its receipts tell what happened, so a second application is harmless). A request whose
+   * fate is unknown (unavailable: the connection broke) fails every write of it, as a
+   * single write does, and is never sent again.
    */
   async #commitGroup(writes: GuardedWrite[]): Promise<Settled<WriteOutcome>[]> {
     const settled = this.#settledReceipts.splice(0);
@@ -432,6 +685,7 @@ export class SparqlTripleStore implements TripleStore {
         `${PROLOGUE}${this.#deleteReceipts(settled)}${
           writes.map((write) => write.text).join(" ;\n")
         }`,
+        { idempotent: true },
       );
     } catch (error) {
       this.#settledReceipts.push(...settled);
@@ -503,24 +757,25 @@ export class SparqlTripleStore implements TripleStore {
   }
 
   #receiptsOnce(writes: GuardedWrite[]): Promise<SparqlRow[]> {
+    // Each fact in a branch of its own, merged per write: no OPTIONAL order to rely on.
     return this.#select(
       `SELECT ?n ?applied ?collection ?hash ?created WHERE {
          VALUES (?n ?receipt ?item) { ${
         writes.map((write, n) => `(${n} ${write.receipt} ${write.item})`).join(" ")
       } }
-         OPTIONAL { GRAPH ${this.#meta} { ?receipt rcs:receiptFor ?item } BIND(true AS ?applied) }
-         OPTIONAL { GRAPH ${this.#meta} { ?item rcs:collection ?collection ; rcs:hash ?hash .
-           OPTIONAL { ?item rcs:created ?created } } } }`,
+         { GRAPH ${this.#meta} { ?receipt rcs:receiptFor ?item } BIND(true AS ?applied) }
+         UNION { GRAPH ${this.#meta} { ?item rcs:collection ?collection ; rcs:hash ?hash } }
+         UNION { GRAPH ${this.#meta} { ?item rcs:created ?created } } }`,
       MAX_RECEIPTS_BYTES,
     );
   }
 
   /** Each write's outcome from the receipts read; applied receipts are deleted later. */
   #outcomes(writes: GuardedWrite[], rows: SparqlRow[]): Settled<WriteOutcome>[] {
-    const byIndex = new Map(rows.map((row) => [Number(row.get("n")?.value), row]));
+    const byIndex = mergeRows(rows, "n");
     return writes.map((write, n) => {
-      const row = byIndex.get(n);
-      const applied = row?.get("applied")?.value === "true";
+      const row = byIndex.get(String(n));
+      const applied = isBound(row, "applied");
       if (applied) this.#settledReceipts.push(`${write.receipt} rcs:receiptFor ${write.item} .`);
       return {
         ok: true,
@@ -554,6 +809,63 @@ export class SparqlTripleStore implements TripleStore {
   }
 }
 
+/** How a write's triples reach its graph ({@link SparqlTripleStore.#graphBody}). */
+interface GraphBody {
+  /** The hash the record gets: the write's, or that of what the store holds. */
+  hash: string;
+  count: number;
+  /** The staging graph the triples were put into, if they were. */
+  staging?: string;
+  /** The operation that fills `graph` when `guard` matches once. */
+  insert(graph: string, guard: string): string;
+}
+
+/**
+ * The answer without rows or triples that name the service's records or a reserved graph:
+ * where the store cannot keep them out of the user's view (Fuseki's in-memory union graph
+ * holds the metadata graph; Virtuoso lists every graph's name for `DISTINCT ?g`), they are
+ * dropped here, so the user never sees them whatever the store.
+ */
+function withoutServiceTerms(result: SparqlQueryResult, reserved: Set<string>): SparqlQueryResult {
+  const hidden = (term: { termType: string; value: string } | undefined) =>
+    term !== undefined && term.termType === "NamedNode" &&
+    (term.value.startsWith(METADATA_NAMESPACE) || reserved.has(term.value));
+  if (result.kind === "bindings") {
+    const rows = result.rows.filter((row) => ![...row.values()].some(hidden));
+    return rows.length === result.rows.length ? result : { ...result, rows };
+  }
+  if (result.kind === "quads") {
+    const quads = result.quads.filter((quad) =>
+      !hidden(quad.subject) && !hidden(quad.predicate) && !hidden(quad.object)
+    );
+    return quads.length === result.quads.length ? result : { ...result, quads };
+  }
+  return result;
+}
+
+/** Whether two reads of a record found the same version. */
+function sameVersion(a: ItemRecord | undefined, b: ItemRecord): boolean {
+  return a !== undefined && a.hash === b.hash && a.modified === b.modified &&
+    a.tripleCount === b.tripleCount;
+}
+
+/** Reads kept finding writes in between, or fewer triples than the record counts. */
+function inconsistentRead(uri: string): DomainError {
+  return new BackendFailed(
+    "store-incomplete-answer",
+    "Triple store answer incomplete",
+    `The SPARQL endpoint did not give all triples of ${uri} as one version in ` +
+      `${PAGED_READ_ATTEMPTS} reads (its row cap, or writes while reading)`,
+  );
+}
+
+/** Whether any object is a literal with a datatype a store may rewrite (not a string). */
+function hasTypedLiteral(quads: Quad[]): boolean {
+  return quads.some((quad) =>
+    quad.object.termType === "Literal" && quad.object.datatype.value !== XSD_STRING &&
+    quad.object.datatype.value !== RDF_LANG_STRING
+  );
+}
 /** One write of a group: its operations, and the receipt its guard leaves. */
 interface GuardedWrite {
   /** The item, as SPARQL. */

@@ -17,11 +17,15 @@
 import type { SparqlHttpClient } from "../../sparql_protocol/client.ts";
 import { iriToSparql, stringToSparql } from "../../sparql_protocol/terms.ts";
 import { ask, integerLiteral, METADATA_NAMESPACE, PROLOGUE, selectRows } from "./lookup.ts";
+import { UPDATE_CHUNK } from "./portable_sparql.ts";
 import type { IndexOutbox, OutboxClaim, OutboxEntry } from "../index_outbox.ts";
 
 const ENTRY_PREFIX = `${METADATA_NAMESPACE}outbox:`;
-/** Entries per `enqueue` update: a short request, few round trips. */
-const ENQUEUE_CHUNK = 500;
+/**
+ * Entries per `enqueue`, `complete` and `release` update: a short request (Virtuoso refuses
+ * an update of more than about 1,400 triples), few round trips.
+ */
+const ENQUEUE_CHUNK = UPDATE_CHUNK;
 /** The claim query's answer for a batch of a few hundred entries is far below this. */
 const MAX_CLAIM_BYTES = 16 << 20;
 
@@ -52,7 +56,8 @@ export class SparqlIndexOutbox implements IndexOutbox {
     const token = stringToSparql(crypto.randomUUID());
     const live = `FILTER NOT EXISTS { GRAPH ${this.#meta} {
         ?held rcs:outboxItem ?item ; rcs:leaseUntil ?until FILTER(?until > ${now}) } }`;
-    await this.#client.update(`${PROLOGUE}
+    await this.#client.update(
+      `${PROLOGUE}
       DELETE { GRAPH ${this.#meta} { ?entry rcs:leaseUntil ?oldUntil ; rcs:claim ?oldClaim } }
       INSERT { GRAPH ${this.#meta} {
         ?entry rcs:leaseUntil ${integerLiteral(leaseUntil)} ; rcs:claim ${token} } }
@@ -64,7 +69,9 @@ export class SparqlIndexOutbox implements IndexOutbox {
         GRAPH ${this.#meta} { ?entry rcs:outboxItem ?item }
         OPTIONAL { GRAPH ${this.#meta} { ?entry rcs:leaseUntil ?oldUntil } }
         OPTIONAL { GRAPH ${this.#meta} { ?entry rcs:claim ?oldClaim } }
-      }`);
+      }`,
+      { idempotent: true },
+    );
     // Each item's record comes along, read in the same transaction as the claim.
     const rows = await selectRows(
       this.#client,
@@ -102,20 +109,28 @@ export class SparqlIndexOutbox implements IndexOutbox {
   }
 
   async complete(ids: string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.#client.update(`${PROLOGUE}
-      DELETE { GRAPH ${this.#meta} { ?entry ?p ?o } }
-      WHERE { VALUES ?entry { ${
-      ids.map(iriToSparql).join(" ")
-    } } GRAPH ${this.#meta} { ?entry ?p ?o } }`);
+    for (let start = 0; start < ids.length; start += ENQUEUE_CHUNK) {
+      const values = ids.slice(start, start + ENQUEUE_CHUNK).map(iriToSparql).join(" ");
+      await this.#client.update(
+        `${PROLOGUE}
+        DELETE { GRAPH ${this.#meta} { ?entry ?p ?o } }
+        WHERE { VALUES ?entry { ${values} } GRAPH ${this.#meta} { ?entry ?p ?o } }`,
+        { idempotent: true },
+      );
+    }
   }
 
   async release(ids: string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.#client.update(`${PROLOGUE}
-      DELETE { GRAPH ${this.#meta} { ?entry rcs:leaseUntil ?until ; rcs:claim ?claim } }
-      WHERE { VALUES ?entry { ${ids.map(iriToSparql).join(" ")} }
-        GRAPH ${this.#meta} { ?entry rcs:leaseUntil ?until ; rcs:claim ?claim } }`);
+    for (let start = 0; start < ids.length; start += ENQUEUE_CHUNK) {
+      const values = ids.slice(start, start + ENQUEUE_CHUNK).map(iriToSparql).join(" ");
+      await this.#client.update(
+        `${PROLOGUE}
+        DELETE { GRAPH ${this.#meta} { ?entry rcs:leaseUntil ?until ; rcs:claim ?claim } }
+        WHERE { VALUES ?entry { ${values} }
+          GRAPH ${this.#meta} { ?entry rcs:leaseUntil ?until ; rcs:claim ?claim } }`,
+        { idempotent: true },
+      );
+    }
   }
 
   async enqueue(collection: string, uris: Iterable<string>): Promise<void> {

@@ -1,0 +1,44 @@
+/**
+ * The start-up capability check (src/store/remote_sparql/capabilities.ts): against a store
+ * the service cannot write to, the service refuses to start, exit 2, with a message naming
+ * the behaviour and the store's answer, on every configured SPARQL store. (Fuseki: the
+ * update URL points at the read-only query endpoint; Virtuoso: the service runs as the
+ * read-only account.)
+ */
+import { strict as assert } from "node:assert";
+import { storeBackends } from "../support/service.ts";
+import { freePort } from "../support/ports.ts";
+
+const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
+
+for (const backend of storeBackends({ allStores: true })) {
+  if (backend.kind !== "sparql") continue;
+  Deno.test({
+    name: `[store capability/${backend.name}] a store without update rights: no start, exit 2`,
+    ignore: backend.skip !== undefined,
+    fn: async () => {
+      const dataDir = await Deno.makeTempDir({ prefix: "rcs-capability-" });
+      const readOnly: Record<string, string> = backend.name === "virtuoso"
+        ? { SERVICE_SPARQL_USER: backend.env.SERVICE_SPARQL_READER_USER }
+        : { SERVICE_SPARQL_UPDATE_URL: backend.env.SERVICE_SPARQL_QUERY_URL };
+      try {
+        const output = await new Deno.Command(Deno.execPath(), {
+          args: ["run", "-A", MAIN],
+          env: {
+            ...backend.env,
+            ...readOnly,
+            SERVICE_DATA_DIR: dataDir,
+            SERVICE_HTTP_PORT: String(freePort()),
+          },
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        const stderr = new TextDecoder().decode(output.stderr);
+        assert.equal(output.code, 2, stderr);
+        assert.match(stderr, /fails the start-up check "update": .*refused the request with HTTP/);
+      } finally {
+        await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+      }
+    },
+  });
+}
