@@ -23,6 +23,8 @@ export interface Migration {
   /** What the step adds, for errors and readers. */
   description: string;
   sql: string;
+  /** Work SQL alone cannot do (e.g. rows rewritten by code), run after `sql` in its transaction. */
+  run?: (db: DatabaseSync) => void;
 }
 
 /**
@@ -67,6 +69,7 @@ function migrate(db: DatabaseSync, migrations: readonly Migration[]): void {
   for (const step of steps.slice(current)) {
     inTransaction(db, () => {
       db.exec(step.sql);
+      step.run?.(db);
       db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(step.version);
     });
   }

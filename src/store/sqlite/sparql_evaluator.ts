@@ -1,0 +1,80 @@
+/**
+ * Evaluates one read-only query over the quad tables on one connection: compiled to SQL
+ * when it is in `sparql_to_sql.ts`'s fragment, else by the fallback engine over the quads it
+ * can touch (`sparql_fallback.ts`). Runs in the query worker (`sparql_worker.ts`), or on the
+ * main thread for an in-memory database, which no worker can open.
+ */
+// @ts-types="@types/sparqljs"
+import sparqljs from "sparqljs";
+import type { DatabaseSync } from "node:sqlite";
+import oxigraph from "oxigraph";
+import { compileQuery, countText } from "./sparql_to_sql.ts";
+import { loadQuads, planLoad } from "./sparql_fallback.ts";
+import { TermDictionary, termText } from "./term_dictionary.ts";
+
+/** One query to evaluate (its text already checked and bounded by `analyze_query.ts`). */
+export interface EvaluationRequest {
+  sparql: string;
+  /** CONSTRUCT and DESCRIBE answer quads; SELECT and ASK bindings. */
+  form: "bindings" | "quads";
+  /** False when the query names its dataset: the union would override its FROM. */
+  unionDefaultGraph: boolean;
+}
+
+/** An answer: rows of term texts (null: unbound), a boolean, or the fallback engine's text. */
+export type Evaluation =
+  | { kind: "rows"; variables: string[]; rows: (string | null)[][] }
+  | { kind: "boolean"; value: boolean }
+  /** SPARQL results JSON (bindings) or N-Triples (quads), as oxigraph writes them. */
+  | { kind: "text"; text: string };
+
+/** Queries on one connection. */
+export class SparqlEvaluator {
+  readonly #db: DatabaseSync;
+  readonly #terms: TermDictionary;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+    this.#terms = new TermDictionary(db);
+  }
+
+  evaluate(request: EvaluationRequest): Evaluation {
+    const parsed = new sparqljs.Parser().parse(request.sparql);
+    const lookUp = (text: string) => this.#terms.find(text);
+    const compiled = request.unionDefaultGraph ? compileQuery(parsed, lookUp) : undefined;
+    if (compiled) {
+      const statement = this.#db.prepare(compiled.sql);
+      statement.setReturnArrays(true);
+      const rows = statement.all() as unknown as (string | Uint8Array | number | null)[][];
+      if (compiled.ask) return { kind: "boolean", value: rows.length > 0 };
+      return {
+        kind: "rows",
+        variables: compiled.variables,
+        rows: rows.map((row) =>
+          row.map((cell, i) =>
+            cell === null
+              ? null
+              : compiled.counts[i]
+              ? countText(Number(cell))
+              : termText(cell as string | Uint8Array)
+          )
+        ),
+      };
+    }
+    const nquads = loadQuads(this.#db, planLoad(parsed, lookUp));
+    const store = new oxigraph.Store();
+    try {
+      if (nquads) store.load(nquads, { format: "application/n-quads", no_transaction: true });
+      const result = store.query(request.sparql, {
+        use_default_graph_as_union: request.unionDefaultGraph,
+        results_format: request.form === "quads"
+          ? "application/n-triples"
+          : "application/sparql-results+json",
+      });
+      return { kind: "text", text: String(result) };
+    } finally {
+      // wasm-bindgen objects hand their WebAssembly memory back on free(); the typings omit it.
+      (store as unknown as { free?: () => void }).free?.();
+    }
+  }
+}
