@@ -5,9 +5,11 @@
  * grow with the store.
  *
  * A query that overruns its timeout, or makes the fallback engine trap, terminates the
- * worker; the next query starts a fresh one (a connection, no data to load). An in-memory
- * database (tests) cannot be opened by a second connection: its queries run on the main
- * thread, and a timeout there is only noticed once the query returns.
+ * worker; the next query starts a fresh one (a connection, no data to load). A join also
+ * stops itself inside SQLite once its time is up (`sparql_to_sql.ts`'s alive function), so a
+ * terminated worker leaves no statement running. An in-memory database (tests) cannot be
+ * opened by a second connection: its queries run on the main thread, where only that check
+ * (not the fallback engine) stops a query at its timeout.
  */
 import { Parser } from "n3";
 import type { DatabaseSync } from "node:sqlite";
@@ -25,6 +27,9 @@ import type { QueryFailure, SparqlWorkerReply } from "./sparql_worker_protocol.t
 import { type Evaluation, type EvaluationRequest, SparqlEvaluator } from "./sparql_evaluator.ts";
 import { analyzeQuery } from "../../sparql_protocol/analyze_query.ts";
 import { parseSparqlJsonResults } from "../../sparql_protocol/results_json.ts";
+
+/** How long after a query's deadline the worker is terminated if it has not answered. */
+const TERMINATE_GRACE_MS = 200;
 
 interface PendingQuery {
   resolve: (evaluation: Evaluation) => void;
@@ -56,9 +61,11 @@ export class EmbeddedSparqlEngine {
       sparql: analyzed.text,
       form,
       unionDefaultGraph: !analyzed.hasDataset,
+      deadline: Date.now() + options.timeoutMs,
+      timeoutMs: options.timeoutMs,
     };
     const evaluation = this.#local
-      ? this.#evaluateHere(this.#local, request, options.timeoutMs)
+      ? await this.#evaluateHere(this.#local, request, options.timeoutMs)
       : await this.#evaluateInWorker(request, options.timeoutMs);
     return toResult(evaluation, form, options.limit);
   }
@@ -68,13 +75,13 @@ export class EmbeddedSparqlEngine {
     this.#reset(new Error("engine closed"));
   }
 
-  #evaluateHere(evaluator: SparqlEvaluator, request: EvaluationRequest, timeoutMs: number) {
+  async #evaluateHere(evaluator: SparqlEvaluator, request: EvaluationRequest, timeoutMs: number) {
     const started = performance.now();
     let evaluation: Evaluation;
     try {
-      evaluation = evaluator.evaluate(request);
+      evaluation = await evaluator.evaluate(request);
     } catch (error) {
-      if (error instanceof Unprocessable) throw error;
+      if (error instanceof Unprocessable || error instanceof Timeout) throw error;
       throw failed({
         kind: "failed",
         message: error instanceof Error ? error.message : String(error),
@@ -89,11 +96,13 @@ export class EmbeddedSparqlEngine {
     const worker = this.#ensureWorker();
     const id = this.#nextId++;
     return new Promise<Evaluation>((resolve, reject) => {
+      // The worker stops a query inside SQLite at its deadline and answers with a timeout;
+      // terminating it is for what runs past that (the fallback engine, a worker that hangs).
       const timer = setTimeout(() => {
         this.#pending.delete(id);
         this.#reset(new Error("superseded by a timeout"));
         reject(timedOut(timeoutMs));
-      }, timeoutMs);
+      }, timeoutMs + TERMINATE_GRACE_MS);
       this.#pending.set(id, {
         resolve: (value) => {
           clearTimeout(timer);
@@ -161,6 +170,9 @@ function timedOut(timeoutMs: number): Timeout {
 }
 
 function failed(failure: QueryFailure): DomainError {
+  if (failure.kind === "timeout") {
+    return new Timeout("query-timeout", "Query timed out", failure.message);
+  }
   if (failure.kind === "too-broad") {
     return new Unprocessable("query-too-broad", "Query too broad", failure.message);
   }

@@ -12,7 +12,9 @@
  *
  * Hand-written: no npm library compiles SPARQL to SQL over a schema of one's own, and the
  * fragment is small. Term equality in a pattern is the dictionary id's equality, which is
- * RDF term equality (what BGP matching uses).
+ * RDF term equality (what BGP matching uses). The union default graph is the union of the
+ * item graphs' quads, as oxigraph's (the fallback, and the engine before) makes it: a triple
+ * stated in two items matches once per item.
  */
 // @ts-types="@types/sparqljs"
 import type sparqljs from "sparqljs";
@@ -62,7 +64,7 @@ function compile(query: sparqljs.SparqlQuery, lookUp: TermLookup): CompiledQuery
   const joins = new Joins(lookUp);
   for (const pattern of query.where ?? []) joins.add(pattern, { kind: "default" });
   if (joins.tables.length === 0) throw new Unsupported();
-  const from = `FROM ${joins.tables.join(", ")} WHERE ${joins.where.join(" AND ") || "1"}`;
+  const from = joins.from();
   if (query.queryType === "ASK") {
     return { sql: `SELECT 1 ${from} LIMIT 1`, variables: [], counts: [], ask: true };
   }
@@ -134,6 +136,21 @@ function countOf(expression: sparqljs.Expression, variables: Map<string, string>
   return `count(${aggregate.distinct ? "DISTINCT " : ""}${column})`;
 }
 
+/**
+ * The name of a function of one argument that answers 0 once the query's time is up,
+ * called on every row of a join's innermost loop: SQLite cannot be interrupted from outside
+ * (node:sqlite has no `sqlite3_interrupt`), and a join can run for hours. The evaluator
+ * registers it. The statement is then stopped by an SQL error (a malformed `json()`
+ * argument): node:sqlite hangs when a JavaScript function throws.
+ */
+export const ALIVE_FUNCTION = "rcs_query_alive";
+
+/** The condition that stops a statement once `ALIVE_FUNCTION` says its time is up. */
+function alive(columns: string[]): string {
+  // One argument that reads every table, so that it is evaluated in the innermost loop.
+  return `CASE WHEN ${ALIVE_FUNCTION}(${columns.join(" + ")}) THEN 1 ELSE json('{') END`;
+}
+
 /** The quads tables a query joins, its conditions, and where each variable is read. */
 class Joins {
   readonly tables: string[] = [];
@@ -143,6 +160,17 @@ class Joins {
 
   constructor(lookUp: TermLookup) {
     this.#lookUp = lookUp;
+  }
+
+  /**
+   * The FROM and WHERE clauses. A join checks on every row that its time is not up (it can
+   * visit far more rows than the store has); a single pattern is one index range, bounded
+   * by the store.
+   */
+  from(): string {
+    const where = [...this.where];
+    if (this.tables.length > 1) where.push(alive(this.tables.map((_, i) => `q${i}.g`)));
+    return `FROM ${this.tables.join(", ")} WHERE ${where.join(" AND ") || "1"}`;
   }
 
   add(pattern: sparqljs.Pattern, graph: Graph): void {
@@ -175,7 +203,7 @@ class Joins {
     this.#match(first, name);
   }
 
-  #triple(triple: sparqljs.Triple, graph: Graph): void {
+  #triple(triple: sparqljs.Triple, _graph: Graph): void {
     const alias = `q${this.tables.length}`;
     this.tables.push(`quads ${alias}`);
     const predicate = triple.predicate as Term | sparqljs.PropertyPath;
@@ -183,14 +211,6 @@ class Joins {
     this.#match(`${alias}.s`, triple.subject as Term);
     this.#match(`${alias}.p`, predicate);
     this.#match(`${alias}.o`, triple.object as Term);
-    if (graph.kind === "default") {
-      // The default graph is the union of the item graphs, a set: a triple in several
-      // graphs counts once (the one in the graph of least id).
-      this.where.push(
-        `NOT EXISTS (SELECT 1 FROM quads d WHERE d.s = ${alias}.s AND d.p = ${alias}.p ` +
-          `AND d.o = ${alias}.o AND d.g < ${alias}.g)`,
-      );
-    }
   }
 
   /** Binds or constrains `column` by `term`. */

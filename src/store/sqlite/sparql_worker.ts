@@ -8,7 +8,7 @@
  * query leaves nothing behind.
  */
 import { DatabaseSync } from "node:sqlite";
-import { Unprocessable } from "../../errors/domain_error.ts";
+import { Timeout, Unprocessable } from "../../errors/domain_error.ts";
 import { SparqlEvaluator } from "./sparql_evaluator.ts";
 import type { SparqlWorkerReply, SparqlWorkerRequest } from "./sparql_worker_protocol.ts";
 
@@ -16,7 +16,7 @@ import type { SparqlWorkerReply, SparqlWorkerRequest } from "./sparql_worker_pro
 const scope = self as unknown as {
   name: string;
   postMessage(message: SparqlWorkerReply): void;
-  onmessage: ((event: MessageEvent<SparqlWorkerRequest>) => void) | null;
+  onmessage: ((event: MessageEvent<SparqlWorkerRequest>) => unknown) | null;
 };
 
 // The file's path is the worker's name (set by the engine that starts it).
@@ -24,17 +24,21 @@ const db = new DatabaseSync(scope.name, { readOnly: true });
 db.exec("PRAGMA busy_timeout = 5000");
 const evaluator = new SparqlEvaluator(db);
 
-scope.onmessage = (event: MessageEvent<SparqlWorkerRequest>) => {
+scope.onmessage = async (event: MessageEvent<SparqlWorkerRequest>) => {
   const { id, request } = event.data;
   try {
-    scope.postMessage({ op: "result", id, evaluation: evaluator.evaluate(request) });
+    scope.postMessage({ op: "result", id, evaluation: await evaluator.evaluate(request) });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     scope.postMessage({
       op: "error",
       id,
       failure: {
-        kind: error instanceof Unprocessable ? "too-broad" : "failed",
+        kind: error instanceof Unprocessable
+          ? "too-broad"
+          : error instanceof Timeout
+          ? "timeout"
+          : "failed",
         message,
         // A trap (e.g. "memory access out of bounds" on a query thousands of patterns long)
         // leaves oxigraph's memory in an unknown state.

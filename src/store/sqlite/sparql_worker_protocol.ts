@@ -6,8 +6,11 @@ export type SparqlWorkerRequest = { op: "query"; id: number; request: Evaluation
 
 /** A failed query, as the main thread turns it into a domain error. */
 export interface QueryFailure {
-  /** `too-broad`: the fallback's quad limit; `failed`: the engine refused the query. */
-  kind: "too-broad" | "failed";
+  /**
+   * `too-broad`: the fallback's quad limit; `timeout`: its time ran out inside SQLite;
+   * `failed`: the engine refused the query.
+   */
+  kind: "too-broad" | "timeout" | "failed";
   message: string;
   /** WebAssembly trapped, and the fallback engine's memory can no longer be trusted. */
   trapped: boolean;
