@@ -12,7 +12,10 @@
  *
  *   deno run -A bench/sparql_scale_bench.ts --items 250000 --dir /tmp/scale-250k
  *
- * The file is generated once per `--dir` and reused. `--src <tree>` runs another checkout
+ * `--fuseki`: the same items also in Fuseki TDB2 (N-Quads written once, `tdb2.tdbloader`, a
+ * Fuseki of its own on a free port with the union default graph), the same queries measured.
+ *
+ * The file is generated once per `--dir` and reused (`--bulk`: see {@link generateBulk}). `--src <tree>` runs another checkout
  * of the service (its store writes the file and its `src/main.ts` serves it): the "before"
  * column of bench/RESULTS.md was measured from the commit before the quad tables.
  */
@@ -28,6 +31,8 @@ const args = parseArgs({
     dir: { type: "string" },
     src: { type: "string", default: new URL("..", import.meta.url).pathname },
     rounds: { type: "string", default: "20" },
+    bulk: { type: "boolean", default: false },
+    fuseki: { type: "boolean", default: false },
   },
 }).values;
 const ITEMS = Number(args.items);
@@ -151,6 +156,63 @@ async function generate(): Promise<number> {
   return seconds;
 }
 
+/**
+ * `--bulk`: the same items written straight into the quad tables (this tree's layout only),
+ * the secondary indexes built after the rows: minutes instead of an hour at 250k items on a
+ * busy 2-core machine. Indexes built at once are packed tighter than ones grown by inserts,
+ * so the store's bytes come out lower than the store API's (compare a run without --bulk).
+ */
+async function generateBulk(): Promise<number> {
+  await Deno.mkdir(DIR, { recursive: true });
+  const { openLocalDatabase } = await import("../src/local_database.ts");
+  const { encodeTerm } = await import("../src/store/sqlite/term_ids.ts");
+  const { termHash } = await import("../src/store/sqlite/term_dictionary.ts");
+  const db = openLocalDatabase(DIR);
+  const started = performance.now();
+  db.exec(`DROP INDEX quads_spo; DROP INDEX quads_pos; DROP INDEX quads_osp;
+    DROP INDEX terms_by_hash; PRAGMA cache_size = -262144`);
+  const ids = new Map<string, number>();
+  const insertTerm = db.prepare("INSERT INTO terms (id, hash, term) VALUES (?, ?, ?)");
+  const insertItem = db.prepare(
+    `INSERT INTO items (id, collection, uri, hash, triple_count, created, modified, graph)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertQuad = db.prepare("INSERT OR IGNORE INTO quads (g, s, p, o) VALUES (?, ?, ?, ?)");
+  const idOf = (text: string) => {
+    let id = ids.get(text);
+    if (id === undefined) {
+      ids.set(text, id = ids.size + 1);
+      insertTerm.run(id, termHash(text), text);
+    }
+    return id;
+  };
+  const now = new Date().toISOString();
+  db.exec("BEGIN");
+  for (let n = 0; n < ITEMS; n++) {
+    const itemId = n + 1;
+    const quads = scaleItem(n);
+    const graph = idOf(itemUri(n));
+    insertItem.run(itemId, COLLECTION, itemUri(n), `h${n}`, quads.length, now, now, graph);
+    const rows = quads.map((q) =>
+      [q.subject, q.predicate, q.object].map((term) => idOf(encodeTerm(term, itemId)))
+    ).sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+    for (const [s, p, o] of rows) insertQuad.run(graph, s, p, o);
+    if (n % 10_000 === 9_999) {
+      db.exec("COMMIT; BEGIN");
+      console.error(`generated ${n + 1} items`);
+    }
+  }
+  db.exec("COMMIT");
+  console.error("building the indexes");
+  db.exec(`CREATE INDEX terms_by_hash ON terms(hash);
+    CREATE INDEX quads_spo ON quads(s, p, o);
+    CREATE INDEX quads_pos ON quads(p, o, s);
+    CREATE INDEX quads_osp ON quads(o, s, p);`);
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  db.close();
+  return (performance.now() - started) / 1000;
+}
+
 /** The file's bytes and each table's and index's bytes (dbstat). */
 function sizes(): { file: number; objects: Record<string, number> } {
   const db = new DatabaseSync(join(DIR, DB_FILE));
@@ -173,9 +235,9 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 }
 
-async function sparql(url: string, query: string): Promise<{ ms: number; body: string }> {
+async function sparql(endpoint: string, query: string): Promise<{ ms: number; body: string }> {
   const started = performance.now();
-  const response = await fetch(`${url}/sparql`, {
+  const response = await fetch(endpoint, {
     method: "POST",
     headers: {
       "Content-Type": "application/sparql-query",
@@ -223,37 +285,125 @@ async function measureQueries() {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const healthMs = performance.now() - started;
-    const subject = itemUri(Math.floor(ITEMS / 2));
-    const oneSubject = `SELECT * WHERE { GRAPH ?g { <${subject}> ?p ?o } }`;
-    const count = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }";
-    const typed = `SELECT ?s ?title WHERE { ?s a <${EX}Class3> ; <${DCT}title> ?title } LIMIT 10`;
-    const first = await sparql(url, oneSubject);
-    const counted = await sparql(url, count);
-    const n = JSON.parse(counted.body).results.bindings[0].n.value;
-    const countMs: number[] = [counted.ms];
-    const subjectMs: number[] = [];
-    const typedMs: number[] = [];
-    for (let i = 0; i < ROUNDS; i++) {
-      subjectMs.push((await sparql(url, oneSubject)).ms);
-      typedMs.push((await sparql(url, typed)).ms);
-    }
-    for (let i = 1; i < Math.min(ROUNDS, 5); i++) countMs.push((await sparql(url, count)).ms);
-    const memory = rss(child.pid);
-    return {
-      healthMs,
-      firstQueryMs: first.ms,
-      countFirstMs: counted.ms,
-      count: n,
-      countP50: percentile(countMs, 0.5),
-      oneSubjectP50: percentile(subjectMs, 0.5),
-      oneSubjectP99: percentile(subjectMs, 0.99),
-      typedJoinP50: percentile(typedMs, 0.5),
-      rssMB: Math.round(memory.rss / 2 ** 20),
-      peakRssMB: Math.round(memory.peak / 2 ** 20),
-    };
+    return { healthMs, ...await measureQueryRounds(`${url}/sparql`, child.pid) };
   } finally {
     child.kill("SIGTERM");
     await child.status;
+  }
+}
+
+/** The queries at `endpoint` (a SPARQL 1.1 query URL), the first one right after a start. */
+async function measureQueryRounds(endpoint: string, pid: number) {
+  const subject = itemUri(Math.floor(ITEMS / 2));
+  const oneSubject = `SELECT * WHERE { GRAPH ?g { <${subject}> ?p ?o } }`;
+  const count = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }";
+  const typed = `SELECT ?s ?title WHERE { ?s a <${EX}Class3> ; <${DCT}title> ?title } LIMIT 10`;
+  const first = await sparql(endpoint, oneSubject);
+  const counted = await sparql(endpoint, count);
+  const n = JSON.parse(counted.body).results.bindings[0].n.value;
+  const countMs: number[] = [counted.ms];
+  const subjectMs: number[] = [];
+  const typedMs: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    subjectMs.push((await sparql(endpoint, oneSubject)).ms);
+    typedMs.push((await sparql(endpoint, typed)).ms);
+  }
+  for (let i = 1; i < Math.min(ROUNDS, 5); i++) countMs.push((await sparql(endpoint, count)).ms);
+  const memory = rss(pid);
+  return {
+    firstQueryMs: first.ms,
+    countFirstMs: counted.ms,
+    count: n,
+    countP50: percentile(countMs, 0.5),
+    oneSubjectP50: percentile(subjectMs, 0.5),
+    oneSubjectP99: percentile(subjectMs, 0.99),
+    typedJoinP50: percentile(typedMs, 0.5),
+    rssMB: Math.round(memory.rss / 2 ** 20),
+    peakRssMB: Math.round(memory.peak / 2 ** 20),
+  };
+}
+
+/** The items as N-Quads, blank nodes scoped to their item (one file, one node per item). */
+async function writeNQuads(path: string): Promise<void> {
+  const { Writer } = await import("n3");
+  const file = await Deno.open(path, { write: true, create: true, truncate: true });
+  const encoder = new TextEncoder();
+  try {
+    let chunk: Quad[] = [];
+    for (let n = 0; n < ITEMS; n++) {
+      const graph = namedNode(itemUri(n));
+      const scoped = (term: Quad["subject"] | Quad["object"]) =>
+        term.termType === "BlankNode" ? blankNode(`i${n}_${term.value}`) : term;
+      for (const q of scaleItem(n)) {
+        chunk.push(
+          quad(scoped(q.subject) as Quad["subject"], q.predicate, scoped(q.object), graph),
+        );
+      }
+      if (chunk.length >= 50_000 || n === ITEMS - 1) {
+        await file.write(encoder.encode(new Writer({ format: "N-Quads" }).quadsToString(chunk)));
+        chunk = [];
+      }
+    }
+  } finally {
+    file.close();
+  }
+}
+
+/** Fuseki TDB2 over the same items: loaded once into `DIR/fuseki`, started, measured, stopped. */
+async function measureFuseki() {
+  const base = join(DIR, "fuseki");
+  const tdb2 = join(base, "tdb2");
+  const jar = join(
+    Deno.env.get("HOME") ?? "/tmp",
+    ".cache/rdf-content-service/fuseki/jena-fuseki-server-5.6.0.jar",
+  );
+  await Deno.mkdir(base, { recursive: true });
+  let loadSeconds: number | undefined;
+  if (!exists(tdb2)) {
+    const nquads = join(base, "items.nq");
+    if (!exists(nquads)) await writeNQuads(nquads);
+    const started = performance.now();
+    const load = await new Deno.Command("java", {
+      args: ["-Xmx2g", "-cp", jar, "tdb2.tdbloader", `--loc=${tdb2}`, nquads],
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    if (!load.success) throw new Error("tdb2.tdbloader failed");
+    loadSeconds = (performance.now() - started) / 1000;
+    await Deno.remove(nquads);
+  }
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const env = {
+    FUSEKI_PORT: String(port),
+    FUSEKI_TDB2_DIR: tdb2,
+    FUSEKI_UNION_DEFAULT_GRAPH: "true",
+    FUSEKI_HEAP: "2g",
+    FUSEKI_RUN_DIR: join(base, "run"),
+  };
+  const script = new URL("../scripts/fuseki.sh", import.meta.url).pathname;
+  const run = async (command: string) => {
+    const result = await new Deno.Command(script, { args: [command], env, stderr: "inherit" })
+      .output();
+    if (!result.success) throw new Error(`fuseki.sh ${command} failed`);
+  };
+  const started = performance.now();
+  await run("start");
+  try {
+    const startMs = performance.now() - started;
+    const pid = Number(Deno.readTextFileSync(join(base, "run", "fuseki.pid")).trim());
+    const url = `http://127.0.0.1:${port}/ds/query`;
+    return { loadSeconds, startMs, ...await measureQueryRounds(url, pid) };
+  } finally {
+    await run("stop");
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -262,7 +412,7 @@ if (import.meta.main) {
   try {
     Deno.statSync(join(DIR, DB_FILE));
   } catch {
-    generatedSeconds = await generate();
+    generatedSeconds = args.bulk ? await generateBulk() : await generate();
   }
   const size = sizes();
   const triples = ITEMS * 50;
@@ -271,6 +421,7 @@ if (import.meta.main) {
     .concat(["items_by_collection"]);
   const storeBytes = store.reduce((sum, name) => sum + (size.objects[name] ?? 0), 0);
   const queries = await measureQueries();
+  const fuseki = args.fuseki ? await measureFuseki() : undefined;
   console.log(JSON.stringify(
     {
       items: ITEMS,
@@ -283,6 +434,7 @@ if (import.meta.main) {
         Object.entries(size.objects).map(([name, bytes]) => [name, Math.round(bytes / 2 ** 20)]),
       ),
       ...queries,
+      fuseki,
     },
     null,
     2,

@@ -37,7 +37,7 @@ const args = [
   "--unstable-raw-imports",
   // The SPARQL worker is loaded by URL at run time, so it must be embedded explicitly.
   "--include",
-  "src/store/sqlite/oxigraph_worker.ts",
+  "src/store/sqlite/sparql_worker.ts",
   "--output",
   OUTPUT,
   "src/main.ts",
