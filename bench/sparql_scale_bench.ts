@@ -8,6 +8,8 @@
  *   outbox is emptied after the generation: search indexing is not measured here);
  * - the first query after a start (the service just answered /health);
  * - `COUNT(*)` over every graph and a one-subject query: p50 and p99 of `--rounds` runs;
+ *   a typed join (compiled), the one-subject query with a FILTER and the typed join with an
+ *   ORDER BY (both answered by the fallback on the embedded store);
  * - the service's RSS after them (and its peak).
  *
  *   deno run -A bench/sparql_scale_bench.ts --items 250000 --dir /tmp/scale-250k
@@ -26,6 +28,8 @@ import { DataFactory } from "n3";
 import type { Quad } from "n3";
 
 const args = parseArgs({
+  // Lenient: other benches import the item generator.
+  strict: false,
   options: {
     items: { type: "string", default: "20000" },
     dir: { type: "string" },
@@ -36,8 +40,8 @@ const args = parseArgs({
   },
 }).values;
 const ITEMS = Number(args.items);
-const DIR = resolve(args.dir ?? `/tmp/rcs-sparql-scale-${ITEMS}`);
-const SRC = resolve(args.src!);
+const DIR = resolve(String(args.dir ?? `/tmp/rcs-sparql-scale-${ITEMS}`));
+const SRC = resolve(String(args.src));
 const ROUNDS = Number(args.rounds);
 const COLLECTION = "https://data.example.org/collection/documents";
 const DB_FILE = "rdf-content-service.db";
@@ -298,6 +302,10 @@ async function measureQueryRounds(endpoint: string, pid: number) {
   const oneSubject = `SELECT * WHERE { GRAPH ?g { <${subject}> ?p ?o } }`;
   const count = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }";
   const typed = `SELECT ?s ?title WHERE { ?s a <${EX}Class3> ; <${DCT}title> ?title } LIMIT 10`;
+  // Outside the compiled fragment on the embedded store (FILTER, ORDER BY): the fallback.
+  const filtered = `SELECT ?p ?o WHERE { <${subject}> ?p ?o FILTER(isLiteral(?o)) }`;
+  const ordered = `SELECT ?s ?title WHERE { ?s a <${EX}Class3> ; <${DCT}title> ?title }
+    ORDER BY ?title LIMIT 10`;
   const first = await sparql(endpoint, oneSubject);
   const counted = await sparql(endpoint, count);
   const n = JSON.parse(counted.body).results.bindings[0].n.value;
@@ -309,6 +317,10 @@ async function measureQueryRounds(endpoint: string, pid: number) {
     typedMs.push((await sparql(endpoint, typed)).ms);
   }
   for (let i = 1; i < Math.min(ROUNDS, 5); i++) countMs.push((await sparql(endpoint, count)).ms);
+  const filteredMs: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) filteredMs.push((await sparql(endpoint, filtered)).ms);
+  const orderedMs: number[] = [];
+  for (let i = 0; i < 3; i++) orderedMs.push((await sparql(endpoint, ordered)).ms);
   const memory = rss(pid);
   return {
     firstQueryMs: first.ms,
@@ -318,6 +330,8 @@ async function measureQueryRounds(endpoint: string, pid: number) {
     oneSubjectP50: percentile(subjectMs, 0.5),
     oneSubjectP99: percentile(subjectMs, 0.99),
     typedJoinP50: percentile(typedMs, 0.5),
+    filteredOneSubjectP50: percentile(filteredMs, 0.5),
+    orderedTypedJoinP50: percentile(orderedMs, 0.5),
     rssMB: Math.round(memory.rss / 2 ** 20),
     peakRssMB: Math.round(memory.peak / 2 ** 20),
   };

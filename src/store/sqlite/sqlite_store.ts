@@ -523,15 +523,22 @@ export class EmbeddedTripleStore implements TripleStore {
    * per triple. A repeated triple is one quad (an RDF graph is a set).
    */
   #insertTriples(item: ItemRow, quads: Quad[]): void {
-    const id = (term: Quad["subject"] | Quad["predicate"] | Quad["object"]) =>
-      this.#terms.idOf(storable(term, item.id));
+    const texts: string[] = [];
+    for (const quad of quads) {
+      texts.push(
+        storable(quad.subject, item.id),
+        storable(quad.predicate, item.id),
+        storable(quad.object, item.id),
+      );
+    }
+    const ids = this.#terms.idsOf(texts);
     for (let start = 0; start < quads.length; start += INSERT_ROWS) {
-      const chunk = quads.slice(start, start + INSERT_ROWS);
+      const rows = Math.min(INSERT_ROWS, quads.length - start);
       const values: number[] = [];
-      for (const quad of chunk) {
-        values.push(item.graph, id(quad.subject), id(quad.predicate), id(quad.object));
+      for (let i = start; i < start + rows; i++) {
+        values.push(item.graph, ids[3 * i], ids[3 * i + 1], ids[3 * i + 2]);
       }
-      this.#insertRows(chunk.length).run(...values);
+      this.#insertRows(rows).run(...values);
     }
   }
 

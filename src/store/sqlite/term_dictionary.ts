@@ -46,16 +46,94 @@ export function termHash(text: string): number {
 /** Most ids remembered by a dictionary; beyond that the memory starts over. */
 const CACHE_ENTRIES = 200_000;
 
+/** Terms per look-up or insert statement of {@link TermDictionary.idsOf}. */
+const BATCH = 200;
+
 /** Term texts to ids, and back, on one connection. */
 export class TermDictionary {
+  readonly #db: DatabaseSync;
   readonly #find: StatementSync;
-  readonly #insert: StatementSync;
+  /** Batch statements by row count. */
+  readonly #batchFinds = new Map<number, StatementSync>();
+  readonly #batchInserts = new Map<number, StatementSync>();
   /** Ids of terms known to be committed (see {@link forgetUncommitted}). */
   #cache = new Map<string, number>();
+  /** The next id to give, while this connection is the writer (see {@link forgetUncommitted}). */
+  #nextId?: number;
 
   constructor(db: DatabaseSync) {
+    this.#db = db;
     this.#find = db.prepare(`SELECT id, ${termColumn("term")} AS term FROM terms WHERE hash = ?`);
-    this.#insert = db.prepare("INSERT INTO terms (hash, term) VALUES (?, ?) RETURNING id");
+  }
+
+  /**
+   * The ids of `texts`, new ones added, inside the caller's write transaction: one look-up
+   * statement and one insert per {@link BATCH} terms the memory does not hold, instead of two
+   * statements per term (an item's literals are mostly new).
+   */
+  idsOf(texts: string[]): number[] {
+    const ids = new Array<number>(texts.length);
+    const missing = new Map<string, number[]>();
+    texts.forEach((text, i) => {
+      const cached = this.#cache.get(text);
+      if (cached !== undefined) ids[i] = cached;
+      else missing.get(text)?.push(i) ?? missing.set(text, [i]);
+    });
+    if (missing.size === 0) return ids;
+    const unknown = [...missing.keys()];
+    const hashes = unknown.map(termHash);
+    const found = new Map<string, number>();
+    for (let start = 0; start < unknown.length; start += BATCH) {
+      const chunk = [...new Set(hashes.slice(start, start + BATCH))];
+      const rows = this.#batch(
+        this.#batchFinds,
+        chunk.length,
+        (n) =>
+          `SELECT id, ${termColumn("term")} AS term FROM terms WHERE hash IN (${
+            new Array(n).fill("?").join(", ")
+          })`,
+      ).all(...chunk) as { id: number; term: string | Uint8Array }[];
+      for (const row of rows) found.set(termText(row.term), row.id);
+    }
+    const added: (number | string)[][] = [];
+    unknown.forEach((text, i) => {
+      let id = found.get(text);
+      if (id === undefined) {
+        this.#nextId ??= this.#firstFreeId();
+        id = this.#nextId++;
+        added.push([id, hashes[i], text]);
+      }
+      this.#remember(text, id);
+      for (const position of missing.get(text)!) ids[position] = id;
+    });
+    for (let start = 0; start < added.length; start += BATCH) {
+      const chunk = added.slice(start, start + BATCH);
+      this.#batch(
+        this.#batchInserts,
+        chunk.length,
+        (n) =>
+          `INSERT INTO terms (id, hash, term) VALUES ${new Array(n).fill("(?, ?, ?)").join(", ")}`,
+      )
+        .run(...chunk.flat());
+    }
+    return ids;
+  }
+
+  #firstFreeId(): number {
+    const row = this.#db.prepare("SELECT coalesce(max(id), 0) + 1 AS id FROM terms").get() as {
+      id: number;
+    };
+    return row.id;
+  }
+
+  #batch(
+    statements: Map<number, StatementSync>,
+    rows: number,
+    sql: (rows: number) => string,
+  ): StatementSync {
+    let statement = statements.get(rows);
+    if (!statement) statements.set(rows, statement = this.#db.prepare(sql(rows)));
+    return statement;
   }
 
   /** The id of `text`, or undefined when no stored quad ever held it. */
@@ -74,19 +152,16 @@ export class TermDictionary {
 
   /** The id of `text`, added to the dictionary when new; inside the caller's transaction. */
   idOf(text: string): number {
-    const found = this.find(text);
-    if (found !== undefined) return found;
-    const { id } = this.#insert.get(termHash(text), text) as { id: number };
-    this.#remember(text, id);
-    return id;
+    return this.idsOf([text])[0];
   }
 
   /**
-   * Forgets every remembered id: after a rollback, an id handed out inside the rolled-back
-   * part no longer exists (and SQLite may give it to another term).
+   * Forgets every remembered id and the next free one: after a rollback, an id handed out
+   * inside the rolled-back part no longer exists (and may be given to another term).
    */
   forgetUncommitted(): void {
     this.#cache = new Map();
+    this.#nextId = undefined;
   }
 
   #remember(text: string, id: number): void {
