@@ -10,13 +10,13 @@ import { join } from "node:path";
 // @ts-types="@types/sparqljs"
 import sparqljs from "sparqljs";
 import oxigraph from "oxigraph";
-import { DataFactory, Parser, Writer } from "n3";
+import { DataFactory, Parser, termToId, Writer } from "n3";
 import type { Quad, Term } from "n3";
 import { openLocalDatabase } from "../../src/local_database.ts";
 import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
 import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
 import { compileQuery } from "../../src/store/sqlite/sparql_to_sql.ts";
-import { loadQuads, planLoad } from "../../src/store/sqlite/sparql_fallback.ts";
+import { loadQuads, nquadsTerm, planLoad } from "../../src/store/sqlite/sparql_fallback.ts";
 import { parseSparqlJsonResults } from "../../src/sparql_protocol/results_json.ts";
 import type { SparqlQueryResult } from "../../src/store/triple_store.ts";
 import { Timeout, Unprocessable } from "../../src/errors/domain_error.ts";
@@ -226,4 +226,24 @@ Deno.test("embedded SPARQL: a join past its timeout is stopped inside SQLite; th
     const after = await store.query(`ASK { ?s ?p ?o }`, { limit: 10, timeoutMs: 5_000 });
     assert.deepEqual(after, { kind: "boolean", value: true });
   });
+});
+
+Deno.test("embedded SPARQL: the fallback's N-Quads hold every stored term exactly", () => {
+  const graph = namedNode(`${EX}g`);
+  const objects = [
+    literal('quote " backslash \\ newline \n return \r tab \t nul \u0000 é 😀', "en"),
+    literal("1.5e3", namedNode("http://www.w3.org/2001/XMLSchema#double")),
+    literal("plain"),
+    namedNode(`${EX}o?x=1#y`),
+    blankNode("i7_b0"),
+  ];
+  for (const object of objects) {
+    const id = termToId(object);
+    const line = `${nquadsTerm(`${EX}s`)} ${nquadsTerm(`${EX}p`)} ${nquadsTerm(id)} ${
+      nquadsTerm(`${EX}g`)
+    } .\n`;
+    const [parsed] = new Parser({ format: "N-Quads", blankNodePrefix: "" }).parse(line);
+    assert.ok(parsed.object.equals(object), `${JSON.stringify(id)} → ${line}`);
+    assert.ok(parsed.graph.equals(graph));
+  }
 });

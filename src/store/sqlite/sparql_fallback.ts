@@ -15,9 +15,6 @@
 // @ts-types="@types/sparqljs"
 import type sparqljs from "sparqljs";
 import type { DatabaseSync } from "node:sqlite";
-import { termFromId, Writer } from "n3";
-import type { Quad } from "n3";
-import { DataFactory } from "n3";
 import { Unprocessable } from "../../errors/domain_error.ts";
 import { encodeConstant } from "./term_ids.ts";
 import { termColumn, termText } from "./term_dictionary.ts";
@@ -137,15 +134,40 @@ export function loadQuads(db: DatabaseSync, plan: LoadPlan, limit = FALLBACK_QUA
         "Bind more of its terms, or move to a SPARQL store (see docs/backends.md).",
     );
   }
-  const quads: Quad[] = rows.map(([g, s, p, o]) =>
-    DataFactory.quad(
-      termFromId(s) as Quad["subject"],
-      termFromId(p) as Quad["predicate"],
-      termFromId(termText(o)) as Quad["object"],
-      termFromId(g) as Quad["graph"],
-    )
-  );
-  return new Writer({ format: "N-Quads" }).quadsToString(quads);
+  return rows.map(([g, s, p, o]) =>
+    `${nquadsTerm(s)} ${nquadsTerm(p)} ${nquadsTerm(termText(o))} ${nquadsTerm(g)} .\n`
+  ).join("");
+}
+
+/**
+ * A stored term (N3.js id text: `iri`, `_:label`, `"value"@lang`, `"value"^^datatype`) as
+ * N-Quads. Written here rather than through term objects and N3.js's writer, which took
+ * most of a fallback's time (measured: 275k quads, 6.6 s of 30).
+ */
+export function nquadsTerm(id: string): string {
+  if (id.startsWith('"')) {
+    const end = id.lastIndexOf('"');
+    // deno-lint-ignore no-control-regex -- control characters are written as escapes
+    const value = id.slice(1, end).replace(/["\\\u0000-\u001f]/g, escapeCharacter);
+    const suffix = id.slice(end + 1);
+    return suffix.startsWith("^^") ? `"${value}"^^<${suffix.slice(2)}>` : `"${value}"${suffix}`;
+  }
+  return id.startsWith("_:") ? id : `<${id}>`;
+}
+
+function escapeCharacter(character: string): string {
+  switch (character) {
+    case '"':
+      return '\\"';
+    case "\\":
+      return "\\\\";
+    case "\n":
+      return "\\n";
+    case "\r":
+      return "\\r";
+    default:
+      return `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  }
 }
 
 function condition(request: Request): string {
