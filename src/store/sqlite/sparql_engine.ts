@@ -28,6 +28,9 @@ import { type Evaluation, type EvaluationRequest, SparqlEvaluator } from "./spar
 import { analyzeQuery } from "../../sparql_protocol/analyze_query.ts";
 import { parseSparqlJsonResults } from "../../sparql_protocol/results_json.ts";
 
+/** A fallback query that loaded more quads than this leaves its worker to be replaced. */
+const RECYCLE_AFTER_QUADS = 50_000;
+
 /** How long after a query's deadline the worker is terminated if it has not answered. */
 const TERMINATE_GRACE_MS = 200;
 
@@ -42,6 +45,8 @@ export class EmbeddedSparqlEngine {
   /** The main thread's evaluator, for an in-memory database. */
   readonly #local?: SparqlEvaluator;
   #worker?: Worker;
+  /** The worker is replaced once idle (see {@link RECYCLE_AFTER_QUADS}). */
+  #recycle = false;
   #pending = new Map<number, PendingQuery>();
   #nextId = 1;
 
@@ -138,6 +143,16 @@ export class EmbeddedSparqlEngine {
     this.#pending.delete(reply.id);
     if (reply.op === "result") {
       pending.resolve(reply.evaluation);
+      const { evaluation } = reply;
+      if (evaluation.kind === "text" && evaluation.loadedQuads > RECYCLE_AFTER_QUADS) {
+        this.#recycle = true;
+      }
+      // WebAssembly memory never shrinks: a worker whose fallback engine grew for a broad
+      // query is replaced once it is idle, so the service's memory returns to its floor.
+      if (this.#recycle && this.#pending.size === 0) {
+        this.#reset(new Error("recycled"));
+        this.#recycle = false;
+      }
       return;
     }
     pending.reject(failed(reply.failure));

@@ -30,7 +30,7 @@ export type Evaluation =
   | { kind: "rows"; variables: string[]; rows: (string | null)[][] }
   | { kind: "boolean"; value: boolean }
   /** SPARQL results JSON (bindings) or N-Triples (quads), as oxigraph writes them. */
-  | { kind: "text"; text: string };
+  | { kind: "text"; text: string; loadedQuads: number };
 
 /** The fallback engine, loaded by the first query that needs it (a start does not wait). */
 let oxigraphLoaded: Promise<typeof Oxigraph> | undefined;
@@ -81,7 +81,7 @@ export class SparqlEvaluator {
           ? "application/n-triples"
           : "application/sparql-results+json",
       });
-      return { kind: "text", text: String(result) };
+      return { kind: "text", text: String(result), loadedQuads: lineCount(nquads) };
     } finally {
       // wasm-bindgen objects hand their WebAssembly memory back on free(); the typings omit it.
       (store as unknown as { free?: () => void }).free?.();
@@ -125,4 +125,10 @@ export class SparqlEvaluator {
       ),
     };
   }
+}
+
+function lineCount(text: string): number {
+  let lines = 0;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) lines++;
+  return lines;
 }
