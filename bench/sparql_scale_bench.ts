@@ -10,7 +10,7 @@
  * - `COUNT(*)` over every graph and a one-subject query: p50 and p99 of `--rounds` runs;
  *   a typed join (compiled), the one-subject query with a FILTER and the typed join with an
  *   ORDER BY (both answered by the fallback on the embedded store);
- * - the service's RSS after them (and its peak).
+ * - the service's RSS after the COUNT and compiled queries, and after all of them (and its peak).
  *
  *   deno run -A bench/sparql_scale_bench.ts --items 250000 --dir /tmp/scale-250k
  *
@@ -317,6 +317,7 @@ async function measureQueryRounds(endpoint: string, pid: number) {
     typedMs.push((await sparql(endpoint, typed)).ms);
   }
   for (let i = 1; i < Math.min(ROUNDS, 5); i++) countMs.push((await sparql(endpoint, count)).ms);
+  const afterCount = rss(pid);
   const filteredMs: number[] = [];
   for (let i = 0; i < ROUNDS; i++) filteredMs.push((await sparql(endpoint, filtered)).ms);
   // Once: on the embedded store it loads ~1.1 quads per item into the fallback engine.
@@ -324,6 +325,8 @@ async function measureQueryRounds(endpoint: string, pid: number) {
     (answer) => `${Math.round(answer.ms)} ms`,
     (error: Error) => error.message.slice(0, 60),
   );
+  // A worker grown by a broad fallback query is replaced once idle: give it a moment.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
   const memory = rss(pid);
   return {
     firstQueryMs: first.ms,
@@ -335,6 +338,7 @@ async function measureQueryRounds(endpoint: string, pid: number) {
     typedJoinP50: percentile(typedMs, 0.5),
     filteredOneSubjectP50: percentile(filteredMs, 0.5),
     orderedTypedJoin: orderedAnswer,
+    rssAfterCountMB: Math.round(afterCount.rss / 2 ** 20),
     rssMB: Math.round(memory.rss / 2 ** 20),
     peakRssMB: Math.round(memory.peak / 2 ** 20),
   };
