@@ -36,7 +36,8 @@ export interface CompiledQuery {
 export type TermLookup = (text: string) => number | undefined;
 
 type Term = sparqljs.Term;
-type Graph = { kind: "default" } | { kind: "named"; column: string };
+/** Where a pattern is matched: the union default graph, or inside a `GRAPH`. */
+type Graph = "default" | "named";
 
 /** Not in the fragment: the caller falls back. */
 class Unsupported extends Error {}
@@ -62,7 +63,7 @@ function compile(query: sparqljs.SparqlQuery, lookUp: TermLookup): CompiledQuery
   const modifiers = query as sparqljs.SelectQuery;
   if (query.from || query.values || modifiers.having || modifiers.order) throw new Unsupported();
   const joins = new Joins(lookUp);
-  for (const pattern of query.where ?? []) joins.add(pattern, { kind: "default" });
+  for (const pattern of query.where ?? []) joins.add(pattern, "default");
   if (joins.tables.length === 0) throw new Unsupported();
   const from = joins.from();
   if (query.queryType === "ASK") {
@@ -176,7 +177,7 @@ class Joins {
   add(pattern: sparqljs.Pattern, graph: Graph): void {
     switch (pattern.type) {
       case "bgp":
-        for (const triple of pattern.triples) this.#triple(triple, graph);
+        for (const triple of pattern.triples) this.#triple(triple);
         return;
       case "group":
         for (const inner of pattern.patterns) this.add(inner, graph);
@@ -191,19 +192,19 @@ class Joins {
 
   #graph(pattern: sparqljs.GraphPattern, outer: Graph): void {
     // A GRAPH inside a GRAPH has its own graph; nothing to tie it to the outer one's.
-    if (outer.kind === "named") throw new Unsupported();
+    if (outer === "named") throw new Unsupported();
     const name = pattern.name as Term;
     // Each pattern inside reads the graph column of its own table; the first one's is the
     // graph, and the others must equal it.
     const start = this.tables.length;
-    for (const inner of pattern.patterns) this.add(inner, { kind: "named", column: "" });
+    for (const inner of pattern.patterns) this.add(inner, "named");
     if (this.tables.length === start) throw new Unsupported();
     const first = `q${start}.g`;
     for (let i = start + 1; i < this.tables.length; i++) this.where.push(`q${i}.g = ${first}`);
     this.#match(first, name);
   }
 
-  #triple(triple: sparqljs.Triple, _graph: Graph): void {
+  #triple(triple: sparqljs.Triple): void {
     const alias = `q${this.tables.length}`;
     this.tables.push(`quads ${alias}`);
     const predicate = triple.predicate as Term | sparqljs.PropertyPath;
