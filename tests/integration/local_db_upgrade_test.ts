@@ -42,6 +42,9 @@ const TITLE = quad(
   literal("Upgraded fox", "en"),
 );
 
+const PART = "https://example.org/part";
+const NOTE = "https://example.org/note";
+
 const DOCUMENT: SearchDocument = {
   uri: ITEM,
   collection: COLLECTION,
@@ -57,9 +60,15 @@ Deno.test("a version-4 file with the embedded search tables upgrades with its da
   try {
     // Written at version 4, with the tables as the code of then laid them out.
     const old = new DatabaseSync(join(dir, LOCAL_DB_FILE));
-    const oldStore = new EmbeddedTripleStore(old);
-    await oldStore.createItem({ collection: COLLECTION, uri: ITEM, quads: [TITLE], hash: "h1" });
-    await oldStore.close();
+    // Migration 1's text triples, as the store of then wrote them (N3.js term ids).
+    const { id } = old.prepare(
+      `INSERT INTO items (collection, uri, hash, triple_count, created, modified)
+       VALUES (?, ?, 'h1', 3, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z') RETURNING id`,
+    ).get(COLLECTION, ITEM) as { id: number };
+    const insert = old.prepare("INSERT INTO triples (item_id, s, p, o) VALUES (?, ?, ?, ?)");
+    insert.run(id, ITEM, TITLE.predicate.value, '"Upgraded fox"@en');
+    insert.run(id, ITEM, PART, "_:b0");
+    insert.run(id, "_:b0", NOTE, '"nul\u0000inside"');
     // The search index as the engine of then wrote it (shared tables, one row per field).
     old.prepare("INSERT INTO search_physical_indices VALUES (?, ?, 'serving', 'now')")
       .run(`${REF.indexName}-1`, REF.indexName);
@@ -88,8 +97,22 @@ Deno.test("a version-4 file with the embedded search tables upgrades with its da
       assert.equal(read.record.hash, "h1");
       const quads = [];
       for await (const q of read.quads) quads.push(q);
-      assert.equal(quads.length, 1);
-      assert.ok(quads[0].equals(TITLE));
+      assert.equal(quads.length, 3);
+      assert.ok(quads.some((q) => q.equals(TITLE)));
+      const blank = quads.find((q) => q.predicate.value === PART)!.object;
+      const note = quads.find((q) => q.predicate.value === NOTE)!;
+      assert.ok(note.subject.equals(blank), "the blank node is one node after the upgrade");
+      assert.equal(note.object.value, "nul\u0000inside");
+      // The converted quads answer SPARQL; the item's blank node is the one node.
+      const answer = await store.query(
+        `SELECT ?note WHERE { GRAPH <${ITEM}> { <${ITEM}> <${PART}> ?part . ?part <${NOTE}> ?note } }`,
+        { limit: 10, timeoutMs: 10_000 },
+      );
+      assert.equal(answer.kind, "bindings");
+      if (answer.kind === "bindings") {
+        assert.equal(answer.rows.length, 1);
+        assert.equal(answer.rows[0].get("note")?.value, "nul\u0000inside");
+      }
       await store.close();
       assert.equal(
         (db.prepare("SELECT count(*) AS n FROM index_outbox").get() as { n: number }).n,
@@ -130,11 +153,11 @@ Deno.test("a version-4 file without the search tables gets them", async () => {
 });
 
 Deno.test("migrations are applied once, in order; a gap or a clash is refused", () => {
-  assert.deepEqual(LOCAL_MIGRATIONS.map((m) => m.version), [1, 2, 3, 4, 5, 6, 7]);
+  assert.deepEqual(LOCAL_MIGRATIONS.map((m) => m.version), [1, 2, 3, 4, 5, 6, 7, 8]);
   assert.equal(SCHEMA_VERSION, LOCAL_MIGRATIONS.length);
   const db = openLocalDatabase(":memory:");
   const rows = db.prepare("SELECT version FROM schema_version ORDER BY version").all();
-  assert.deepEqual(rows.map((row) => row.version), [1, 2, 3, 4, 5, 6, 7]);
+  assert.deepEqual(rows.map((row) => row.version), [1, 2, 3, 4, 5, 6, 7, 8]);
   db.close();
   const clash = [...LOCAL_MIGRATIONS, { ...LOCAL_MIGRATIONS[0] }];
   assert.throws(() => openMigratedDatabase(":memory:", clash), /out of sequence/);

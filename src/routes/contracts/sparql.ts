@@ -44,6 +44,8 @@ const PROBLEMS = {
   406: "No format the query's results can be written in is acceptable (`not-acceptable`).",
   413: `${BODY_TOO_LARGE} Or the query exceeds \`service.query.maxQueryBytes\`.`,
   415: "A POST body is neither `application/sparql-query` nor a URL-encoded form.",
+  422: "The embedded store would need more than 1M quads in memory to answer " +
+    "(`query-too-broad`): bind more of the query's terms.",
   504: "The query ran past `service.query.timeoutMs` (`query-timeout`).",
 };
 

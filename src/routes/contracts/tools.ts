@@ -79,6 +79,8 @@ export const querySparqlEndpoint = defineContract({
     404: "No endpoint has this id (`endpoint-not-found`).",
     413: BODY_TOO_LARGE,
     415: "The query is neither a `application/sparql-query` body nor a form field.",
+    422: "The embedded store would need more than 1M quads in memory to answer " +
+      "(`query-too-broad`).",
     502: "The remote endpoint failed.",
     503: "The remote endpoint cannot be reached.",
     504: "The query ran past the configured timeout (`query-timeout`).",

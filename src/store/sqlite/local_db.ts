@@ -26,6 +26,8 @@ export interface Migration {
   /** What the step adds, for errors and readers. */
   description: string;
   sql: string;
+  /** Work SQL alone cannot do (e.g. rows rewritten by code), run after `sql` in its transaction. */
+  run?: (db: DatabaseSync) => void;
 }
 
 /**
@@ -46,6 +48,10 @@ export function openMigratedDatabase(
   db.exec("PRAGMA synchronous = FULL");
   db.exec("PRAGMA foreign_keys = ON");
   db.exec("PRAGMA busy_timeout = 5000");
+  // 64 MiB of page cache (SQLite's default is 2 MB): a write inserts into the quad tables'
+  // four orders at scattered places, and with the default cache most of those pages are
+  // read again for every group (measured: 5,000 items written 35% faster).
+  db.exec("PRAGMA cache_size = -65536");
   migrate(db, migrations);
   return db;
 }
@@ -70,6 +76,7 @@ function migrate(db: DatabaseSync, migrations: readonly Migration[]): void {
   for (const step of steps.slice(current)) {
     inTransaction(db, () => {
       db.exec(step.sql);
+      step.run?.(db);
       db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(step.version);
     });
   }

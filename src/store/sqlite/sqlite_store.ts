@@ -1,6 +1,7 @@
 /**
  * The embedded triple store: item graphs in the service's SQLite file, the system of record,
- * with an in-process SPARQL engine over a mirror of them.
+ * as integer quads over a term dictionary (`quad_tables.ts`), with an in-process SPARQL engine
+ * that evaluates queries over those tables (`sparql_engine.ts`).
  *
  * Every write is applied in a SQLite transaction together with the item's index outbox
  * entry, so it is never half-applied, and is acknowledged only once the WAL holding it has
@@ -14,19 +15,15 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { DatabaseSync as Database } from "node:sqlite";
 import { open } from "node:fs/promises";
-import { DataFactory, Writer } from "n3";
+import { DataFactory } from "n3";
 import type { Quad } from "n3";
 import { invalidTerm, itemExists, itemNotFound, preconditionFailed } from "../store_problems.ts";
 import { inUnsyncedTransaction, type Migration } from "./local_db.ts";
 import { SqliteIndexOutbox } from "./sqlite_index_outbox.ts";
-import {
-  decodeObject,
-  decodePredicate,
-  decodeSubject,
-  encodeTerm,
-  OBJECT_COLUMN,
-} from "./term_ids.ts";
-import { EmbeddedSparqlEngine } from "./oxigraph_mirror.ts";
+import { decodeObject, decodePredicate, decodeSubject, encodeTerm } from "./term_ids.ts";
+import { termColumn, TermDictionary, termText } from "./term_dictionary.ts";
+import { QUAD_TABLES_MIGRATION } from "./quad_tables.ts";
+import { EmbeddedSparqlEngine } from "./sparql_engine.ts";
 import {
   DEFAULT_GROUP_COMMIT,
   type GroupCommitOptions,
@@ -47,8 +44,9 @@ import type {
 } from "../triple_store.ts";
 
 /**
- * The store's tables (migration 1): items and their triples (terms in N3.js id form), and
- * the index outbox, whose entries commit with the item writes (sqlite_index_outbox.ts).
+ * The store's tables: items, the index outbox, whose entries commit with the item writes
+ * (sqlite_index_outbox.ts), and (migration 8, `quad_tables.ts`) the term dictionary and the
+ * integer quads that replaced migration 1's text triples.
  */
 export const EMBEDDED_STORE_MIGRATIONS: Migration[] = [{
   version: 1,
@@ -63,6 +61,7 @@ export const EMBEDDED_STORE_MIGRATIONS: Migration[] = [{
      modified TEXT NOT NULL
    );
    CREATE INDEX items_by_collection ON items(collection, uri);
+   -- Replaced by the quads of migration 8, which converts and drops it.
    CREATE TABLE triples (
      item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
      s TEXT NOT NULL,
@@ -77,7 +76,7 @@ export const EMBEDDED_STORE_MIGRATIONS: Migration[] = [{
      enqueued TEXT NOT NULL,
      attempts INTEGER NOT NULL DEFAULT 0
    );`,
-}];
+}, QUAD_TABLES_MIGRATION];
 
 /** Items up to this many triples are read in one statement; larger ones are paged. */
 const SINGLE_READ_LIMIT = 20_000;
@@ -97,14 +96,24 @@ interface ItemRow {
   triple_count: number;
   created: string;
   modified: string;
+  /** The term id of `uri`: the quads' graph column. */
+  graph: number;
 }
 
 interface TripleRow {
-  rowid: number;
+  sid: number;
+  pid: number;
+  oid: number;
   s: string;
   p: string;
   o: string | Uint8Array;
 }
+
+/** An item's triples as text, with their ids (the order, and the page position). */
+const TRIPLE_COLUMNS = `q.s AS sid, q.p AS pid, q.o AS oid, ts.term AS s, tp.term AS p,
+  ${termColumn("t_o.term")} AS o`;
+const TRIPLE_JOINS = `JOIN terms ts ON ts.id = q.s JOIN terms tp ON tp.id = q.p
+  JOIN terms t_o ON t_o.id = q.o`;
 
 /** A write waiting for its group's commit. */
 type PendingWrite =
@@ -122,12 +131,15 @@ function writeBytes(write: ItemWrite): number {
 }
 
 /** A term's storage form; variables and quoted triples are refused, as by the SPARQL store. */
-function storable(term: Quad["subject"] | Quad["predicate"] | Quad["object"]): string {
+function storable(
+  term: Quad["subject"] | Quad["predicate"] | Quad["object"],
+  itemId: number,
+): string {
   const { termType } = term;
   if (termType !== "NamedNode" && termType !== "BlankNode" && termType !== "Literal") {
     throw invalidTerm(termType);
   }
-  return encodeTerm(term);
+  return encodeTerm(term, itemId);
 }
 
 function placeholders(count: number): string {
@@ -154,6 +166,7 @@ export class EmbeddedTripleStore implements TripleStore {
   /** File path for snapshot readers; undefined for an in-memory database. */
   readonly #path?: string;
   readonly #sparql: EmbeddedSparqlEngine;
+  readonly #terms: TermDictionary;
   readonly #statements: Record<string, StatementSync>;
   /** Multi-row triple inserts by row count (at most {@link INSERT_ROWS} of them). */
   readonly #multiInserts = new Map<number, StatementSync>();
@@ -165,21 +178,22 @@ export class EmbeddedTripleStore implements TripleStore {
     this.#path = path;
     this.#writes = new GroupCommitter((writes) => this.#commitGroup(writes), groupCommit);
     this.outbox = new SqliteIndexOutbox(db);
-    this.#sparql = new EmbeddedSparqlEngine(() => this.#mirrorChunks());
+    this.#sparql = new EmbeddedSparqlEngine(db, path);
+    this.#terms = new TermDictionary(db);
     this.#statements = {
       getItem: db.prepare("SELECT * FROM items WHERE uri = ? AND collection = ?"),
       getAnyItem: db.prepare("SELECT * FROM items WHERE uri = ?"),
       insertItem: db.prepare(
-        `INSERT INTO items (collection, uri, hash, triple_count, created, modified)
-         VALUES (?, ?, ?, ?, ?, ?) RETURNING *`,
+        `INSERT INTO items (collection, uri, hash, triple_count, created, modified, graph)
+         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       ),
       updateItem: db.prepare(
         "UPDATE items SET hash = ?, triple_count = ?, modified = ? WHERE id = ? RETURNING *",
       ),
       deleteItem: db.prepare("DELETE FROM items WHERE id = ?"),
-      deleteTriples: db.prepare("DELETE FROM triples WHERE item_id = ?"),
+      deleteTriples: db.prepare("DELETE FROM quads WHERE g = ?"),
       allTriples: db.prepare(
-        `SELECT rowid, s, p, ${OBJECT_COLUMN} FROM triples WHERE item_id = ? ORDER BY s, rowid`,
+        `SELECT ${TRIPLE_COLUMNS} FROM quads q ${TRIPLE_JOINS} WHERE q.g = ? ORDER BY q.s, q.p, q.o`,
       ),
       listItems: db.prepare(
         "SELECT * FROM items WHERE collection = ? AND uri > ? ORDER BY uri LIMIT ?",
@@ -223,7 +237,7 @@ export class EmbeddedTripleStore implements TripleStore {
     if (!row) return undefined;
     // This row only tells the size: a large item's record is read again in its snapshot.
     if (row.triple_count > SINGLE_READ_LIMIT && this.#path) return this.#readLarge(collection, uri);
-    const triples = this.#statements.allTriples.all(row.id) as unknown as TripleRow[];
+    const triples = this.#statements.allTriples.all(row.graph) as unknown as TripleRow[];
     return { record: toRecord(row), quads: this.#decode(triples) };
   }
 
@@ -277,10 +291,10 @@ export class EmbeddedTripleStore implements TripleStore {
   /** Fills each graph with its item's triples, in one statement. */
   #readTriplesOf(items: { row: ItemRow; graph: ItemGraph }[]): void {
     if (items.length === 0) return;
-    const byId = new Map(items.map(({ row, graph }) => [row.id, graph.quads]));
+    const byId = new Map(items.map(({ row, graph }) => [row.graph, graph.quads]));
     const statement = this.#db.prepare(
-      `SELECT item_id, s, p, ${OBJECT_COLUMN} FROM triples ` +
-        `WHERE item_id IN (${placeholders(items.length)})`,
+      `SELECT q.g, ts.term, tp.term, ${termColumn("t_o.term")} FROM quads q ${TRIPLE_JOINS} ` +
+        `WHERE q.g IN (${placeholders(items.length)})`,
     );
     statement.setReturnArrays(true);
     // Subjects and predicates repeat within and across items: decode each once.
@@ -297,7 +311,7 @@ export class EmbeddedTripleStore implements TripleStore {
       if (!subject) subjects.set(s, subject = decodeSubject(s));
       let predicate = predicates.get(p);
       if (!predicate) predicates.set(p, predicate = decodePredicate(p));
-      byId.get(itemId)!.push(DataFactory.quad(subject, predicate, decodeObject(o)));
+      byId.get(itemId)!.push(DataFactory.quad(subject, predicate, decodeObject(termText(o))));
     }
   }
 
@@ -326,24 +340,22 @@ export class EmbeddedTripleStore implements TripleStore {
       release();
       return undefined;
     }
-    return { record: toRecord(row), quads: this.#pages(reader, row.id, release) };
+    return { record: toRecord(row), quads: this.#pages(reader, row.graph, release) };
   }
 
-  async *#pages(reader: DatabaseSync, itemId: number, release: () => void): AsyncIterable<Quad> {
+  async *#pages(reader: DatabaseSync, graph: number, release: () => void): AsyncIterable<Quad> {
     try {
       const page = reader.prepare(
-        `SELECT rowid, s, p, ${OBJECT_COLUMN} FROM triples WHERE item_id = ? AND (s, rowid) > (?, ?)
-         ORDER BY s, rowid LIMIT ?`,
+        `SELECT ${TRIPLE_COLUMNS} FROM quads q ${TRIPLE_JOINS}
+         WHERE q.g = ? AND (q.s, q.p, q.o) > (?, ?, ?) ORDER BY q.s, q.p, q.o LIMIT ?`,
       );
-      let lastSubject = "";
-      let lastRowId = -1;
+      let last = [0, 0, 0];
       while (true) {
-        const rows = page.all(itemId, lastSubject, lastRowId, PAGE_SIZE) as unknown as TripleRow[];
+        const rows = page.all(graph, ...last, PAGE_SIZE) as unknown as TripleRow[];
         if (rows.length === 0) break;
         yield* this.#decode(rows);
-        const last = rows[rows.length - 1];
-        lastSubject = last.s;
-        lastRowId = last.rowid;
+        const { sid, pid, oid } = rows[rows.length - 1];
+        last = [sid, pid, oid];
         // Let other requests run between pages.
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
@@ -357,7 +369,7 @@ export class EmbeddedTripleStore implements TripleStore {
       yield DataFactory.quad(
         decodeSubject(triple.s),
         decodePredicate(triple.p),
-        decodeObject(triple.o),
+        decodeObject(termText(triple.o)),
       );
     }
   }
@@ -385,34 +397,36 @@ export class EmbeddedTripleStore implements TripleStore {
   async #commitGroup(writes: PendingWrite[]): Promise<WriteOutcome<ItemRow>[]> {
     let firstEntry: number | undefined;
     // No fsync at COMMIT (checkpoints still sync): #syncWal follows.
-    const outcomes = inUnsyncedTransaction(this.#db, () =>
-      writes.map((pending) => {
-        this.#db.exec("SAVEPOINT item_write");
-        const outcome = outcomeOf(() => this.#apply(pending));
-        if (!outcome.ok) this.#db.exec("ROLLBACK TO item_write");
-        this.#db.exec("RELEASE item_write");
-        if (outcome.ok) firstEntry ??= outcome.value.entry;
-        return outcome;
-      }));
+    const outcomes = this.#forgettingOnFailure(() =>
+      inUnsyncedTransaction(this.#db, () =>
+        writes.map((pending) => {
+          this.#db.exec("SAVEPOINT item_write");
+          const outcome = outcomeOf(() => this.#apply(pending));
+          if (!outcome.ok) {
+            this.#db.exec("ROLLBACK TO item_write");
+            this.#terms.forgetUncommitted();
+          }
+          this.#db.exec("RELEASE item_write");
+          if (outcome.ok) firstEntry ??= outcome.value.entry;
+          return outcome;
+        }))
+    );
     if (firstEntry !== undefined) this.outbox.holdBack(firstEntry);
     try {
       await this.#syncWal();
     } finally {
       if (firstEntry !== undefined) this.outbox.endHold(firstEntry);
-      // The file holds the group even if the fsync failed: the mirror follows the file.
-      outcomes.forEach((outcome, index) => {
-        if (outcome.ok) this.#mirror(writes[index], outcome.value.row);
-      });
     }
     return outcomes.map((outcome) => outcome.ok ? { ok: true, value: outcome.value.row } : outcome);
   }
 
-  /** Brings the SPARQL mirror in step with one applied write. */
-  #mirror(pending: PendingWrite, row: ItemRow): void {
-    if (pending.kind === "delete") this.#sparql.graphChanged(pending.uri, undefined);
-    else {
-      const { quads } = pending.write;
-      this.#sparql.graphChanged(row.uri, () => this.#mirrorNQuads(row.id, row.uri, quads));
+  /** Runs `work`; if it throws, its transaction was rolled back, and so were new term ids. */
+  #forgettingOnFailure<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      this.#terms.forgetUncommitted();
+      throw error;
     }
   }
 
@@ -441,8 +455,9 @@ export class EmbeddedTripleStore implements TripleStore {
         write.quads.length,
         now,
         now,
+        this.#terms.idOf(write.uri),
       ) as unknown as ItemRow;
-      this.#insertTriples(row.id, write.quads);
+      this.#insertTriples(row, write.quads);
       return { row, entry: this.outbox.record(write.collection, write.uri) };
     }
     const [collection, uri] = pending.kind === "delete"
@@ -454,13 +469,13 @@ export class EmbeddedTripleStore implements TripleStore {
     if (ifMatch !== undefined && ifMatch !== current.hash) {
       throw preconditionFailed(uri, current.hash);
     }
-    this.#statements.deleteTriples.run(current.id);
+    this.#statements.deleteTriples.run(current.graph);
     if (pending.kind === "delete") {
       this.#statements.deleteItem.run(current.id);
       return { row: current, entry: this.outbox.record(collection, uri) };
     }
     const { write } = pending;
-    this.#insertTriples(current.id, write.quads);
+    this.#insertTriples(current, write.quads);
     const row = this.#statements.updateItem.get(
       write.hash,
       write.quads.length,
@@ -504,20 +519,27 @@ export class EmbeddedTripleStore implements TripleStore {
     this.#sparql.close();
   }
 
-  /** Inserts rows {@link INSERT_ROWS} at a time: one call into SQLite instead of one per triple. */
-  #insertTriples(itemId: number, quads: Quad[]): void {
+  /**
+   * Inserts an item's quads {@link INSERT_ROWS} at a time: one call into SQLite instead of one
+   * per triple. A repeated triple is one quad (an RDF graph is a set).
+   */
+  #insertTriples(item: ItemRow, quads: Quad[]): void {
+    const texts: string[] = [];
+    for (const quad of quads) {
+      texts.push(
+        storable(quad.subject, item.id),
+        storable(quad.predicate, item.id),
+        storable(quad.object, item.id),
+      );
+    }
+    const ids = this.#terms.idsOf(texts);
     for (let start = 0; start < quads.length; start += INSERT_ROWS) {
-      const chunk = quads.slice(start, start + INSERT_ROWS);
-      const values: (number | string)[] = [];
-      for (const quad of chunk) {
-        values.push(
-          itemId,
-          storable(quad.subject),
-          storable(quad.predicate),
-          storable(quad.object),
-        );
+      const rows = Math.min(INSERT_ROWS, quads.length - start);
+      const values: number[] = [];
+      for (let i = start; i < start + rows; i++) {
+        values.push(item.graph, ids[3 * i], ids[3 * i + 1], ids[3 * i + 2]);
       }
-      this.#insertRows(chunk.length).run(...values);
+      this.#insertRows(rows).run(...values);
     }
   }
 
@@ -526,46 +548,12 @@ export class EmbeddedTripleStore implements TripleStore {
     let statement = this.#multiInserts.get(rows);
     if (!statement) {
       statement = this.#db.prepare(
-        `INSERT INTO triples (item_id, s, p, o) VALUES ${
+        `INSERT OR IGNORE INTO quads (g, s, p, o) VALUES ${
           new Array(rows).fill("(?, ?, ?, ?)").join(", ")
         }`,
       );
       this.#multiInserts.set(rows, statement);
     }
     return statement;
-  }
-
-  /** An item's triples as N-Quads in its named graph, blank nodes made unique per item. */
-  #mirrorNQuads(itemId: number, uri: string, quads: Iterable<Quad>): string {
-    const graph = DataFactory.namedNode(uri);
-    const writer = new Writer({ format: "N-Quads" });
-    const scoped = (term: Quad["subject"] | Quad["object"]) =>
-      term.termType === "BlankNode" ? DataFactory.blankNode(`i${itemId}_${term.value}`) : term;
-    const lines: Quad[] = [];
-    for (const quad of quads) {
-      lines.push(
-        DataFactory.quad(
-          scoped(quad.subject) as Quad["subject"],
-          quad.predicate,
-          scoped(quad.object) as Quad["object"],
-          graph,
-        ),
-      );
-    }
-    return writer.quadsToString(lines);
-  }
-
-  async *#mirrorChunks(): AsyncIterable<string> {
-    const items = this.#db.prepare("SELECT id, uri, collection FROM items ORDER BY id").all() as {
-      id: number;
-      uri: string;
-      collection: string;
-    }[];
-    for (const item of items) {
-      const quads: Quad[] = [];
-      const read = await this.readItem(item.collection, item.uri);
-      for await (const quad of read.quads) quads.push(quad);
-      yield this.#mirrorNQuads(item.id, item.uri, quads);
-    }
   }
 }

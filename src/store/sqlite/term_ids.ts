@@ -1,36 +1,38 @@
 /**
  * Compact, exact text forms of RDF terms for storage: N3.js's term ids.
  * IRIs are stored bare, blank nodes as `_:label`, literals as `"value"^^<dt>` / `"value"@lang`.
+ * A blank node is stored scoped to its item (`_:i<item id>_label`): two items' `_:b0` are two
+ * nodes, in SPARQL as in RDF; reading the item back takes the scope off again.
  */
 import { termFromId, termToId } from "n3";
 import type { Quad_Object, Quad_Predicate, Quad_Subject, Term } from "n3";
 
-/** Encodes a term for a storage column. */
-export function encodeTerm(term: Term): string {
-  return termToId(term);
+/** Encodes a term for the dictionary, blank nodes scoped to item `itemId`. */
+export function encodeTerm(term: Term, itemId: number): string {
+  return term.termType === "BlankNode" ? `_:i${itemId}_${term.value}` : termToId(term);
 }
 
-/** Decodes a subject column. */
+/** The stored text of a term that holds no blank node (a query's constants). */
+export function encodeConstant(term: { termType: string; value: string }): string {
+  return termToId(term as Term);
+}
+
+/** A stored blank node's label as its item wrote it: the item scope taken off. */
+function unscoped(id: string): string {
+  return id.startsWith("_:i") ? id.replace(/^_:i\d+_/, "_:") : id;
+}
+
+/** Decodes a subject read back into its item. */
 export function decodeSubject(id: string): Quad_Subject {
-  return termFromId(id) as Quad_Subject;
+  return termFromId(unscoped(id)) as Quad_Subject;
 }
 
-/** Decodes a predicate column. */
+/** Decodes a predicate. */
 export function decodePredicate(id: string): Quad_Predicate {
   return termFromId(id) as Quad_Predicate;
 }
 
-/**
- * The object column as a SELECT list entry. node:sqlite reads TEXT only up to its first
- * U+0000, which literals may hold (RDF allows it): such a value is read as a BLOB instead,
- * whole, and decoded by {@link decodeObject}. Other values stay TEXT (no decoding cost).
- */
-export const OBJECT_COLUMN = "CASE WHEN instr(CAST(o AS BLOB), x'00') > 0 " +
-  "THEN CAST(o AS BLOB) ELSE o END AS o";
-
-const utf8 = new TextDecoder();
-
-/** Decodes an object column read through {@link OBJECT_COLUMN}. */
-export function decodeObject(id: string | Uint8Array): Quad_Object {
-  return termFromId(typeof id === "string" ? id : utf8.decode(id)) as Quad_Object;
+/** Decodes an object read back into its item. */
+export function decodeObject(id: string): Quad_Object {
+  return termFromId(unscoped(id)) as Quad_Object;
 }

@@ -1,0 +1,134 @@
+/**
+ * Evaluates one read-only query over the quad tables on one connection: compiled to SQL
+ * when it is in `sparql_to_sql.ts`'s fragment, else by the fallback engine over the quads it
+ * can touch (`sparql_fallback.ts`). Runs in the query worker (`sparql_worker.ts`), or on the
+ * main thread for an in-memory database, which no worker can open.
+ */
+// @ts-types="@types/sparqljs"
+import sparqljs from "sparqljs";
+import type { DatabaseSync } from "node:sqlite";
+import type Oxigraph from "oxigraph";
+import { Timeout } from "../../errors/domain_error.ts";
+import { ALIVE_FUNCTION, type CompiledQuery, compileQuery, countText } from "./sparql_to_sql.ts";
+import { loadQuads, planLoad } from "./sparql_fallback.ts";
+import { TermDictionary, termText } from "./term_dictionary.ts";
+
+/** One query to evaluate (its text already checked and bounded by `analyze_query.ts`). */
+export interface EvaluationRequest {
+  sparql: string;
+  /** CONSTRUCT and DESCRIBE answer quads; SELECT and ASK bindings. */
+  form: "bindings" | "quads";
+  /** False when the query names its dataset: the union would override its FROM. */
+  unionDefaultGraph: boolean;
+  /** When the query's time is up (`Date.now()` clock) and `timeoutMs`, for the message. */
+  deadline: number;
+  timeoutMs: number;
+}
+
+/** An answer: rows of term texts (null: unbound), a boolean, or the fallback engine's text. */
+export type Evaluation =
+  | { kind: "rows"; variables: string[]; rows: (string | null)[][] }
+  | { kind: "boolean"; value: boolean }
+  /** SPARQL results JSON (bindings) or N-Triples (quads), as oxigraph writes them. */
+  | { kind: "text"; text: string; loadedQuads: number };
+
+/** The fallback engine, loaded by the first query that needs it (a start does not wait). */
+let oxigraphLoaded: Promise<typeof Oxigraph> | undefined;
+function oxigraphModule(): Promise<typeof Oxigraph> {
+  oxigraphLoaded ??= import("oxigraph").then((module) =>
+    (module as unknown as { default: typeof Oxigraph }).default
+  );
+  return oxigraphLoaded;
+}
+
+/** Queries on one connection. */
+export class SparqlEvaluator {
+  readonly #db: DatabaseSync;
+  readonly #terms: TermDictionary;
+  #deadline = Infinity;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+    this.#terms = new TermDictionary(db);
+    let calls = 0;
+    db.function(ALIVE_FUNCTION, { deterministic: false }, (_row: unknown) => {
+      // The clock is read every 1,024 rows: a row costs far less than reading it.
+      return (++calls & 1023) === 0 && Date.now() > this.#deadline ? 0 : 1;
+    });
+  }
+
+  /**
+   * Evaluates `request`; timeout `query-timeout` once its deadline passes inside SQLite.
+   * Everything after the one await (loading the fallback engine) runs without yielding, so
+   * queries of one evaluator never interleave.
+   */
+  async evaluate(request: EvaluationRequest): Promise<Evaluation> {
+    const parsed = new sparqljs.Parser().parse(request.sparql);
+    const lookUp = (text: string) => this.#terms.find(text);
+    const compiled = request.unionDefaultGraph ? compileQuery(parsed, lookUp) : undefined;
+    if (compiled) return this.#beforeDeadline(request, () => this.#run(compiled));
+    const oxigraph = await oxigraphModule();
+    const nquads = this.#beforeDeadline(
+      request,
+      () => loadQuads(this.#db, planLoad(parsed, lookUp)),
+    );
+    const store = new oxigraph.Store();
+    try {
+      if (nquads) store.load(nquads, { format: "application/n-quads", no_transaction: true });
+      const result = store.query(request.sparql, {
+        use_default_graph_as_union: request.unionDefaultGraph,
+        results_format: request.form === "quads"
+          ? "application/n-triples"
+          : "application/sparql-results+json",
+      });
+      return { kind: "text", text: String(result), loadedQuads: lineCount(nquads) };
+    } finally {
+      // wasm-bindgen objects hand their WebAssembly memory back on free(); the typings omit it.
+      (store as unknown as { free?: () => void }).free?.();
+    }
+  }
+
+  /** Runs SQL `work`, stopped by the alive function once `request`'s deadline has passed. */
+  #beforeDeadline<T>(request: EvaluationRequest, work: () => T): T {
+    this.#deadline = request.deadline;
+    try {
+      return work();
+    } catch (error) {
+      // The alive function's stop is an SQL error raised after the deadline.
+      if (Date.now() <= request.deadline) throw error;
+      throw new Timeout(
+        "query-timeout",
+        "Query timed out",
+        `The query did not finish within ${request.timeoutMs} ms and was stopped.`,
+      );
+    } finally {
+      this.#deadline = Infinity;
+    }
+  }
+
+  #run(compiled: CompiledQuery): Evaluation {
+    const statement = this.#db.prepare(compiled.sql);
+    statement.setReturnArrays(true);
+    const rows = statement.all() as unknown as (string | Uint8Array | number | null)[][];
+    if (compiled.ask) return { kind: "boolean", value: rows.length > 0 };
+    return {
+      kind: "rows",
+      variables: compiled.variables,
+      rows: rows.map((row) =>
+        row.map((cell, i) =>
+          cell === null
+            ? null
+            : compiled.counts[i]
+            ? countText(Number(cell))
+            : termText(cell as string | Uint8Array)
+        )
+      ),
+    };
+  }
+}
+
+function lineCount(text: string): number {
+  let lines = 0;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) lines++;
+  return lines;
+}

@@ -1,0 +1,182 @@
+/**
+ * The complete SPARQL 1.1 engine for what `sparql_to_sql.ts` does not compile: oxigraph
+ * (WebAssembly), run over a fresh in-memory store that holds only the quads the query can
+ * touch, read from the quad tables' indexes, and dropped after the query.
+ *
+ * A query's answer depends only on the quads that match one of its triple patterns (a
+ * pattern's constants select them), so loading those gives the answer over the whole
+ * store. Where that does not hold, everything is loaded: a pattern with a variable
+ * predicate and nothing else bound, a negated or zero-length path between two variables
+ * (they range over every node), `GRAPH ?g {}` (every graph name), `DESCRIBE ?x`. A
+ * `DESCRIBE <iri>` loads the whole graphs that describe the IRI (its blank nodes live there).
+ * At most {@link FALLBACK_QUAD_LIMIT} quads are loaded: a query that needs more is refused
+ * (unprocessable `query-too-broad`), so memory stays bounded whatever the store holds.
+ */
+// @ts-types="@types/sparqljs"
+import type sparqljs from "sparqljs";
+import type { DatabaseSync } from "node:sqlite";
+import { Unprocessable } from "../../errors/domain_error.ts";
+import { encodeConstant } from "./term_ids.ts";
+import { termColumn, termText } from "./term_dictionary.ts";
+import type { TermLookup } from "./sparql_to_sql.ts";
+
+/** Most quads one fallback query may load (oxigraph holds about 330 bytes per quad). */
+export const FALLBACK_QUAD_LIMIT = 1_000_000;
+
+/** Quads matching given ids at given positions; an empty request is every quad. */
+type Request = { s?: number; p?: number; o?: number; describes?: number };
+
+/** What to load for a query: requests, or everything. */
+export interface LoadPlan {
+  everything: boolean;
+  requests: Request[];
+}
+
+type Term = sparqljs.Term;
+
+/** The quads `query` can touch. */
+export function planLoad(query: sparqljs.SparqlQuery, lookUp: TermLookup): LoadPlan {
+  const plan: LoadPlan = { everything: false, requests: [] };
+  const id = (term: Term | undefined): number | undefined | null => {
+    if (!term || term.termType === "Variable" || term.termType === "BlankNode") return undefined;
+    if (term.termType !== "NamedNode" && term.termType !== "Literal") return undefined;
+    // null: a constant no quad holds, so the pattern loads nothing.
+    return lookUp(encodeConstant(term)) ?? null;
+  };
+  const visit = (node: unknown): void => {
+    if (plan.everything || node === null || typeof node !== "object") return;
+    if (Array.isArray(node)) {
+      for (const child of node) visit(child);
+      return;
+    }
+    const record = node as Record<string, unknown>;
+    if ("subject" in record && "predicate" in record && "object" in record) {
+      triple(record as unknown as sparqljs.Triple);
+    }
+    if (record.type === "graph" && !containsTriple(record.patterns)) plan.everything = true;
+    for (const value of Object.values(record)) visit(value);
+  };
+  const triple = (pattern: sparqljs.Triple) => {
+    const predicate = pattern.predicate as Term | sparqljs.PropertyPath;
+    const [s, o] = [id(pattern.subject as Term), id(pattern.object as Term)];
+    if ("type" in predicate) {
+      const iris: Term[] = [];
+      if (pathNeedsEverything(predicate, iris, s === undefined && o === undefined)) {
+        plan.everything = true;
+      }
+      for (const iri of iris) {
+        const p = id(iri);
+        if (p !== null) plan.requests.push({ p });
+      }
+      return;
+    }
+    const p = id(predicate);
+    if (s === null || p === null || o === null) return;
+    if (s === undefined && p === undefined && o === undefined) plan.everything = true;
+    else plan.requests.push({ s, p, o });
+  };
+  visit(query.type === "query" ? query.where ?? [] : []);
+  if (query.type === "query" && query.queryType === "DESCRIBE") {
+    for (const described of query.variables as (Term | { termType: "Wildcard" })[]) {
+      if (described.termType === "NamedNode") {
+        const subject = id(described);
+        if (subject !== null && subject !== undefined) plan.requests.push({ describes: subject });
+      } else plan.everything = true;
+    }
+  }
+  return plan;
+}
+
+function containsTriple(patterns: unknown): boolean {
+  return JSON.stringify(patterns ?? []).includes('"subject"');
+}
+
+/**
+ * Collects a path's IRIs into `iris`; true when it can reach beyond them: a negated set
+ * (any other predicate), or a zero-length step between two variables (every node).
+ */
+function pathNeedsEverything(
+  path: sparqljs.PropertyPath | Term,
+  iris: Term[],
+  openEnds: boolean,
+): boolean {
+  if (!("type" in path)) {
+    iris.push(path);
+    return false;
+  }
+  if (path.pathType === "!") return true;
+  if (openEnds && (path.pathType === "*" || path.pathType === "?")) return true;
+  let needs = false;
+  for (const item of path.items) {
+    needs = pathNeedsEverything(item as sparqljs.PropertyPath | Term, iris, openEnds) || needs;
+  }
+  return needs;
+}
+
+/** The planned quads as N-Quads text; unprocessable `query-too-broad` beyond the limit. */
+export function loadQuads(db: DatabaseSync, plan: LoadPlan, limit = FALLBACK_QUAD_LIMIT): string {
+  if (!plan.everything && plan.requests.length === 0) return "";
+  const conditions = plan.everything ? ["1"] : plan.requests.map(condition);
+  const statement = db.prepare(
+    `SELECT tg.term, ts.term, tp.term, ${termColumn("t_o.term")}
+     FROM quads q JOIN terms tg ON tg.id = q.g JOIN terms ts ON ts.id = q.s
+       JOIN terms tp ON tp.id = q.p JOIN terms t_o ON t_o.id = q.o
+     WHERE ${conditions.map((c) => `(${c})`).join(" OR ")} LIMIT ${limit + 1}`,
+  );
+  statement.setReturnArrays(true);
+  const rows = statement.all() as unknown as [string, string, string, string | Uint8Array][];
+  if (rows.length > limit) {
+    throw new Unprocessable(
+      "query-too-broad",
+      "Query too broad",
+      `Answering this query would need more than ${limit} quads in memory (a pattern with ` +
+        "few bound terms, a FILTER or another form the embedded engine evaluates in memory). " +
+        "Bind more of its terms, or move to a SPARQL store (see docs/backends.md).",
+    );
+  }
+  return rows.map(([g, s, p, o]) =>
+    `${nquadsTerm(s)} ${nquadsTerm(p)} ${nquadsTerm(termText(o))} ${nquadsTerm(g)} .\n`
+  ).join("");
+}
+
+/**
+ * A stored term (N3.js id text: `iri`, `_:label`, `"value"@lang`, `"value"^^datatype`) as
+ * N-Quads. Written here rather than through term objects and N3.js's writer, which took
+ * most of a fallback's time (measured: 275k quads, 6.6 s of 30).
+ */
+export function nquadsTerm(id: string): string {
+  if (id.startsWith('"')) {
+    const end = id.lastIndexOf('"');
+    // deno-lint-ignore no-control-regex -- control characters are written as escapes
+    const value = id.slice(1, end).replace(/["\\\u0000-\u001f]/g, escapeCharacter);
+    const suffix = id.slice(end + 1);
+    return suffix.startsWith("^^") ? `"${value}"^^<${suffix.slice(2)}>` : `"${value}"${suffix}`;
+  }
+  return id.startsWith("_:") ? id : `<${id}>`;
+}
+
+function escapeCharacter(character: string): string {
+  switch (character) {
+    case '"':
+      return '\\"';
+    case "\\":
+      return "\\\\";
+    case "\n":
+      return "\\n";
+    case "\r":
+      return "\\r";
+    default:
+      return `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  }
+}
+
+function condition(request: Request): string {
+  if (request.describes !== undefined) {
+    return `q.g IN (SELECT g FROM quads WHERE s = ${request.describes})`;
+  }
+  const parts: string[] = [];
+  if (request.s !== undefined) parts.push(`q.s = ${request.s}`);
+  if (request.p !== undefined) parts.push(`q.p = ${request.p}`);
+  if (request.o !== undefined) parts.push(`q.o = ${request.o}`);
+  return parts.join(" AND ") || "1";
+}

@@ -1,0 +1,245 @@
+/**
+ * SPARQL over the quad tables (`quad_tables.ts`): the common fragment of SELECT and ASK
+ * compiled to one SQL statement, so that SQLite's indexes answer it without a copy of the
+ * store in memory.
+ *
+ * The fragment: basic graph patterns in the union default graph or in `GRAPH <iri>` /
+ * `GRAPH ?g`, (nested) groups of those, `DISTINCT`/`REDUCED`, `LIMIT`/`OFFSET`, and
+ * `COUNT(*)`, `COUNT(?x)`, `COUNT(DISTINCT ?x)` with or without `GROUP BY` of variables.
+ * Anything else (FILTER, OPTIONAL, UNION, ORDER BY, paths, a dataset, CONSTRUCT, …) is not
+ * compiled: {@link compileQuery} answers undefined and the caller falls back to a complete
+ * engine over the quads the query can touch (`sparql_fallback.ts`).
+ *
+ * Hand-written: no npm library compiles SPARQL to SQL over a schema of one's own, and the
+ * fragment is small. Term equality in a pattern is the dictionary id's equality, which is
+ * RDF term equality (what BGP matching uses). The union default graph is the union of the
+ * item graphs' quads, as oxigraph's (the fallback, and the engine before) makes it: a triple
+ * stated in two items matches once per item.
+ */
+// @ts-types="@types/sparqljs"
+import type sparqljs from "sparqljs";
+import { encodeConstant } from "./term_ids.ts";
+import { termColumn } from "./term_dictionary.ts";
+
+/** A compiled query: its SQL, and how to read its rows. */
+export interface CompiledQuery {
+  sql: string;
+  /** The result's variables, in order; each row holds one column per variable. */
+  variables: string[];
+  /** Which columns hold a count (a number), not a term's text. */
+  counts: boolean[];
+  /** ASK: true when a row exists. */
+  ask: boolean;
+}
+
+/** Term ids of a query's constants; undefined for a term no quad holds. */
+export type TermLookup = (text: string) => number | undefined;
+
+type Term = sparqljs.Term;
+/** Where a pattern is matched: the union default graph, or inside a `GRAPH`. */
+type Graph = "default" | "named";
+
+/** Not in the fragment: the caller falls back. */
+class Unsupported extends Error {}
+
+const XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer";
+
+/** The SQL of `query`, or undefined when it is outside the compiled fragment. */
+export function compileQuery(
+  query: sparqljs.SparqlQuery,
+  lookUp: TermLookup,
+): CompiledQuery | undefined {
+  try {
+    return compile(query, lookUp);
+  } catch (error) {
+    if (error instanceof Unsupported) return undefined;
+    throw error;
+  }
+}
+
+function compile(query: sparqljs.SparqlQuery, lookUp: TermLookup): CompiledQuery {
+  if (query.type !== "query") throw new Unsupported();
+  if (query.queryType !== "SELECT" && query.queryType !== "ASK") throw new Unsupported();
+  const modifiers = query as sparqljs.SelectQuery;
+  if (query.from || query.values || modifiers.having || modifiers.order) throw new Unsupported();
+  const joins = new Joins(lookUp);
+  for (const pattern of query.where ?? []) joins.add(pattern, "default");
+  if (joins.tables.length === 0) throw new Unsupported();
+  const from = joins.from();
+  if (query.queryType === "ASK") {
+    return { sql: `SELECT 1 ${from} LIMIT 1`, variables: [], counts: [], ask: true };
+  }
+  const select = query as sparqljs.SelectQuery;
+  const variables: string[] = [];
+  const counts: boolean[] = [];
+  const columns: string[] = [];
+  for (const item of select.variables) {
+    if ("termType" in item && item.termType === "Wildcard") {
+      for (const [name, column] of joins.variables) {
+        if (name.startsWith("_:")) continue;
+        variables.push(name);
+        counts.push(false);
+        columns.push(column);
+      }
+    } else if ("termType" in item) {
+      variables.push(item.value);
+      counts.push(false);
+      columns.push(joins.variables.get(item.value) ?? "NULL");
+    } else {
+      variables.push(item.variable.value);
+      counts.push(true);
+      columns.push(countOf(item.expression, joins.variables));
+    }
+  }
+  const grouped = select.group !== undefined || counts.some((count) => count);
+  let groupBy = "";
+  if (select.group) {
+    const keys = select.group.map((key) => {
+      const expression = key.expression as Term;
+      if (key.variable || expression.termType !== "Variable") throw new Unsupported();
+      return joins.variables.get(expression.value) ?? "NULL";
+    });
+    groupBy = ` GROUP BY ${keys.join(", ")}`;
+  }
+  if (grouped && select.distinct) throw new Unsupported();
+  const distinct = select.distinct || select.reduced ? "DISTINCT " : "";
+  const list = columns.map((column, i) => `${column} AS c${i}`).join(", ") || "1";
+  let sql = `SELECT ${distinct}${list} ${from}${groupBy}`;
+  if (select.limit !== undefined) sql += ` LIMIT ${select.limit}`;
+  if (select.offset !== undefined) {
+    sql += `${select.limit === undefined ? " LIMIT -1" : ""} OFFSET ${select.offset}`;
+  }
+  // Ids are turned into texts only for the rows that are returned.
+  const texts = columns.map((_, i) =>
+    counts[i] ? `r.c${i}` : `(SELECT ${termColumn("term")} FROM terms WHERE id = r.c${i})`
+  );
+  return {
+    sql: `SELECT ${texts.join(", ") || "1"} FROM (${sql}) r`,
+    variables,
+    counts,
+    ask: false,
+  };
+}
+
+function countOf(expression: sparqljs.Expression, variables: Map<string, string>): string {
+  const aggregate = expression as sparqljs.AggregateExpression;
+  if (aggregate.type !== "aggregate" || aggregate.aggregation !== "count") {
+    throw new Unsupported();
+  }
+  const inner = aggregate.expression as Term | { termType: "Wildcard" };
+  if (inner.termType === "Wildcard") {
+    if (aggregate.distinct) throw new Unsupported();
+    return "count(*)";
+  }
+  if (inner.termType !== "Variable") throw new Unsupported();
+  const column = variables.get(inner.value);
+  if (column === undefined) return "0";
+  return `count(${aggregate.distinct ? "DISTINCT " : ""}${column})`;
+}
+
+/**
+ * The name of a function of one argument that answers 0 once the query's time is up,
+ * called on every row of a join's innermost loop: SQLite cannot be interrupted from outside
+ * (node:sqlite has no `sqlite3_interrupt`), and a join can run for hours. The evaluator
+ * registers it. The statement is then stopped by an SQL error (a malformed `json()`
+ * argument): node:sqlite hangs when a JavaScript function throws.
+ */
+export const ALIVE_FUNCTION = "rcs_query_alive";
+
+/** The condition that stops a statement once `ALIVE_FUNCTION` says its time is up. */
+function alive(columns: string[]): string {
+  // One argument that reads every table, so that it is evaluated in the innermost loop.
+  return `CASE WHEN ${ALIVE_FUNCTION}(${columns.join(" + ")}) THEN 1 ELSE json('{') END`;
+}
+
+/** The quads tables a query joins, its conditions, and where each variable is read. */
+class Joins {
+  readonly tables: string[] = [];
+  readonly where: string[] = [];
+  readonly variables = new Map<string, string>();
+  readonly #lookUp: TermLookup;
+
+  constructor(lookUp: TermLookup) {
+    this.#lookUp = lookUp;
+  }
+
+  /**
+   * The FROM and WHERE clauses. A join checks on every row that its time is not up (it can
+   * visit far more rows than the store has); a single pattern is one index range, bounded
+   * by the store.
+   */
+  from(): string {
+    const where = [...this.where];
+    if (this.tables.length > 1) where.push(alive(this.tables.map((_, i) => `q${i}.g`)));
+    return `FROM ${this.tables.join(", ")} WHERE ${where.join(" AND ") || "1"}`;
+  }
+
+  add(pattern: sparqljs.Pattern, graph: Graph): void {
+    switch (pattern.type) {
+      case "bgp":
+        for (const triple of pattern.triples) this.#triple(triple);
+        return;
+      case "group":
+        for (const inner of pattern.patterns) this.add(inner, graph);
+        return;
+      case "graph":
+        this.#graph(pattern, graph);
+        return;
+      default:
+        throw new Unsupported();
+    }
+  }
+
+  #graph(pattern: sparqljs.GraphPattern, outer: Graph): void {
+    // A GRAPH inside a GRAPH has its own graph; nothing to tie it to the outer one's.
+    if (outer === "named") throw new Unsupported();
+    const name = pattern.name as Term;
+    // Each pattern inside reads the graph column of its own table; the first one's is the
+    // graph, and the others must equal it.
+    const start = this.tables.length;
+    for (const inner of pattern.patterns) this.add(inner, "named");
+    if (this.tables.length === start) throw new Unsupported();
+    const first = `q${start}.g`;
+    for (let i = start + 1; i < this.tables.length; i++) this.where.push(`q${i}.g = ${first}`);
+    this.#match(first, name);
+  }
+
+  #triple(triple: sparqljs.Triple): void {
+    const alias = `q${this.tables.length}`;
+    this.tables.push(`quads ${alias}`);
+    const predicate = triple.predicate as Term | sparqljs.PropertyPath;
+    if ("type" in predicate) throw new Unsupported();
+    this.#match(`${alias}.s`, triple.subject as Term);
+    this.#match(`${alias}.p`, predicate);
+    this.#match(`${alias}.o`, triple.object as Term);
+  }
+
+  /** Binds or constrains `column` by `term`. */
+  #match(column: string, term: Term): void {
+    switch (term.termType) {
+      case "Variable":
+      case "BlankNode": {
+        // A blank node of a query is a variable that is not returned.
+        const name = term.termType === "Variable" ? term.value : `_:${term.value}`;
+        const bound = this.variables.get(name);
+        if (bound === undefined) this.variables.set(name, column);
+        else this.where.push(`${column} = ${bound}`);
+        return;
+      }
+      case "NamedNode":
+      case "Literal": {
+        const id = this.#lookUp(encodeConstant(term));
+        // A term no quad holds matches nothing.
+        this.where.push(id === undefined ? "0" : `${column} = ${id}`);
+        return;
+      }
+      default:
+        throw new Unsupported();
+    }
+  }
+}
+
+/** A count column's value as a term text (N3.js id form). */
+export function countText(count: number): string {
+  return `"${count}"^^${XSD_INTEGER}`;
+}
