@@ -31,7 +31,7 @@ const READY_BUDGET_MS = 1500;
 const STORE_TIMEOUT_MS = 5000;
 const PROBE_MS = 1000;
 const SLACK_MS = 1000;
-const FREEZE_MS = 16_000;
+const FREEZE_MS = 45_000;
 /** service.store.groupCommit.maxWaitMs, the default. */
 const GROUP_COMMIT_WAIT_MS = 1000;
 

@@ -39,7 +39,7 @@ const SEARCH_TIMEOUT_MS = 2000;
 const PROBE_MS = 1000;
 /** Slack over a configured time for a machine busy with the rest of the suite. */
 const SLACK_MS = 1000;
-const FREEZE_MS = 15_000;
+const FREEZE_MS = 45_000;
 /** A backlog the write load keeps in flight when the engine keeps up. */
 const CAUGHT_UP = 30;
 
