@@ -157,9 +157,14 @@ async function assertOneIndexLeft(env: Record<string, string>): Promise<void> {
   }
   const db = new DatabaseSync(join(env.SERVICE_DATA_DIR, LOCAL_DB_FILE), { readOnly: true });
   try {
-    const physical = db.prepare("SELECT state FROM search_physical_indices").all();
+    const physical = db.prepare("SELECT state, tables FROM search_physical_indices").all();
     assert.deepEqual(physical.map((row) => row.state), ["serving"]);
-    const documents = db.prepare("SELECT count(*) AS n FROM search_documents").get();
+    // Each physical index has tables of its own; the interrupted rebuild's are gone.
+    const docTables = db.prepare(
+      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name GLOB 'search_docs_*'",
+    ).all().map((row) => row.name);
+    assert.deepEqual(docTables, [`search_docs_${physical[0].tables}`]);
+    const documents = db.prepare(`SELECT count(*) AS n FROM "${docTables[0]}"`).get();
     assert.equal(documents?.n, ITEMS);
   } finally {
     db.close();

@@ -437,31 +437,35 @@ hostileTest("the query tool still runs a long query under maxQueryBytes", async 
   assert.deepEqual(results.head.vars, ["s"]);
 }, { backends: storeBackends() });
 
-hostileTest("a query that makes the embedded engine trap leaves the engine working", async (s) => {
-  const ask = (text: string) =>
-    s.fetch("/api/admin/tools/sparqlui/query?endpoint=store", {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/sparql-query",
-        Accept: "application/sparql-results+json",
-      },
-      body: text,
-    });
-  const canary = `SELECT ?p WHERE { GRAPH ?g { <${s.canary.uri}> ?p ?o } } LIMIT 1`;
-  const before = await ask(canary);
-  assert.equal((await before.json()).results.bindings.length, 1);
-  // 3,900 patterns of one join: oxigraph's WebAssembly runs out of bounds on it.
-  const pattern = "?s <https://example.org/vocab#predicate> ?o .\n";
-  const trapping = await ask(`SELECT ?s WHERE {\n${pattern.repeat(3_900)}} LIMIT 1`);
-  const problem = await trapping.json();
-  assert.equal(trapping.status, 400, JSON.stringify(problem));
-  assert.equal(problem.type, "/problems/query-failed");
-  assert.match(problem.detail, /restarted/);
-  // Before the fix every later query failed with the same trap until the service restarted.
-  const after = await ask(canary);
-  assert.equal(after.status, 200);
-  assert.equal((await after.json()).results.bindings.length, 1);
-});
+hostileTest(
+  "a query the embedded engine cannot run fails alone and leaves it working",
+  async (s) => {
+    const ask = (text: string) =>
+      s.fetch("/api/admin/tools/sparqlui/query?endpoint=store", {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/sparql-query",
+          Accept: "application/sparql-results+json",
+        },
+        body: text,
+      });
+    const canary = `SELECT ?p WHERE { GRAPH ?g { <${s.canary.uri}> ?p ?o } } LIMIT 1`;
+    const before = await ask(canary);
+    assert.equal((await before.json()).results.bindings.length, 1);
+    // 3,900 patterns of one join: more tables than SQLite joins in one statement (the compiled
+    // path); oxigraph's WebAssembly, which answered SPARQL before, ran out of bounds on it.
+    const pattern = "?s <https://example.org/vocab#predicate> ?o .\n";
+    const trapping = await ask(`SELECT ?s WHERE {\n${pattern.repeat(3_900)}} LIMIT 1`);
+    const problem = await trapping.json();
+    assert.equal(trapping.status, 400, JSON.stringify(problem));
+    assert.equal(problem.type, "/problems/query-failed");
+    assert.match(problem.detail, /^The query failed: \S/);
+    // Once, every later query failed with the same trap until the service restarted.
+    const after = await ask(canary);
+    assert.equal(after.status, 200);
+    assert.equal((await after.json()).results.bindings.length, 1);
+  },
+);
 
 /** A valid SELECT with a VALUES list of `iris` IRIs, 66 bytes each (a long look-up list). */
 function longQuery(iris: number): string {
