@@ -37,6 +37,10 @@ export function openLocalDatabase(dataDir: string): DatabaseSync {
  * first table, or with a VACUUM of the whole file): pages freed by dropping a search index's
  * tables after a rebuild can then be given back to the file system (`PRAGMA
  * incremental_vacuum`) instead of staying in the file. An existing file keeps its mode.
+ *
+ * The mode is written into the new file's header by creating (and dropping) a first table, not
+ * by a VACUUM: Deno lets SQLite attach databases, which VACUUM does, only with every
+ * permission, and the service runs with fewer.
  */
 function createIncrementalVacuumFile(path: string): void {
   if (existsSync(path)) return;
@@ -44,7 +48,7 @@ function createIncrementalVacuumFile(path: string): void {
   const db = new DatabaseSync(path);
   try {
     db.exec("PRAGMA auto_vacuum = INCREMENTAL");
-    db.exec("VACUUM");
+    db.exec("CREATE TABLE first_page (x); DROP TABLE first_page");
   } finally {
     db.close();
   }

@@ -39,7 +39,9 @@ export async function startServiceProcess(
 ): Promise<ServiceProcess> {
   const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", ...v8Flags(), MAIN],
+    // Exactly the permissions `deno task start` ships with: a step that needs more (SQLite's
+    // ATTACH, which VACUUM uses, needs every permission in Deno) fails here as it would for users.
+    args: ["run", ...shippedPermissionFlags(), ...v8Flags(), MAIN],
     cwd: options.cwd,
     clearEnv: options.clearEnv,
     env: {
@@ -117,6 +119,16 @@ function v8Flags(): string[] {
   const extra = Deno.env.get("RCS_V8_FLAGS");
   if (extra) flags.push(...extra.split(","));
   return flags.length > 0 ? [`--v8-flags=${flags.join(",")}`] : [];
+}
+
+/** The permission flags of deno.json's `start` task (`--allow-net`, `--allow-read`, …). */
+export function shippedPermissionFlags(): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(new URL("../../deno.json", import.meta.url)));
+  const flags = (config.tasks.start as string).split(/\s+/).filter((arg) =>
+    arg.startsWith("--allow-")
+  );
+  if (flags.length === 0) throw new Error("deno.json's start task names no permission");
+  return flags;
 }
 
 /** The V8 flags of deno.json's `start` task. */
