@@ -330,9 +330,12 @@ export class SparqlHttpClient {
           breaker?.unanswered(problem.message);
         }
       }
-      // Only an unreachable endpoint is worth another try; a timeout already used the
-      // caller's whole budget, and a refusal will be refused again.
-      const retryable = problem.kind === "unavailable" && !isTimeout(problem.cause);
+      // An unreachable endpoint is worth another try, and so is a refusal for a passing
+      // reason (Virtuoso aborts reads too when its lock escalation deadlocks: 40001): a read
+      // changes nothing. A timeout already used the caller's whole budget, and any other
+      // refusal will be refused again.
+      const retryable = isTransientRefusal(problem) ||
+        (problem.kind === "unavailable" && !isTimeout(problem.cause));
       if (!retryable || attempt >= this.config.retries) throw problem;
       const backoff = Math.min(MAX_BACKOFF_MS, 100 * 2 ** attempt);
       await new Promise((resolve) => setTimeout(resolve, backoff / 2 + Math.random() * backoff));

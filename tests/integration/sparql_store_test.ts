@@ -261,7 +261,7 @@ Deno.test("SPARQL JSON look-ups: read whole, same terms, bounded in size", async
   }
 });
 
-Deno.test("SPARQL client policy: auth header, retries for reads and transient refusals of guarded writes, error mapping", async () => {
+Deno.test("SPARQL client policy: auth header, retries for reads (also after a deadlock) and transient refusals of guarded writes, error mapping", async () => {
   assert.equal(basicAuthorization("Aladdin", "open sesame"), "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
   assert.equal(basicAuthorization("jürgen", "pä"), `Basic ${btoa("j\xc3\xbcrgen:p\xc3\xa4")}`);
 
@@ -318,6 +318,21 @@ Deno.test("SPARQL client policy: auth header, retries for reads and transient re
       seen.map((r) => r.path),
       ["/update", "/update", "/query"],
       "a deadlocked update is retried, then its receipt is read",
+    );
+
+    seen.length = 0;
+    deadlocks = 1;
+    answer = (path) => {
+      if (path === "/query" && deadlocks-- > 0) {
+        return new Response("Virtuoso 40001 Error SR172: Transaction deadlocked", { status: 500 });
+      }
+      return Response.json({ head: { vars: [] }, results: { bindings: [] } });
+    };
+    assert.equal(await store.getItem(`${RUN}/c`, `${RUN}/i`), undefined);
+    assert.deepEqual(
+      seen.map((r) => r.path),
+      ["/query", "/query"],
+      "a read aborted by a deadlock is tried again",
     );
 
     answer = () => new Response("Error 400: Parse error: <urn:x> line 1", { status: 400 });
