@@ -18,6 +18,7 @@ import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
 import {
   eventually,
   indexEqualsStore,
+  loadWarmedUp,
   outboxEmpty,
   ReadyProbe,
   report,
@@ -73,7 +74,7 @@ Deno.test({
       let stored: Map<string, string>;
       const figures: Record<string, unknown> = {};
       try {
-        await eventually("writes before the fault", () => Promise.resolve(load.acknowledged >= 50));
+        await loadWarmedUp(load);
 
         load.recorder.phase = ready.phase = "during";
         await fill(ballast);

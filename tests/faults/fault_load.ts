@@ -239,16 +239,31 @@ export async function eventually(
   what: string,
   check: () => Promise<boolean>,
   timeoutMs = 60_000,
+  explain: () => string = () => what.includes("index") ? indexMismatch : "",
 ): Promise<number> {
   const started = performance.now();
   while (!(await check().catch(() => false))) {
     assert.ok(
       performance.now() - started < timeoutMs,
-      `${what}: not within ${timeoutMs} ms ${what.includes("index") ? indexMismatch : ""}`,
+      `${what}: not within ${timeoutMs} ms ${explain()}`,
     );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return Math.round(performance.now() - started);
+}
+
+/**
+ * Waits for the load's first `count` acknowledged writes, before any fault. A fresh engine
+ * on a busy machine (the CI runs two suites side by side) can take a while to warm up, so
+ * the wait is long; a failure says what the writes got meanwhile.
+ */
+export function loadWarmedUp(load: WriteLoad, count = 50): Promise<number> {
+  return eventually(
+    "writes before the fault",
+    () => Promise.resolve(load.acknowledged >= count),
+    180_000,
+    () => JSON.stringify(load.recorder.get(load.recorder.phase)),
+  );
 }
 
 /** Whether the service's outbox is empty. */

@@ -17,6 +17,7 @@ import { uniqueWord } from "../support/item_versions.ts";
 import {
   eventually,
   indexEqualsStore,
+  loadWarmedUp,
   outboxEmpty,
   ReadyProbe,
   report,
@@ -73,10 +74,7 @@ Deno.test({
         return response.status === 200;
       };
       try {
-        await eventually(
-          "writes before the faults",
-          () => Promise.resolve(writes.acknowledged >= 50),
-        );
+        await loadWarmedUp(writes);
 
         phase("frozen");
         const rssBefore = service.rss();

@@ -23,6 +23,7 @@ import {
   backlogAtMost,
   eventually,
   indexEqualsStore,
+  loadWarmedUp,
   outboxEmpty,
   PhaseRecorder,
   ReadyProbe,
@@ -113,10 +114,7 @@ Deno.test({
       };
       const figures: Record<string, unknown> = {};
       try {
-        await eventually(
-          "writes before the faults",
-          () => Promise.resolve(writes.acknowledged >= 50),
-        );
+        await loadWarmedUp(writes);
         await eventually(
           "searchable before the faults",
           () => backlogAtMost(service.url, CAUGHT_UP),

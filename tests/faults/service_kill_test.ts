@@ -11,6 +11,7 @@ import { uniqueWord } from "../support/item_versions.ts";
 import {
   eventually,
   indexEqualsStore,
+  loadWarmedUp,
   outboxEmpty,
   ReadyProbe,
   report,
@@ -34,10 +35,7 @@ Deno.test({
       const figures: Record<string, unknown> = {};
       let second;
       try {
-        await eventually(
-          "writes before the kill",
-          () => Promise.resolve(writes.acknowledged >= 200),
-        );
+        await loadWarmedUp(writes, 200);
         writes.recorder.phase = "killed";
         await first.kill();
         const killedAt = performance.now();
