@@ -7,8 +7,9 @@
  * "<JSON>" ; rcs:catalogRevision "…" ; rcs:catalogCreated <ms>`, and
  * `<urn:rdf-content-service:catalog> rcs:catalogVersion "…"` changes with every write. Each
  * write is one update request (one transaction); its outcome is read back afterwards.
- * Queries keep to forms every SPARQL 1.1 store runs alike: absence is tested with
- * `OPTIONAL` and `!BOUND`, never a lone `FILTER NOT EXISTS`.
+ * Queries keep to the forms every SPARQL 1.1 store runs alike (`portable_sparql.ts`): absence
+ * is tested with {@link whenAbsent}, and no WHERE clause is a lone `OPTIONAL` (Virtuoso
+ * answers such a group with no row, so the update would change nothing).
  */
 import type { SparqlHttpClient } from "../sparql_protocol/client.ts";
 import { iriToSparql, stringToSparql } from "../sparql_protocol/terms.ts";
@@ -18,6 +19,7 @@ import {
   PROLOGUE,
   selectRows,
 } from "../store/remote_sparql/lookup.ts";
+import { whenAbsent } from "../store/remote_sparql/portable_sparql.ts";
 import {
   type CatalogRecord,
   type CatalogStore,
@@ -85,8 +87,7 @@ export class SparqlCatalogStore implements CatalogStore {
           rcs:catalogSettings ${stringToSparql(JSON.stringify(record.settings))} ;
           rcs:catalogRevision ${stringToSparql(record.revision)} ;
           rcs:catalogCreated ${integerLiteral(Date.now())} ${workspace} } }
-      WHERE { OPTIONAL { GRAPH ${this.#meta} { ${entry} rcs:catalogRevision ?existing } }
-              FILTER(!BOUND(?existing)) } ;
+      WHERE { ${whenAbsent(`GRAPH ${this.#meta} { ${entry} rcs:catalogRevision ?existing }`)} } ;
       ${this.#bumpVersion()}`);
     return (await this.#revisions(record.uri)).includes(record.revision);
   }
@@ -127,12 +128,14 @@ export class SparqlCatalogStore implements CatalogStore {
     return true;
   }
 
-  /** An update that gives the catalog a new version. */
+  /**
+   * The operations that give the catalog a new version: the old one deleted, the new one
+   * inserted, in the same request (so in the same transaction) as the change itself.
+   */
   #bumpVersion(): string {
-    return `DELETE { GRAPH ${this.#meta} { ${this.#catalog} rcs:catalogVersion ?old } }
-      INSERT { GRAPH ${this.#meta} {
-        ${this.#catalog} rcs:catalogVersion ${stringToSparql(newRevision())} } }
-      WHERE { OPTIONAL { GRAPH ${this.#meta} { ${this.#catalog} rcs:catalogVersion ?old } } }`;
+    return `DELETE WHERE { GRAPH ${this.#meta} { ${this.#catalog} rcs:catalogVersion ?old } } ;
+      INSERT DATA { GRAPH ${this.#meta} {
+        ${this.#catalog} rcs:catalogVersion ${stringToSparql(newRevision())} } }`;
   }
 
   async #revisions(uri: string): Promise<string[]> {

@@ -29,7 +29,7 @@ function at(uri: string): string {
   return `/api/admin/collections?collection=${encodeURIComponent(uri)}`;
 }
 
-for (const backend of storeBackends()) {
+for (const backend of storeBackends({ allStores: true })) {
   catalogTest(
     backend,
     "a collection made through the API is used, changed and removed",

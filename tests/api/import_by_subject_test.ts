@@ -68,7 +68,7 @@ function scattered(lines: string[]): string {
   return out.join("\n") + "\n";
 }
 
-for (const backend of storeBackends()) {
+for (const backend of storeBackends({ allStores: true })) {
   importTest(
     backend,
     "schema.org N-Triples by subject: imported, searched, downloaded as Turtle",

@@ -44,7 +44,7 @@ async function labels(
   };
 }
 
-for (const backend of storeBackends()) {
+for (const backend of storeBackends({ allStores: true })) {
   Deno.test({
     name: `[labels/${backend.name}] labels in the reader's language, prefixes, refusals`,
     ignore: backend.skip !== undefined,
