@@ -21,11 +21,10 @@ import {
   failedJob,
   INTERRUPTED_MESSAGE,
   type JobError,
-  type JobStore,
   MAX_JOB_ERRORS,
   type StoredJob,
 } from "../jobs/job_store.ts";
-import { JobLifecycle, type RunningJob } from "../jobs/job_lifecycle.ts";
+import { JobLifecycle, type JobRunnerOptions, type RunningJob } from "../jobs/job_lifecycle.ts";
 import { log } from "../log/logger.ts";
 import { type BulkFormat, graphBlocks } from "./graph_blocks.ts";
 import { type BlockItem, problemLine } from "./block_item.ts";
@@ -66,9 +65,8 @@ export interface ImportJob extends StoredJob {
  */
 export const IMPORT_CONCURRENCY = 32;
 
-/** What the job runner needs. */
-export interface ImportRunnerOptions {
-  jobs: JobStore<ImportJob>;
+/** What the job runner needs, besides what every kind's runner does. */
+export interface ImportRunnerOptions extends JobRunnerOptions<ImportJob, never> {
   items: ItemService;
   /** Parses and hashes the blocks, on worker threads when it has them. */
   rdfWork: RdfWork;
@@ -77,11 +75,7 @@ export interface ImportRunnerOptions {
   maxItemBytes: number;
   /** Local copies of remote JSON-LD contexts, for JSON-LD imported by subject. */
   jsonldContexts?: Record<string, unknown>;
-  owner?: string;
-  /** The heartbeat's lease (`service.cluster.leaseMs`). */
-  leaseMs: number;
-  /** How often to look for jobs of dead instances (only a shared store has them). */
-  sweepIntervalMs?: number;
+  /** Items written at once ({@link IMPORT_CONCURRENCY}). */
   concurrency?: number;
 }
 
@@ -111,11 +105,7 @@ export class ImportJobRunner {
 
   constructor(options: ImportRunnerOptions) {
     this.#options = options;
-    this.#lifecycle = new JobLifecycle({
-      jobs: options.jobs,
-      owner: options.owner ?? crypto.randomUUID(),
-      leaseMs: options.leaseMs,
-      sweepIntervalMs: options.sweepIntervalMs,
+    this.#lifecycle = new JobLifecycle(options, {
       name: "import",
       stopReasons: {
         lost: "The job lost its claim in the store (no heartbeat within a lease); start the " +

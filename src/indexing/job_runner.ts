@@ -38,7 +38,7 @@ import {
   readItemDocuments,
 } from "./index_item.ts";
 import { isLive, type JobRecord, type JobStore, MAX_JOB_ERRORS } from "../jobs/job_store.ts";
-import { JobLifecycle, type RunningJob } from "../jobs/job_lifecycle.ts";
+import { JobLifecycle, type JobRunnerOptions, type RunningJob } from "../jobs/job_lifecycle.ts";
 import type { IndexJob, JobRebuild, JobScope } from "./index_job.ts";
 
 /**
@@ -63,9 +63,8 @@ export interface IndexJobHooks {
  */
 const WRITES_IN_FLIGHT = 2;
 
-/** Options of {@link IndexJobRunner}. */
-export interface IndexJobRunnerOptions {
-  jobs: JobStore<IndexJob, JobRebuild>;
+/** Options of {@link IndexJobRunner}, besides what every kind's runner has. */
+export interface IndexJobRunnerOptions extends JobRunnerOptions<IndexJob, JobRebuild> {
   store: TripleStore;
   engine: SearchEngine;
   catalog: Catalog;
@@ -77,12 +76,6 @@ export interface IndexJobRunnerOptions {
   outbox?: IndexOutbox;
   /** Items read and written per batch (`service.search.indexing.batchSize`). */
   batchSize: number;
-  /** This instance's name in job records (the same across restarts on one data dir). */
-  owner?: string;
-  /** The heartbeat's lease (`service.cluster.leaseMs`). */
-  leaseMs: number;
-  /** How often to look for jobs whose instance died; unset, only once at start. */
-  sweepIntervalMs?: number;
   /** See {@link CLOCK_ALLOWANCE_MS} (its value by default). */
   clockAllowanceMs?: number;
 }
@@ -142,11 +135,7 @@ export class IndexJobRunner {
     this.#outbox = options.outbox;
     this.#batchSize = options.batchSize;
     this.#clockAllowanceMs = options.clockAllowanceMs ?? CLOCK_ALLOWANCE_MS;
-    this.#lifecycle = new JobLifecycle({
-      jobs: options.jobs,
-      owner: options.owner ?? crypto.randomUUID(),
-      leaseMs: options.leaseMs,
-      sweepIntervalMs: options.sweepIntervalMs,
+    this.#lifecycle = new JobLifecycle(options, {
       name: "indexing job",
       stopReasons: STOP_REASONS,
       onLost: (record) => this.#cleanUpLost(record),

@@ -23,15 +23,20 @@ import { Unavailable } from "../errors/domain_error.ts";
 import { log } from "../log/logger.ts";
 import { isLive, type JobRecord, type JobStore, type StoredJob } from "./job_store.ts";
 
-/** What a kind of job tells the lifecycle. */
-export interface JobLifecycleOptions<J extends StoredJob, H> {
+/** What the wiring gives the runner of every kind of job (its options extend this). */
+export interface JobRunnerOptions<J extends StoredJob, H> {
+  /** Where the kind's jobs are recorded. */
   jobs: JobStore<J, H>;
   /** This instance's name in job records (the same across restarts on one data dir). */
-  owner: string;
+  owner?: string;
   /** The heartbeat's lease (`service.cluster.leaseMs`). */
   leaseMs: number;
   /** How often to look for jobs whose instance died; unset, only once at start. */
   sweepIntervalMs?: number;
+}
+
+/** What a kind of job tells the lifecycle about itself. */
+export interface JobKind<J extends StoredJob, H> {
   /** The kind's name in logs: "indexing job", "import". */
   name: string;
   /** Why a job stops when its claim is lost, and when the service shuts down. */
@@ -77,16 +82,19 @@ export type Started<J extends StoredJob, H, T> =
 export class JobLifecycle<J extends StoredJob, H = never> {
   /** Settles once the start-up sweep has run: reads wait for it too (no stale "running"). */
   readonly recovered: Promise<void>;
-  readonly #options: JobLifecycleOptions<J, H>;
+  readonly #options: JobRunnerOptions<J, H> & JobKind<J, H>;
+  readonly #owner: string;
   readonly #running = new Map<string, { running: RunningJob<J, H>; done: Promise<unknown> }>();
   #closing = false;
   #sweepTimer?: ReturnType<typeof setInterval>;
   #sweeping?: Promise<void>;
 
   /** Sweeps at once for jobs this instance ran before a restart, then every interval. */
-  constructor(options: JobLifecycleOptions<J, H>) {
+  constructor(runner: JobRunnerOptions<J, H>, kind: JobKind<J, H>) {
+    const options = { ...runner, ...kind };
     this.#options = options;
-    this.recovered = this.#sweep(options.owner);
+    this.#owner = options.owner ?? crypto.randomUUID();
+    this.recovered = this.#sweep(this.#owner);
     if (options.sweepIntervalMs !== undefined) {
       this.#sweepTimer = setInterval(() => void this.#sweep(), options.sweepIntervalMs);
     }
@@ -120,7 +128,7 @@ export class JobLifecycle<J extends StoredJob, H = never> {
       throw new Unavailable("shutting-down", "Shutting down", "The service is stopping.");
     }
     await this.recovered;
-    const decision = await this.#options.jobs.tryStart(job, this.#options.owner, lock);
+    const decision = await this.#options.jobs.tryStart(job, this.#owner, lock);
     if (!decision.started) return decision;
     const running = new RunningJob<J, H>(job);
     const heartbeat = setInterval(() => {
@@ -144,7 +152,8 @@ export class JobLifecycle<J extends StoredJob, H = never> {
    * store refused: the claim was lost and the job told to stop.
    */
   save(running: RunningJob<J, H>, end?: Partial<J>): Promise<boolean> {
-    const { jobs, owner, name } = this.#options;
+    const { jobs, name } = this.#options;
+    const owner = this.#owner;
     running.saving = running.saving.then(async () => {
       const job = { ...structuredClone(running.job), ...end };
       try {

@@ -21,16 +21,14 @@ import {
   type StoredJob,
 } from "./job_store.ts";
 
+/** The counters of a job the `index_jobs` table has a column for. */
+type Counter = "total" | "processed" | "indexed" | "deleted" | "failed";
+
 /** The fields of a job the `index_jobs` table has columns for (an indexing job's). */
-export interface IndexJobColumns extends StoredJob {
+export type IndexJobColumns = StoredJob & Record<Counter, number> & {
   scope: { type: "workspace" | "collection" | "items"; uri: string; items?: string[] };
   clear: boolean;
-  total: number;
-  processed: number;
-  indexed: number;
-  deleted: number;
-  failed: number;
-}
+};
 
 /** The `index_jobs` table (migrations 2 and 3). */
 export const INDEX_JOB_MIGRATIONS: Migration[] = [

@@ -138,9 +138,7 @@ function lifecycle(
   options: { owner: string; leaseMs: number; sweepIntervalMs?: number },
   onLost?: (record: JobRecord<TestJob, Held>) => Promise<void>,
 ): JobLifecycle<TestJob, Held> {
-  return new JobLifecycle({
-    jobs,
-    ...options,
+  return new JobLifecycle({ jobs, ...options }, {
     name: "test job",
     stopReasons: { lost: "claim lost", shutdown: "shutting down" },
     onLost,
