@@ -18,11 +18,11 @@
  * writes its document; if the item changed in between and a worker applied that change
  * first, the job's write is stale. Every such item was written after the job started, or
  * is gone since the job listed it. So once its own writes are done (and a rebuild
- * committed), the job re-queues through the store's index outbox every item modified since it started
- * (less {@link CLOCK_ALLOWANCE_MS} on a shared store, for clocks and writes in flight) and every item
- * it listed that is gone; the workers, which read the current state, then bring them in
- * step. Writes after the job also reach the rebuilt index that way, if another instance
- * missed the rebuild when it wrote.
+ * committed), the job re-queues into the store's index outbox every item modified since it
+ * started (less {@link CLOCK_ALLOWANCE_MS} on a shared store, for clocks and writes in
+ * flight) and every item it listed that is gone; the outbox workers, which read the current
+ * state, then bring them in step. Writes after the job also reach the rebuilt index that
+ * way, if another instance missed the rebuild when it wrote.
  */
 import type { Catalog } from "../catalog/catalog.ts";
 import { Conflict, DomainError } from "../errors/domain_error.ts";

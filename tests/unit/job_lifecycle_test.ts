@@ -178,7 +178,7 @@ async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> 
   }
 }
 
-Deno.test("a slow sweep is not started again while it runs; the next tick sweeps again", async () => {
+Deno.test("a slow sweep is not started twice; the next tick after it sweeps again", async () => {
   const store = new MemoryJobStore(1000);
   const slow = Promise.withResolvers<void>();
   store.gate = slow.promise;
