@@ -8,8 +8,10 @@
  * instance and is marked failed (by any instance, within one lease), and a job recorded as
  * its own by an instance that starts again (same data dir) is marked failed at once.
  *
- * Implementations: `sqlite_job_store.ts` (the embedded store's file: one instance) and
- * `sparql_job_store.ts` (the SPARQL store's metadata graph: shared by every instance).
+ * Implementations: in the embedded store's file (one instance), `sqlite_job_store.ts` (the
+ * indexing jobs' table, whose columns predate kinds) and `sqlite_kind_job_store.ts` (any
+ * other kind, as JSON); `sparql_job_store.ts` (the SPARQL store's metadata graph: shared by
+ * every instance).
  *
  * The contract serves every kind of job (indexing, bulk import): a job is anything with the
  * {@link StoredJob} fields, and a lock names what is single-flight. Indexing jobs use no lock
