@@ -245,7 +245,7 @@ Deno.test("a lock held by a live job refuses a second start, on any instance", a
 });
 
 Deno.test("an expired lease is recovered by another instance; its owner then stops", async () => {
-  const leaseMs = 90;
+  const leaseMs = 300;
   const store = new MemoryJobStore(leaseMs);
   const a = instanceView(store);
   const runnerA = lifecycle(a.view, { owner: "a", leaseMs });
@@ -263,7 +263,7 @@ Deno.test("an expired lease is recovered by another instance; its owner then sto
     a.freeze(); // instance a stops answering: its heartbeats no longer reach the store
     runnerB = lifecycle(
       store,
-      { owner: "b", leaseMs, sweepIntervalMs: 20 },
+      { owner: "b", leaseMs, sweepIntervalMs: 50 },
       (record) => Promise.resolve(void cleaned.push(record)),
     );
     await until(() => cleaned.length === 1);
@@ -275,8 +275,9 @@ Deno.test("an expired lease is recovered by another instance; its owner then sto
     assert.equal(await store.live(), undefined);
     // Instance a comes back: its next save is refused, and the job is told to stop.
     a.thaw();
-    await started.done;
+    await until(() => started.running.stopped !== undefined);
     assert.equal(started.running.stopped, "claim lost");
+    await started.done;
     assert.equal((await store.get(id))?.errors.at(-1)?.message, abandonedMessage(leaseMs));
   } finally {
     a.thaw();
