@@ -340,7 +340,9 @@ async function timeJob(
     catalog,
     resolve: collectionResolver(config, catalog),
     // As the service wires it on the embedded store: the job's closing re-queue is timed too.
-    changes: { requeue: (collection, uris) => store.outbox.enqueue(collection, uris) },
+    outbox: store.outbox,
+    batchSize: config.service.search.indexing.batchSize,
+    leaseMs: config.service.cluster.leaseMs,
     clockAllowanceMs: 0,
   });
   const started = performance.now();

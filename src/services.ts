@@ -37,6 +37,7 @@ import { SqliteJobStore } from "./jobs/sqlite_job_store.ts";
 import { SparqlJobStore } from "./jobs/sparql_job_store.ts";
 import { SparqlHttpClient } from "./sparql_protocol/client.ts";
 import { CLOCK_ALLOWANCE_MS, IndexJobRunner } from "./indexing/job_runner.ts";
+import type { IndexJob, JobRebuild } from "./indexing/index_job.ts";
 import { type ImportJob, ImportJobRunner } from "./bulk/import_jobs.ts";
 import { SqliteKindJobStore } from "./jobs/sqlite_kind_job_store.ts";
 import { IndexOutboxWorker } from "./indexing/outbox_worker.ts";
@@ -114,7 +115,8 @@ export function buildServices(config: ServiceConfig): Services {
     engine: search,
     catalog,
     resolve: searchIndexes,
-    changes: indexOutbox,
+    // A job re-queues what it may have indexed stale; the outbox worker applies it.
+    outbox: store.outbox,
     batchSize: config.service.search.indexing.batchSize,
     owner,
     leaseMs,
@@ -280,10 +282,10 @@ function sparqlEndpointWithout(config: ServiceConfig) {
  * Where indexing jobs are recorded: beside the items, so that every instance sharing a
  * SPARQL store shares the jobs and their lock (the embedded store has one instance).
  */
-function openJobStore(config: ServiceConfig, db: DatabaseSync): JobStore {
+function openJobStore(config: ServiceConfig, db: DatabaseSync): JobStore<IndexJob, JobRebuild> {
   const { backend, sparql } = config.service.store;
-  if (backend === "embedded") return new SqliteJobStore(db);
-  return new SparqlJobStore(
+  if (backend === "embedded") return new SqliteJobStore<IndexJob, JobRebuild>(db);
+  return new SparqlJobStore<IndexJob, JobRebuild>(
     new SparqlHttpClient(sparqlEndpoint(config)),
     sparql.metadataGraph ?? DEFAULT_METADATA_GRAPH,
     config.service.cluster.leaseMs,

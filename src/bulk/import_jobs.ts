@@ -8,29 +8,23 @@
  *
  * The job record and its single-flight lock (one import per collection) live in the job
  * store (`src/jobs/job_store.ts`) like indexing jobs: shared by every instance on a
- * SPARQL store, with a heartbeat renewed every third of a lease. `written` counts only items
+ * SPARQL store, run by the same job lifecycle (`src/jobs/job_lifecycle.ts`: claim,
+ * heartbeat, sweep for imports lost with their instance, shutdown). `written` counts only items
  * whose write the store acknowledged, so after a crash every item the job reported as
  * written is stored (and its outbox entry with it); the job itself is then marked failed.
  */
-import {
-  Conflict,
-  DomainError,
-  InvalidInput,
-  isSystemFailure,
-  Unavailable,
-} from "../errors/domain_error.ts";
+import { Conflict, DomainError, InvalidInput, isSystemFailure } from "../errors/domain_error.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { ItemService } from "../items/item_service.ts";
 import type { RdfWork } from "../items/rdf_work.ts";
 import {
   failedJob,
   INTERRUPTED_MESSAGE,
-  isLive,
   type JobError,
-  type JobStore,
   MAX_JOB_ERRORS,
   type StoredJob,
 } from "../jobs/job_store.ts";
+import { JobLifecycle, type JobRunnerOptions, type RunningJob } from "../jobs/job_lifecycle.ts";
 import { log } from "../log/logger.ts";
 import { type BulkFormat, graphBlocks } from "./graph_blocks.ts";
 import { type BlockItem, problemLine } from "./block_item.ts";
@@ -71,9 +65,8 @@ export interface ImportJob extends StoredJob {
  */
 export const IMPORT_CONCURRENCY = 32;
 
-/** What the job runner needs. */
-export interface ImportRunnerOptions {
-  jobs: JobStore<ImportJob>;
+/** What the job runner needs, besides what every kind's runner does. */
+export interface ImportRunnerOptions extends JobRunnerOptions<ImportJob, never> {
   items: ItemService;
   /** Parses and hashes the blocks, on worker threads when it has them. */
   rdfWork: RdfWork;
@@ -82,10 +75,7 @@ export interface ImportRunnerOptions {
   maxItemBytes: number;
   /** Local copies of remote JSON-LD contexts, for JSON-LD imported by subject. */
   jsonldContexts?: Record<string, unknown>;
-  owner?: string;
-  leaseMs?: number;
-  /** How often to look for jobs of dead instances (only a shared store has them). */
-  sweepIntervalMs?: number;
+  /** Items written at once ({@link IMPORT_CONCURRENCY}). */
   concurrency?: number;
 }
 
@@ -102,35 +92,27 @@ export interface ImportRequest {
   declaredBytes?: number;
 }
 
-interface RunningImport {
-  job: ImportJob;
-  done: Promise<ImportJob>;
-  /** Set when the store no longer holds this instance's claim, or at shutdown. */
-  stopped?: string;
-  /** Settles when `stop` is called: a read of the body waiting for data gives up then. */
-  stopping: Promise<void>;
-  stop(reason: string): void;
-  saving: Promise<void>;
-}
+/**
+ * An import this instance runs; `stopped` is set when the store no longer holds this
+ * instance's claim, or at shutdown, and a read of the body waiting for data gives up then.
+ */
+type RunningImport = RunningJob<ImportJob, never>;
 
 /** Runs imports (one per collection at a time, across instances) and keeps their history. */
 export class ImportJobRunner {
   readonly #options: ImportRunnerOptions;
-  readonly #owner: string;
-  readonly #leaseMs: number;
-  readonly #running = new Map<string, RunningImport>();
-  readonly #recovered: Promise<void>;
-  #sweepTimer?: ReturnType<typeof setInterval>;
-  #closing = false;
+  readonly #lifecycle: JobLifecycle<ImportJob>;
 
   constructor(options: ImportRunnerOptions) {
     this.#options = options;
-    this.#owner = options.owner ?? crypto.randomUUID();
-    this.#leaseMs = options.leaseMs ?? 30_000;
-    this.#recovered = this.#sweep(this.#owner);
-    if (options.sweepIntervalMs !== undefined) {
-      this.#sweepTimer = setInterval(() => void this.#sweep(), options.sweepIntervalMs);
-    }
+    this.#lifecycle = new JobLifecycle(options, {
+      name: "import",
+      stopReasons: {
+        lost: "The job lost its claim in the store (no heartbeat within a lease); start the " +
+          "import again with mode=upsert.",
+        shutdown: INTERRUPTED_MESSAGE,
+      },
+    });
   }
 
   /**
@@ -143,10 +125,6 @@ export class ImportJobRunner {
     body: AsyncIterable<Uint8Array>,
   ): Promise<{ job: ImportJob; bodyRead: Promise<ImportJob>; done: Promise<ImportJob> }> {
     this.#options.catalog.require(request.collection);
-    if (this.#closing) {
-      throw new Unavailable("shutting-down", "Shutting down", "The service is stopping.");
-    }
-    await this.#recovered;
     const job: ImportJob = {
       id: crypto.randomUUID(),
       collection: request.collection,
@@ -163,54 +141,40 @@ export class ImportJobRunner {
       refused: 0,
       errors: [],
     };
-    const decision = await this.#options.jobs.tryStart(job, this.#owner, request.collection);
-    if (!decision.started) throw importRunning(request.collection, decision.runningJob);
-    const stopping = Promise.withResolvers<void>();
     const bodyRead = Promise.withResolvers<ImportJob>();
-    const current: RunningImport = {
-      job,
-      done: Promise.resolve(job),
-      saving: Promise.resolve(),
-      stopping: stopping.promise,
-      stop(reason) {
-        current.stopped ??= reason;
-        stopping.resolve();
-      },
-    };
-    this.#running.set(job.id, current);
-    const heartbeat = setInterval(() => void this.#save(current), this.#leaseMs / 3);
-    current.done = this.#run(current, request, body, () => bodyRead.resolve(structuredClone(job)))
-      .finally(() => {
-        clearInterval(heartbeat);
-        this.#running.delete(job.id);
-        bodyRead.resolve(structuredClone(job));
-      });
-    return { job: structuredClone(job), bodyRead: bodyRead.promise, done: current.done };
+    let asStarted = job;
+    const decision = await this.#lifecycle.start(job, (current) => {
+      const run = this.#run(current, request, body, () => bodyRead.resolve(structuredClone(job)));
+      asStarted = structuredClone(job); // as its first step leaves it
+      return run;
+    }, request.collection);
+    if (!decision.started) throw importRunning(request.collection, decision.runningJob);
+    const done = decision.done.finally(() => bodyRead.resolve(structuredClone(job)));
+    return { job: asStarted, bodyRead: bodyRead.promise, done };
   }
 
   /** A job by id: this instance's live view, else the record (any instance's). */
   async find(id: string): Promise<ImportJob | undefined> {
-    await this.#recovered;
-    const current = this.#running.get(id);
+    await this.#lifecycle.recovered;
+    const current = this.#lifecycle.find(id);
     return current ? structuredClone(current.job) : await this.#options.jobs.get(id);
   }
 
   /** The most recent imports of every instance, newest first. */
   async recent(limit: number): Promise<ImportJob[]> {
-    await this.#recovered;
+    await this.#lifecycle.recovered;
     const jobs = await this.#options.jobs.recent(limit);
-    return jobs.map((job) => this.#running.get(job.id)?.job ?? job).map((job) =>
+    return jobs.map((job) => this.#lifecycle.find(job.id)?.job ?? job).map((job) =>
       structuredClone(job)
     );
   }
 
-  /** Stops reading every running import (each fails, what it wrote stays) and waits. */
-  async close(): Promise<void> {
-    this.#closing = true;
-    clearInterval(this.#sweepTimer);
-    for (const current of this.#running.values()) current.stop(INTERRUPTED_MESSAGE);
-    await Promise.allSettled([...this.#running.values()].map((current) => current.done));
-    await this.#recovered.catch(() => {});
+  /**
+   * Stops reading every running import (each fails, what it wrote stays) and waits, for a
+   * sweep in flight too.
+   */
+  close(): Promise<void> {
+    return this.#lifecycle.close();
   }
 
   async #run(
@@ -261,7 +225,7 @@ export class ImportJobRunner {
       ? { ...job, state: "succeeded" as const, finishedAt: now }
       : failedJob(job, failure, now);
     Object.assign(job, ended);
-    await this.#save(current);
+    await this.#lifecycle.save(current);
     if (failure) log("warn", "import failed", { job: job.id, error: failure });
     return structuredClone(job);
   }
@@ -408,42 +372,6 @@ export class ImportJobRunner {
         read: () => this.#options.rdfWork.blockItem(block, format, request.base),
         lineOf: (error) => problemLine(error, block),
       };
-    }
-  }
-
-  /** Saves progress and renews the heartbeat, in order; a refused save stops the job. */
-  #save(current: RunningImport): Promise<void> {
-    current.saving = current.saving.then(async () => {
-      try {
-        const saved = await this.#options.jobs.save(
-          { job: structuredClone(current.job), rebuilds: [] },
-          this.#owner,
-        );
-        if (!saved && isLive(current.job)) {
-          current.stop(
-            "The job lost its claim in the store (no heartbeat within a lease); start the " +
-              "import again with mode=upsert.",
-          );
-        }
-      } catch (error) {
-        // Progress is kept in memory too; the next save renews the heartbeat.
-        log("error", "could not save import progress", {
-          job: current.job.id,
-          error: messageOf(error),
-        });
-      }
-    });
-    return current.saving;
-  }
-
-  /** Marks failed the imports lost with their instance. Never throws. */
-  async #sweep(restartedOwner?: string): Promise<void> {
-    try {
-      for (const { job } of await this.#options.jobs.failLost(restartedOwner)) {
-        log("warn", "import lost with its instance; marked failed", { job: job.id });
-      }
-    } catch (error) {
-      log("warn", "could not look for lost imports", { error: messageOf(error) });
     }
   }
 }

@@ -9,26 +9,27 @@
  *
  * One at a time: the job store (`job_store.ts`) starts a job only if no live job is
  * recorded, atomically, so a start on any instance while a job runs anywhere is 409. The
- * instance running a job renews its heartbeat every third of a lease; an instance that
- * loses its claim (the heartbeat ended and another instance marked the job failed) stops
- * the job. Every instance sweeps for jobs whose heartbeat ended, marks them failed within a
- * lease, drops the rebuild indices they left and re-queues what they may have left stale.
+ * claim, its heartbeat, the sweep for jobs lost with their instance and shutdown are the
+ * job lifecycle's (`src/jobs/job_lifecycle.ts`); a job stops at its next batch when told to.
+ * What is indexing's own: after a sweep marks a job lost, this runner drops the rebuild
+ * indices it left and re-queues what it may have left stale.
  *
  * Jobs and the outbox workers of every instance write documents. A job reads an item, then
  * writes its document; if the item changed in between and a worker applied that change
  * first, the job's write is stale. Every such item was written after the job started, or
  * is gone since the job listed it. So once its own writes are done (and a rebuild
- * committed), the job re-queues through the outbox every item modified since it started
- * (less {@link CLOCK_ALLOWANCE_MS} on a shared store, for clocks and writes in flight) and every item
- * it listed that is gone; the workers, which read the current state, then bring them in
- * step. Writes after the job also reach the rebuilt index that way, if another instance
- * missed the rebuild when it wrote.
+ * committed), the job re-queues into the store's index outbox every item modified since it
+ * started (less {@link CLOCK_ALLOWANCE_MS} on a shared store, for clocks and writes in
+ * flight) and every item it listed that is gone; the outbox workers, which read the current
+ * state, then bring them in step. Writes after the job also reach the rebuilt index that
+ * way, if another instance missed the rebuild when it wrote.
  */
 import type { Catalog } from "../catalog/catalog.ts";
-import { Conflict, DomainError, Unavailable } from "../errors/domain_error.ts";
+import { Conflict, DomainError } from "../errors/domain_error.ts";
 import { log } from "../log/logger.ts";
 import { type IndexTarget, isRebuildTarget, type SearchEngine } from "../search/search_engine.ts";
 import type { ItemRecord, TripleStore } from "../store/triple_store.ts";
+import type { IndexOutbox } from "../store/index_outbox.ts";
 import type { RebuildTarget } from "../search/search_engine.ts";
 import {
   type CollectionResolver,
@@ -36,20 +37,9 @@ import {
   type ItemDocument,
   readItemDocuments,
 } from "./index_item.ts";
-import {
-  type IndexJob,
-  isLive,
-  type JobRebuild,
-  type JobRecord,
-  type JobScope,
-  type JobStore,
-  MAX_JOB_ERRORS,
-} from "../jobs/job_store.ts";
-
-/** Where a job re-queues items it may have indexed stale: the index outbox (see above). */
-export interface IndexChangeFeed {
-  requeue(collection: string, uris: Iterable<string>): Promise<void>;
-}
+import { isLive, type JobRecord, type JobStore, MAX_JOB_ERRORS } from "../jobs/job_store.ts";
+import { JobLifecycle, type JobRunnerOptions, type RunningJob } from "../jobs/job_lifecycle.ts";
+import type { IndexJob, JobRebuild, JobScope } from "./index_job.ts";
 
 /**
  * How far the clocks of instances may differ, plus how long a write may be on its way to
@@ -73,29 +63,19 @@ export interface IndexJobHooks {
  */
 const WRITES_IN_FLIGHT = 2;
 
-/**
- * Items per batch. Bigger bulk requests cost a single-shard OpenSearch index less per
- * document: 500 indexed 20k items 25% faster than 200 (bench/RESULTS.md).
- */
-export const DEFAULT_BATCH_SIZE = 500;
-
-/** Options of {@link IndexJobRunner}. */
-export interface IndexJobRunnerOptions {
-  jobs: JobStore;
+/** Options of {@link IndexJobRunner}, besides what every kind's runner has. */
+export interface IndexJobRunnerOptions extends JobRunnerOptions<IndexJob, JobRebuild> {
   store: TripleStore;
   engine: SearchEngine;
   catalog: Catalog;
   resolve: CollectionResolver;
-  /** The outbox worker, so writes made during a job end up in the final index. */
-  changes?: IndexChangeFeed;
-  /** Items read and written per batch ({@link DEFAULT_BATCH_SIZE}). */
-  batchSize?: number;
-  /** This instance's name in job records (the same across restarts on one data dir). */
-  owner?: string;
-  /** The heartbeat's lease (`service.cluster.leaseMs`, 30000). */
-  leaseMs?: number;
-  /** How often to look for jobs whose instance died; unset, only once at start. */
-  sweepIntervalMs?: number;
+  /**
+   * Where a job re-queues what it may have indexed stale (see the module comment): the
+   * store's index outbox, so writes made during a job end up in the final index.
+   */
+  outbox?: IndexOutbox;
+  /** Items read and written per batch (`service.search.indexing.batchSize`). */
+  batchSize: number;
   /** See {@link CLOCK_ALLOWANCE_MS} (its value by default). */
   clockAllowanceMs?: number;
 }
@@ -113,47 +93,37 @@ interface JobPart {
 }
 
 /** The job this instance runs. */
-interface RunningJob {
-  job: IndexJob;
-  rebuilds: JobRebuild[];
-  done: Promise<void>;
-  /** Set when the job's claim was lost: the job stops at its next batch. */
-  lost: boolean;
-  /** Saves in order: a heartbeat never overwrites newer progress. */
-  saving: Promise<boolean>;
-  /**
-   * Set while the job's end is being recorded: until the store answers, this instance
-   * cannot tell whether the store already says "ended", so it answers from the store, as
-   * every other instance does.
-   */
-  ending: boolean;
-}
+type RunningIndexJob = RunningJob<IndexJob, JobRebuild>;
+
+/** Why a running job stops (recorded among its errors). */
+const STOP_REASONS = {
+  lost: "This instance lost the job's claim (its heartbeat was not renewed in time).",
+  shutdown: "The service is shutting down.",
+};
 
 /** Runs indexing jobs one at a time and keeps their history. */
 export class IndexJobRunner {
   /** Test seam; see {@link IndexJobHooks}. */
   readonly hooks: IndexJobHooks = {};
-  readonly #jobs: JobStore;
+  readonly #jobs: JobStore<IndexJob, JobRebuild>;
   readonly #store: TripleStore;
   readonly #engine: SearchEngine;
   readonly #catalog: Catalog;
   readonly #resolve: CollectionResolver;
-  readonly #changes?: IndexChangeFeed;
+  readonly #outbox?: IndexOutbox;
   readonly #batchSize: number;
-  readonly #owner: string;
-  readonly #leaseMs: number;
   readonly #clockAllowanceMs: number;
-  #current?: RunningJob;
+  readonly #lifecycle: JobLifecycle<IndexJob, JobRebuild>;
+  /**
+   * The job whose end is being recorded: until the store answers, this instance cannot tell
+   * whether the store already says "ended", so it answers from the store, as every other
+   * instance does.
+   */
+  #ending?: RunningIndexJob;
   /** Starts on this instance, one after the other: the second sees the first's job. */
   #starts: Promise<unknown> = Promise.resolve();
-  #closing = false;
-  /**
-   * The first sweep (jobs this instance ran before a restart): starts and reads wait for it,
-   * so no answer shows such a job as still running.
-   */
-  readonly #recovered: Promise<void>;
-  #sweepTimer?: ReturnType<typeof setInterval>;
-  #sweeping?: Promise<void>;
+  /** Settles when the job this instance runs (or ran last) has ended. */
+  #done: Promise<void> = Promise.resolve();
 
   /** Marks jobs lost with their instance as failed, now and then every sweep interval. */
   constructor(options: IndexJobRunnerOptions) {
@@ -162,17 +132,27 @@ export class IndexJobRunner {
     this.#engine = options.engine;
     this.#catalog = options.catalog;
     this.#resolve = options.resolve;
-    this.#changes = options.changes;
-    this.#batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-    this.#owner = options.owner ?? crypto.randomUUID();
-    this.#leaseMs = options.leaseMs ?? 30_000;
+    this.#outbox = options.outbox;
+    this.#batchSize = options.batchSize;
     this.#clockAllowanceMs = options.clockAllowanceMs ?? CLOCK_ALLOWANCE_MS;
-    this.#recovered = this.#sweep(this.#owner);
-    if (options.sweepIntervalMs !== undefined) {
-      this.#sweepTimer = setInterval(() => {
-        this.#sweeping ??= this.#sweep().finally(() => this.#sweeping = undefined);
-      }, options.sweepIntervalMs);
-    }
+    this.#lifecycle = new JobLifecycle(options, {
+      name: "indexing job",
+      stopReasons: STOP_REASONS,
+      onLost: (record) => this.#cleanUpLost(record),
+    });
+  }
+
+  /** The job this instance runs (one at a time). */
+  get #current(): RunningIndexJob | undefined {
+    return this.#lifecycle.running()[0];
+  }
+
+  /**
+   * The first sweep (jobs this instance ran before a restart): starts and reads wait for it,
+   * so no answer shows such a job as still running.
+   */
+  get #recovered(): Promise<void> {
+    return this.#lifecycle.recovered;
   }
 
   /** True from the start of a job on this instance to its end. */
@@ -183,8 +163,9 @@ export class IndexJobRunner {
   /** True while a job runs on any instance sharing the store. */
   async isRunningAnywhere(): Promise<boolean> {
     await this.#recovered;
+    const current = this.#current;
     // A job that has recorded its end is over, though its last steps may still run here.
-    if (this.#current && !this.#current.ending && isLive(this.#current.job)) return true;
+    if (current && current !== this.#ending && isLive(current.job)) return true;
     return await this.#jobs.live() !== undefined;
   }
 
@@ -197,10 +178,6 @@ export class IndexJobRunner {
     const started = this.#starts.then(async () => {
       const parts = this.#parts(scope);
       if (this.#current) throw runningProblem(this.#current.job.id);
-      if (this.#closing) {
-        throw new Unavailable("shutting-down", "Shutting down", "The service is stopping.");
-      }
-      await this.#recovered;
       return await this.#startRecorded(scope, options, parts);
     });
     this.#starts = started.catch(() => {});
@@ -225,38 +202,30 @@ export class IndexJobRunner {
       failed: 0,
       errors: [],
     };
-    const decision = await this.#jobs.tryStart(job, this.#owner);
+    let asStarted = job;
+    const decision = await this.#lifecycle.start(job, (current) => {
+      const run = this.#run(current, parts);
+      asStarted = structuredClone(job); // as its first step leaves it
+      return run.catch((error) =>
+        log("error", "indexing job crashed", { job: job.id, error: String(error) })
+      );
+    });
     if (!decision.started) throw runningProblem(decision.runningJob);
-    const current: RunningJob = {
-      job,
-      rebuilds: [],
-      done: Promise.resolve(),
-      lost: false,
-      saving: Promise.resolve(true),
-      ending: false,
-    };
-    this.#current = current;
-    const heartbeat = setInterval(() => void this.#save(current), this.#leaseMs / 3);
-    current.done = this.#run(current, parts)
-      .catch((error) => log("error", "indexing job crashed", { job: job.id, error: String(error) }))
-      .finally(() => {
-        clearInterval(heartbeat);
-        this.#current = undefined;
-      });
-    return structuredClone(job);
+    this.#done = decision.done;
+    return asStarted;
   }
 
   /** The job once it has finished (at once if it already has); undefined if unknown. */
   async wait(id: string): Promise<IndexJob | undefined> {
     await this.#recovered;
-    if (this.#current?.job.id === id) await this.#current.done;
+    if (this.#current?.job.id === id) await this.#done;
     return await this.#jobs.get(id);
   }
 
   /** The live state of the job this instance runs, if it has this id. */
   get(id: string): IndexJob | undefined {
     const current = this.#current;
-    if (current?.job.id === id && !current.ending) return structuredClone(current.job);
+    if (current?.job.id === id && current !== this.#ending) return structuredClone(current.job);
     return undefined;
   }
 
@@ -270,47 +239,24 @@ export class IndexJobRunner {
   async recent(limit = 50): Promise<IndexJob[]> {
     await this.#recovered;
     const jobs = await this.#jobs.recent(limit);
-    const running = this.#current?.ending ? undefined : this.#current?.job;
+    const current = this.#current;
+    const running = current === this.#ending ? undefined : current?.job;
     return jobs.map((job) => job.id === running?.id ? structuredClone(running) : job);
   }
 
-  /** Stops the running job at its next batch (it fails, any rebuild is aborted) and waits. */
-  async close(): Promise<void> {
-    this.#closing = true;
-    clearInterval(this.#sweepTimer);
-    await this.#current?.done;
-    await this.#recovered.catch(() => {});
-    await this.#sweeping;
+  /**
+   * Stops the running job at its next batch (it fails, any rebuild is aborted) and waits,
+   * for a sweep in flight too.
+   */
+  close(): Promise<void> {
+    return this.#lifecycle.close();
   }
 
   /**
-   * Marks failed the jobs lost with their instance (any whose heartbeat ended; at start-up,
-   * those this instance ran before it restarted), drops their rebuild indices and re-queues what they may have left
-   * stale. Never throws: a sweep that cannot reach the store tries again next time.
+   * After a sweep marked a job lost with its instance (see the module comment): drops its
+   * rebuilds and re-queues its collections' changed and orphaned items.
    */
-  async #sweep(restartedOwner?: string): Promise<void> {
-    let lost: JobRecord[];
-    try {
-      lost = await this.#jobs.failLost(restartedOwner);
-    } catch (error) {
-      log("warn", "could not look for lost indexing jobs", { error: messageOf(error) });
-      return;
-    }
-    for (const record of lost) {
-      log("warn", "indexing job lost with its instance; marked failed", { job: record.job.id });
-      try {
-        await this.#cleanUpLost(record);
-      } catch (error) {
-        log("error", "could not clean up after a lost indexing job", {
-          job: record.job.id,
-          error: messageOf(error),
-        });
-      }
-    }
-  }
-
-  /** Drops a lost job's rebuilds and re-queues its collections' changed and orphaned items. */
-  async #cleanUpLost({ job, rebuilds }: JobRecord): Promise<void> {
+  async #cleanUpLost({ job, rebuilds }: JobRecord<IndexJob, JobRebuild>): Promise<void> {
     for (const rebuild of rebuilds) {
       const target: RebuildTarget = {
         ref: this.#resolve(rebuild.collection).ref,
@@ -323,7 +269,7 @@ export class IndexJobRunner {
         })
       );
     }
-    if (!this.#changes || job.startedAt === null) return;
+    if (!this.#outbox || job.startedAt === null) return;
     const since = Date.parse(job.startedAt) - this.#clockAllowanceMs;
     for (const part of this.#partsOrNone(job.scope)) {
       // The lost job's list of items is gone with it: documents without an item are found
@@ -333,7 +279,7 @@ export class IndexJobRunner {
       for await (const uri of this.#engine.listDocumentUris(part.collection.ref)) {
         if (!current.has(uri)) orphans.push(uri);
       }
-      await this.#changes.requeue(part.collection.uri, orphans);
+      await this.#outbox.enqueue(part.collection.uri, orphans);
     }
   }
 
@@ -359,7 +305,7 @@ export class IndexJobRunner {
     }
   }
 
-  async #run(current: RunningJob, parts: JobPart[]): Promise<void> {
+  async #run(current: RunningIndexJob, parts: JobPart[]): Promise<void> {
     const job = current.job;
     job.state = "running";
     job.startedAt = new Date().toISOString();
@@ -373,7 +319,7 @@ export class IndexJobRunner {
       for (const part of parts) {
         const seen = new Set<string>();
         try {
-          await this.#indexPart(job, part, batches, seen);
+          await this.#indexPart(current, part, batches, seen);
         } catch (error) {
           failed = true;
           const prefix = parts.length > 1 ? `${part.collection.uri}: ` : "";
@@ -389,7 +335,7 @@ export class IndexJobRunner {
             `Could not requeue items written meanwhile: ${messageOf(error)}`,
           );
         }
-        if (failed && (this.#closing || current.lost)) break;
+        if (failed && current.stopped !== undefined) break;
       }
     } catch (error) {
       failed = true;
@@ -402,7 +348,7 @@ export class IndexJobRunner {
       state: failed ? "failed" : "succeeded",
       finishedAt: new Date().toISOString(),
     };
-    current.ending = true;
+    this.#ending = current;
     await this.#save(current, end);
     Object.assign(job, end);
     log(failed ? "warn" : "info", "indexing job finished", {
@@ -422,9 +368,9 @@ export class IndexJobRunner {
    */
   async #requeueChanged(part: JobPart, seen: Set<string>, since: number): Promise<Set<string>> {
     const current = new Set<string>();
-    if (!this.#changes) return current;
+    if (!this.#outbox) return current;
     if (part.items) {
-      await this.#changes.requeue(part.collection.uri, part.items);
+      await this.#outbox.enqueue(part.collection.uri, part.items);
       return current;
     }
     const again: string[] = [];
@@ -433,7 +379,7 @@ export class IndexJobRunner {
       if (Date.parse(record.modified) >= since) again.push(record.uri);
     }
     for (const uri of seen) if (!current.has(uri)) again.push(uri);
-    await this.#changes.requeue(part.collection.uri, again);
+    await this.#outbox.enqueue(part.collection.uri, again);
     return current;
   }
 
@@ -450,16 +396,17 @@ export class IndexJobRunner {
   }
 
   async #indexPart(
-    job: IndexJob,
+    current: RunningIndexJob,
     part: JobPart,
     batches: { count: number },
     seen: Set<string>,
   ): Promise<void> {
+    const { job } = current;
     const ref = part.collection.ref;
     if (part.items) {
       await this.#engine.ensureIndex(ref);
       const source = inBatches(part.items, this.#batchSize);
-      await this.#indexBatches(job, part.collection, ref, source, batches);
+      await this.#indexBatches(current, part.collection, ref, source, batches);
       await this.#engine.refresh(ref);
       return;
     }
@@ -470,8 +417,8 @@ export class IndexJobRunner {
     );
     if (!job.clear) {
       await this.#engine.ensureIndex(ref);
-      await this.#indexBatches(job, part.collection, ref, source, batches);
-      await this.#removeStale(job, part.collection, seen);
+      await this.#indexBatches(current, part.collection, ref, source, batches);
+      await this.#removeStale(current, part.collection, seen);
       await this.#engine.refresh(ref);
       return;
     }
@@ -481,13 +428,13 @@ export class IndexJobRunner {
       physicalName: rebuild.physicalName,
     };
     // Recorded, so that whoever finds the job lost can drop the index.
-    this.#current?.rebuilds.push(owned);
-    if (this.#current) await this.#save(this.#current);
+    current.rebuilds.push(owned);
+    await this.#save(current);
     const forget = () => {
-      if (this.#current) this.#current.rebuilds = this.#current.rebuilds.filter((r) => r !== owned);
+      current.rebuilds = current.rebuilds.filter((r) => r !== owned);
     };
     try {
-      await this.#indexBatches(job, part.collection, rebuild, source, batches);
+      await this.#indexBatches(current, part.collection, rebuild, source, batches);
       await this.#engine.commitRebuild(rebuild);
       forget();
     } catch (error) {
@@ -508,21 +455,18 @@ export class IndexJobRunner {
    * runs before each write is sent.
    */
   async #indexBatches(
-    job: IndexJob,
+    current: RunningIndexJob,
     collection: IndexedCollection,
     target: IndexTarget,
     source: AsyncIterable<(string | ItemRecord)[]>,
     batches: { count: number },
   ): Promise<void> {
+    const { job } = current;
     const writing: Promise<void>[] = [];
     try {
       for await (const items of source) {
-        if (this.#closing) throw new Error("The service is shutting down.");
-        if (this.#current?.lost) {
-          throw new Error(
-            "This instance lost the job's claim (its heartbeat was not renewed in time).",
-          );
-        }
+        // Told to stop: the claim was lost, or the service is shutting down.
+        if (current.stopped !== undefined) throw new Error(current.stopped);
         // On the embedded backends a batch never waits for I/O: without this turn of the
         // event loop a job would hold it, and every request would wait, until the job ends.
         await yieldToEventLoop();
@@ -530,7 +474,7 @@ export class IndexJobRunner {
         const results = await readItemDocuments(this.#store, collection, uris);
         while (writing.length >= WRITES_IN_FLIGHT) await writing.shift();
         await this.hooks.beforeBatch?.(structuredClone(job), batches.count++);
-        const write = this.#writeBatch(job, target, results);
+        const write = this.#writeBatch(current, target, results);
         // Handled when awaited below; until then a failure must not count as unhandled.
         write.catch(() => {});
         writing.push(write);
@@ -542,7 +486,12 @@ export class IndexJobRunner {
     }
   }
 
-  async #writeBatch(job: IndexJob, target: IndexTarget, results: ItemDocument[]): Promise<void> {
+  async #writeBatch(
+    current: RunningIndexJob,
+    target: IndexTarget,
+    results: ItemDocument[],
+  ): Promise<void> {
+    const { job } = current;
     const documents = results.flatMap((result) =>
       result.outcome === "document" ? [result.document] : []
     );
@@ -565,11 +514,16 @@ export class IndexJobRunner {
     }
     job.processed += results.length;
     job.total = Math.max(job.total, job.processed);
-    if (this.#current) await this.#save(this.#current);
+    await this.#save(current);
   }
 
   /** Removes documents of items that no longer exist in the collection. */
-  async #removeStale(job: IndexJob, collection: IndexedCollection, seen: Set<string>) {
+  async #removeStale(
+    current: RunningIndexJob,
+    collection: IndexedCollection,
+    seen: Set<string>,
+  ) {
+    const { job } = current;
     let candidates: string[] = [];
     const flush = async () => {
       const stale: string[] = [];
@@ -582,7 +536,7 @@ export class IndexJobRunner {
       const outcome = await this.#engine.remove(collection.ref, stale);
       job.deleted += outcome.succeeded;
       for (const failure of outcome.failed) this.#recordError(job, failure.uri, failure.message);
-      if (this.#current) await this.#save(this.#current);
+      await this.#save(current);
     };
     for await (const uri of this.#engine.listDocumentUris(collection.ref)) {
       if (seen.has(uri)) continue;
@@ -603,33 +557,10 @@ export class IndexJobRunner {
 
   /**
    * Saves the job's progress (with `end` applied, for its last save) and renews its
-   * heartbeat, one save after the other. A save the store refuses means the claim was lost:
-   * the job stops at its next batch.
+   * heartbeat, after every earlier save; a refused save stops the job at its next batch.
    */
-  #save(current: RunningJob, end?: Partial<IndexJob>): Promise<boolean> {
-    current.saving = current.saving.then(async () => {
-      // A heartbeat after the last save has nothing to renew.
-      if (end === undefined && !isLive(current.job)) return true;
-      const job = { ...structuredClone(current.job), ...end };
-      const record = { job, rebuilds: [...current.rebuilds] };
-      try {
-        const saved = await this.#jobs.save(record, this.#owner);
-        if (!saved && !current.lost) {
-          current.lost = true;
-          log("error", "indexing job lost its claim; stopping it", { job: current.job.id });
-        }
-        return saved;
-      } catch (error) {
-        // Progress is also kept in memory; a failed save must not fail the job (the next
-        // save, a third of a lease later at most, renews the heartbeat).
-        log("error", "could not save indexing job progress", {
-          job: current.job.id,
-          error: String(error),
-        });
-        return true;
-      }
-    });
-    return current.saving;
+  #save(current: RunningIndexJob, end?: Partial<IndexJob>): Promise<boolean> {
+    return this.#lifecycle.save(current, end);
   }
 }
 

@@ -50,8 +50,8 @@ export interface OutboxWorkerOptions {
   refreshCatalog?: () => Promise<void>;
   /** Items claimed per batch (200). */
   batchSize?: number;
-  /** How long a claim holds its entries, in ms (`service.cluster.leaseMs`, 30000). */
-  leaseMs?: number;
+  /** How long a claim holds its entries, in ms (`service.cluster.leaseMs`). */
+  leaseMs: number;
   /** How often an idle worker looks for new entries, in ms (250). */
   pollIntervalMs?: number;
   /** First wait after a failed batch, in ms (100); doubles per failure. */
@@ -104,7 +104,7 @@ export class IndexOutboxWorker {
     this.#refreshCatalog = options.refreshCatalog;
     this.#batchSize = options.batchSize ?? 200;
     this.#claimSize = this.#batchSize;
-    this.#leaseMs = options.leaseMs ?? 30_000;
+    this.#leaseMs = options.leaseMs;
     this.#pollIntervalMs = options.pollIntervalMs ?? 250;
     this.#initialBackoffMs = options.initialBackoffMs ?? 100;
     this.#maxBackoffMs = options.maxBackoffMs ?? 5000;
@@ -138,12 +138,6 @@ export class IndexOutboxWorker {
   /** Looks for entries now instead of at the next poll (does not cut a backoff short). */
   wake(): void {
     if (this.#sleepingIdle) this.#interrupt?.();
-  }
-
-  /** Enqueues items again, e.g. those a job may have indexed stale. */
-  async requeue(collection: string, uris: Iterable<string>): Promise<void> {
-    await this.#store.outbox.enqueue(collection, uris);
-    this.wake();
   }
 
   /**

@@ -1,5 +1,5 @@
 /**
- * Indexing job records: the contract, and the types of a job as API.md shows it.
+ * Job records of every kind: the contract, and what every kind of job has.
  *
  * The records hold the single-flight lock too: a job starts only if no live job (queued or
  * running, with a heartbeat younger than the lease) is recorded, decided atomically by the
@@ -8,22 +8,17 @@
  * instance and is marked failed (by any instance, within one lease), and a job recorded as
  * its own by an instance that starts again (same data dir) is marked failed at once.
  *
- * Implementations: `sqlite_job_store.ts` (the embedded store's file: one instance) and
- * `sparql_job_store.ts` (the SPARQL store's metadata graph: shared by every instance).
+ * Implementations: in the embedded store's file (one instance), `sqlite_job_store.ts` (the
+ * indexing jobs' table, whose columns predate kinds) and `sqlite_kind_job_store.ts` (any
+ * other kind, as JSON); `sparql_job_store.ts` (the SPARQL store's metadata graph: shared by
+ * every instance).
  *
  * The contract serves every kind of job (indexing, bulk import): a job is anything with the
  * {@link StoredJob} fields, and a lock names what is single-flight. Indexing jobs use no lock
- * (one job at a time in the whole deployment); an import locks its collection.
+ * (one job at a time in the whole deployment); an import locks its collection. How a job is
+ * run (lease, heartbeat, sweep, recovery, close) is `job_lifecycle.ts`; what a job is and
+ * does is its kind's (`src/indexing/index_job.ts`, `src/bulk/import_jobs.ts`).
  */
-
-/** What a job indexes (API.md: `scope`). */
-export interface JobScope {
-  type: "workspace" | "collection" | "items";
-  /** The workspace or collection URI. */
-  uri: string;
-  /** The listed item URIs; only for `type: "items"`. */
-  items?: string[];
-}
 
 /** The state of a job; `queued` and `running` are the live ones. */
 export type JobState = "queued" | "running" | "succeeded" | "failed";
@@ -54,25 +49,6 @@ export interface StoredJob {
   errors: JobError[];
 }
 
-/** A job as API.md shows it. */
-export interface IndexJob {
-  id: string;
-  scope: JobScope;
-  clear: boolean;
-  state: JobState;
-  /** ISO 8601; null while queued. */
-  startedAt: string | null;
-  /** ISO 8601; null until the job ends. */
-  finishedAt: string | null;
-  total: number;
-  processed: number;
-  indexed: number;
-  deleted: number;
-  failed: number;
-  /** The first {@link MAX_JOB_ERRORS} failures; `failed` counts them all. */
-  errors: JobError[];
-}
-
 /** How many errors a job keeps; later ones only count. */
 export const MAX_JOB_ERRORS = 100;
 
@@ -89,24 +65,21 @@ export function abandonedMessage(leaseMs: number): string {
     "start the job again.";
 }
 
-/** A physical search index a job is rebuilding, to drop if the job is lost. */
-export interface JobRebuild {
-  collection: string;
-  physicalName: string;
-}
-
-/** A job with what its store keeps beside it. */
-export interface JobRecord<J extends StoredJob = IndexJob> {
+/**
+ * A job with what its store keeps beside it: `rebuilds`, what the job holds that whoever
+ * finds it lost must release (for indexing, the rebuild indices it created and has not
+ * swapped in yet; a kind that holds nothing has `never`). The name is the stored one.
+ */
+export interface JobRecord<J extends StoredJob, H = never> {
   job: J;
-  /** Rebuild indices the job created and has not swapped in yet. */
-  rebuilds: JobRebuild[];
+  rebuilds: H[];
 }
 
 /** What {@link JobStore.tryStart} decided. */
 export type StartDecision = { started: true } | { started: false; runningJob: string };
 
 /** Where job records live; see the module comment. */
-export interface JobStore<J extends StoredJob = IndexJob> {
+export interface JobStore<J extends StoredJob, H = never> {
   /**
    * Records `job` as running, owned by `owner`, unless a live job of this store's kind with
    * the same `lock` exists (atomic). Without a lock, any live job of the kind blocks.
@@ -117,7 +90,7 @@ export interface JobStore<J extends StoredJob = IndexJob> {
    * the job is no longer this owner's live job (its heartbeat ended and it was marked failed,
    * or another instance took over): the caller must stop it.
    */
-  save(record: JobRecord<J>, owner: string): Promise<boolean>;
+  save(record: JobRecord<J, H>, owner: string): Promise<boolean>;
   /** A job by id. */
   get(id: string): Promise<J | undefined>;
   /** The most recent jobs, newest first. */
@@ -129,7 +102,7 @@ export interface JobStore<J extends StoredJob = IndexJob> {
    * `restartedOwner` when an instance that starts again names itself (they were cut off);
    * returns those this call marked, with their rebuilds, for clean-up.
    */
-  failLost(restartedOwner?: string): Promise<JobRecord<J>[]>;
+  failLost(restartedOwner?: string): Promise<JobRecord<J, H>[]>;
 }
 
 /** A live job recorded as failed at `now` with `message` appended. */

@@ -31,7 +31,6 @@ import type { SparqlRow } from "../sparql_protocol/results_json.ts";
 import {
   abandonedMessage,
   failedJob,
-  type IndexJob,
   INTERRUPTED_MESSAGE,
   isLive,
   JOB_HISTORY_LIMIT,
@@ -50,7 +49,7 @@ const MAX_HISTORY_BYTES = 256 << 20;
  * Job records in `metadataGraph`; a job is live while its heartbeat is younger than `leaseMs`.
  * `kind` names the IRI prefix of this store's jobs (`job` for indexing jobs).
  */
-export class SparqlJobStore<J extends StoredJob = IndexJob> implements JobStore<J> {
+export class SparqlJobStore<J extends StoredJob, H = never> implements JobStore<J, H> {
   readonly #client: SparqlHttpClient;
   readonly #meta: string;
   readonly #leaseMs: number;
@@ -91,7 +90,7 @@ export class SparqlJobStore<J extends StoredJob = IndexJob> implements JobStore<
     return { started: false, runningJob: (live[0] ?? "").slice(this.#prefix.length) };
   }
 
-  async save(record: JobRecord<J>, owner: string): Promise<boolean> {
+  async save(record: JobRecord<J, H>, owner: string): Promise<boolean> {
     const now = Date.now();
     const subject = this.#jobIri(record.job.id);
     await this.#client.update(
@@ -151,7 +150,7 @@ export class SparqlJobStore<J extends StoredJob = IndexJob> implements JobStore<
     return rows.length === 0 ? undefined : this.#present(rows[0], now);
   }
 
-  async failLost(restartedOwner?: string): Promise<JobRecord<J>[]> {
+  async failLost(restartedOwner?: string): Promise<JobRecord<J, H>[]> {
     // A name no instance has when none restarted: only ended heartbeats count then.
     const owner = restartedOwner ?? "";
     const now = Date.now();
@@ -165,15 +164,15 @@ export class SparqlJobStore<J extends StoredJob = IndexJob> implements JobStore<
            (?owner = ${stringToSparql(owner)} || ?heartbeat <= ${now - this.#leaseMs})) }`,
       MAX_HISTORY_BYTES,
     );
-    const marked: JobRecord<J>[] = [];
+    const marked: JobRecord<J, H>[] = [];
     const finishedAt = new Date(now).toISOString();
     for (const row of rows) {
-      const record = JSON.parse(row.get("record")!.value) as JobRecord<J>;
+      const record = JSON.parse(row.get("record")!.value) as JobRecord<J, H>;
       const heartbeat = row.get("heartbeat")!.value;
       const message = row.get("owner")!.value === owner
         ? INTERRUPTED_MESSAGE
         : abandonedMessage(this.#leaseMs);
-      const failed: JobRecord<J> = {
+      const failed: JobRecord<J, H> = {
         job: failedJob(record.job, message, finishedAt),
         rebuilds: [],
       };
@@ -222,7 +221,7 @@ export class SparqlJobStore<J extends StoredJob = IndexJob> implements JobStore<
 
   /** The job of a row; a live job whose heartbeat ended reads as failed at once. */
   #present(row: SparqlRow, now: number): J {
-    const { job } = JSON.parse(row.get("record")!.value) as JobRecord<J>;
+    const { job } = JSON.parse(row.get("record")!.value) as JobRecord<J, H>;
     const heartbeat = Number(row.get("heartbeat")?.value);
     if (!isLive(job) || !Number.isFinite(heartbeat) || heartbeat > now - this.#leaseMs) return job;
     const ended = new Date(heartbeat + this.#leaseMs).toISOString();

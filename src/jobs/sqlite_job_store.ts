@@ -4,21 +4,31 @@
  * one this process runs or one a crash interrupted (marked failed at the next start).
  *
  * A job row is written when the job starts and again as it makes progress, so the history
- * survives restarts.
+ * survives restarts. The table's columns are an indexing job's fields (it predates job kinds,
+ * which `sqlite_kind_job_store.ts` keeps as JSON); the store knows them as
+ * {@link IndexJobColumns}, and the job's own type is indexing's (`src/indexing/index_job.ts`).
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { inTransaction, type Migration } from "../store/sqlite/local_db.ts";
 import {
   failedJob,
-  type IndexJob,
   INTERRUPTED_MESSAGE,
   JOB_HISTORY_LIMIT,
   type JobRecord,
-  type JobScope,
   type JobState,
   type JobStore,
   type StartDecision,
+  type StoredJob,
 } from "./job_store.ts";
+
+/** The counters of a job the `index_jobs` table has a column for. */
+type Counter = "total" | "processed" | "indexed" | "deleted" | "failed";
+
+/** The fields of a job the `index_jobs` table has columns for (an indexing job's). */
+export type IndexJobColumns = StoredJob & Record<Counter, number> & {
+  scope: { type: "workspace" | "collection" | "items"; uri: string; items?: string[] };
+  clear: boolean;
+};
 
 /** The `index_jobs` table (migrations 2 and 3). */
 export const INDEX_JOB_MIGRATIONS: Migration[] = [
@@ -53,7 +63,7 @@ export const INDEX_JOB_MIGRATIONS: Migration[] = [
 
 interface JobRow {
   id: string;
-  scope_type: JobScope["type"];
+  scope_type: IndexJobColumns["scope"]["type"];
   scope_uri: string;
   scope_items: string | null;
   clear: number;
@@ -69,8 +79,11 @@ interface JobRow {
   rebuilds: string;
 }
 
-/** Job records in SQLite; every call is one statement or one transaction. */
-export class SqliteJobStore implements JobStore {
+/**
+ * Job records in SQLite; every call is one statement or one transaction. `J` is the job type
+ * with exactly the table's columns, `H` what a job holds (kept as JSON).
+ */
+export class SqliteJobStore<J extends IndexJobColumns, H> implements JobStore<J, H> {
   readonly #db: DatabaseSync;
   readonly #statements: Record<string, StatementSync>;
 
@@ -97,7 +110,7 @@ export class SqliteJobStore implements JobStore {
     };
   }
 
-  tryStart(job: IndexJob, _owner: string): Promise<StartDecision> {
+  tryStart(job: J, _owner: string): Promise<StartDecision> {
     return Promise.resolve(inTransaction(this.#db, (): StartDecision => {
       const running = this.#statements.live.get() as JobRow | undefined;
       if (running) return { started: false, runningJob: running.id };
@@ -122,23 +135,23 @@ export class SqliteJobStore implements JobStore {
     }));
   }
 
-  save(record: JobRecord, _owner: string): Promise<boolean> {
+  save(record: JobRecord<J, H>, _owner: string): Promise<boolean> {
     return Promise.resolve(this.#update(record));
   }
 
-  get(id: string): Promise<IndexJob | undefined> {
+  get(id: string): Promise<J | undefined> {
     const row = this.#statements.get.get(id) as JobRow | undefined;
-    return Promise.resolve(row ? toRecord(row).job : undefined);
+    return Promise.resolve(row ? toRecord<J, H>(row).job : undefined);
   }
 
-  recent(limit: number): Promise<IndexJob[]> {
+  recent(limit: number): Promise<J[]> {
     const rows = this.#statements.recent.all(limit) as unknown as JobRow[];
-    return Promise.resolve(rows.map((row) => toRecord(row).job));
+    return Promise.resolve(rows.map((row) => toRecord<J, H>(row).job));
   }
 
-  live(): Promise<IndexJob | undefined> {
+  live(): Promise<J | undefined> {
     const row = this.#statements.live.get() as JobRow | undefined;
-    return Promise.resolve(row ? toRecord(row).job : undefined);
+    return Promise.resolve(row ? toRecord<J, H>(row).job : undefined);
   }
 
   /**
@@ -146,10 +159,12 @@ export class SqliteJobStore implements JobStore {
    * off: one instance owns the file, and no job of this process exists yet. Otherwise the
    * only live job is this process's own, alive.
    */
-  failLost(restartedOwner?: string): Promise<JobRecord[]> {
+  failLost(restartedOwner?: string): Promise<JobRecord<J, H>[]> {
     if (restartedOwner === undefined) return Promise.resolve([]);
     const now = new Date().toISOString();
-    const lost = (this.#statements.live.all() as unknown as JobRow[]).map(toRecord);
+    const lost = (this.#statements.live.all() as unknown as JobRow[]).map((row) =>
+      toRecord<J, H>(row)
+    );
     for (const record of lost) {
       this.#update({ job: failedJob(record.job, INTERRUPTED_MESSAGE, now), rebuilds: [] });
     }
@@ -157,7 +172,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   /** Saves a live job's state, progress and rebuilds; false if it is no longer live. */
-  #update({ job, rebuilds }: JobRecord): boolean {
+  #update({ job, rebuilds }: JobRecord<J, H>): boolean {
     const result = this.#statements.update.run(
       job.state,
       job.startedAt,
@@ -175,8 +190,9 @@ export class SqliteJobStore implements JobStore {
   }
 }
 
-function toRecord(row: JobRow): JobRecord {
-  const scope: JobScope = { type: row.scope_type, uri: row.scope_uri };
+/** A row as the record it stores; `J` has exactly the columns (see the class). */
+function toRecord<J extends IndexJobColumns, H>(row: JobRow): JobRecord<J, H> {
+  const scope: IndexJobColumns["scope"] = { type: row.scope_type, uri: row.scope_uri };
   if (row.scope_items !== null) scope.items = JSON.parse(row.scope_items);
   return {
     job: {
@@ -192,7 +208,7 @@ function toRecord(row: JobRow): JobRecord {
       deleted: row.deleted,
       failed: row.failed,
       errors: JSON.parse(row.errors),
-    },
+    } as J,
     rebuilds: JSON.parse(row.rebuilds),
   };
 }

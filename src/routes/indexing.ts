@@ -6,7 +6,7 @@ import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { jobNotFound } from "../http/problem.ts";
-import type { IndexJob, JobScope } from "../jobs/job_store.ts";
+import type { IndexJob, JobScope } from "../indexing/index_job.ts";
 import {
   getIndexJob,
   indexCollection,

@@ -562,7 +562,8 @@ async function raceJobAgainstWrite(withChangeFeed: boolean): Promise<string | un
   });
   const catalog = new Catalog(config.workspaces);
   const resolve = collectionResolver(config, catalog);
-  const worker = new IndexOutboxWorker({ store, engine, resolve });
+  const { leaseMs } = config.service.cluster;
+  const worker = new IndexOutboxWorker({ store, engine, resolve, leaseMs });
   const uri = itemUri("book", 0);
   const titled = (title: string) => [quad(namedNode(uri), namedNode(TITLE), literal(title))];
   let raced = false;
@@ -589,7 +590,9 @@ async function raceJobAgainstWrite(withChangeFeed: boolean): Promise<string | un
     engine,
     catalog,
     resolve,
-    changes: withChangeFeed ? worker : undefined,
+    outbox: withChangeFeed ? store.outbox : undefined,
+    batchSize: config.service.search.indexing.batchSize,
+    leaseMs,
   });
   worker.start();
   try {

@@ -17,6 +17,8 @@
  * every scenario runs on Virtuoso as well (`[cluster/virtuoso/…]`).
  */
 import {
+  type Answer,
+  call,
   Cluster,
   CLUSTER_LEASE_MS,
   type ClusterEngines,
@@ -32,6 +34,7 @@ import {
   readJob,
   runWriteLoad,
   sleep,
+  sparqlSelect,
   startCollectionJob,
   startWarmCluster,
   stateOf,
@@ -387,6 +390,138 @@ clusterTest(
   // On Fuseki only: seeding 2,000 items takes Virtuoso two minutes, and the scenario tests the
   // job lease, which the other scenarios' job checks already run on every store.
   { firstStoreOnly: true },
+);
+
+/** One item of the import scenario, as N-Quads (its graph is the item). */
+function importQuads(cluster: Cluster, n: number, word: string): string {
+  const uri = `<https://data.example.org/id/cluster/${cluster.run}/import-${n}>`;
+  return `${uri} <http://purl.org/dc/terms/title> "${word} ${n}" ${uri} .\n`;
+}
+
+/** `GET /api/admin/import/jobs/{id}` on one instance. */
+function readImport(baseUrl: string, id: string): Promise<Answer> {
+  return call(`${baseUrl}/api/admin/import/jobs/${encodeURIComponent(id)}`);
+}
+
+clusterTest(
+  "kill-during-import",
+  "SIGKILL of the instance running an import: another instance's sweep marks it failed " +
+    "within a lease, the collection's lock is free, and what it wrote is indexed",
+  async (cluster, findings) => {
+    const ledger = new WriteLedger();
+    const [a, b] = await startWarmCluster(cluster, ledger);
+    const word = uniqueWord();
+    const ITEMS = 600;
+    const importUrl = (instance: { url: string }, query = "") =>
+      `${instance.url}/api/admin/import?collection=${
+        encodeURIComponent(cluster.collection)
+      }${query}`;
+    const encoder = new TextEncoder();
+    let feed!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) });
+    // The answer comes only if the import fails before A dies: then it says why.
+    let answered = "";
+    const answer = fetch(importUrl(a), {
+      method: "POST",
+      headers: { "Content-Type": "application/n-quads" },
+      body,
+    }).then(async (response) => answered = `HTTP ${response.status} ${await response.text()}`)
+      .catch(() => {});
+    // A first part at once, the rest slowly: the import is still reading when A dies.
+    const FIRST = 100;
+    for (let n = 0; n < FIRST; n++) feed.enqueue(encoder.encode(importQuads(cluster, n, word)));
+    let killed = false;
+    const upload = (async () => {
+      for (let n = FIRST; n < ITEMS && !killed; n++) {
+        feed.enqueue(encoder.encode(importQuads(cluster, n, word)));
+        if (n % 10 === 0) await sleep(50);
+      }
+    })().catch(() => {}); // the request ended: the kill, or an early answer
+    let id: string | undefined;
+    let writtenAtKill = 0;
+    try {
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline) {
+        const jobs = await call(`${a.url}/api/admin/import/jobs`);
+        const running = jobs.status === 200
+          ? (jobs.body as { id: string; state: string; written: number }[])
+            .find((job) => job.state === "running")
+          : undefined;
+        if (running) id = running.id;
+        if (running && running.written >= 50) {
+          writtenAtKill = running.written;
+          break;
+        }
+        await sleep(5);
+      }
+      if (id === undefined || writtenAtKill === 0) {
+        throw new Error(`no running import with items written on A (job ${id}; ${answered})`);
+      }
+    } finally {
+      await cluster.kill(a);
+      killed = true;
+      await upload;
+      await answer;
+    }
+    const killedAt = Date.now();
+    findings.measured(`killed A with import ${id} at ${writtenAtKill} items written`);
+    // The record in the store, as the survivors' sweep leaves it: failed within a lease.
+    const jobIri = `urn:rdf-content-service:import-job:${id}`;
+    let recorded = "";
+    const deadline = killedAt + CLUSTER_LEASE_MS + 5_000;
+    while (Date.now() < deadline) {
+      const rows = await sparqlSelect(
+        cluster.engines.sparql,
+        `SELECT ?state WHERE { GRAPH <${cluster.metadataGraph}> {
+           <${jobIri}> <urn:rdf-content-service:jobState> ?state } }`,
+      );
+      recorded = rows[0]?.state ?? "none";
+      if (recorded === "failed") break;
+      await sleep(200);
+    }
+    findings.measured(
+      `the import's record reads ${recorded} ${Date.now() - killedAt} ms after the kill`,
+    );
+    findings.check(
+      recorded === "failed",
+      `within ${CLUSTER_LEASE_MS} + 5000 ms of the kill the import's record is ${recorded}`,
+    );
+    const states: Record<string, string> = {};
+    for (const instance of cluster.live()) {
+      const read = await readImport(instance.url, id);
+      const job = read.body as { state?: string; errors?: { message: string }[] };
+      states[instance.name] = read.status === 200
+        ? `${job.state}: ${job.errors?.at(-1)?.message}`
+        : `HTTP ${read.status}`;
+    }
+    findings.measured(`the killed import per instance: ${JSON.stringify(states)}`);
+    findings.check(
+      Object.values(states).length === 2 &&
+        Object.values(states).every((state) => state.startsWith("failed: ")),
+      `the killed import per instance: ${JSON.stringify(states)}`,
+    );
+    // Every item of the body may or may not be stored now; the new import settles them.
+    for (let n = 0; n < ITEMS; n++) {
+      const uri = `https://data.example.org/id/cluster/${cluster.run}/import-${n}`;
+      ledger.entries.set(uri, { uri, exists: undefined, version: 0, busy: true });
+    }
+    const all = Array.from({ length: ITEMS }, (_, n) => importQuads(cluster, n, word)).join("");
+    const again = await call(importUrl(b, "&mode=upsert&wait=true"), {
+      method: "POST",
+      headers: { "Content-Type": "application/n-quads" },
+      body: all,
+    }, 300_000);
+    const job = again.body as { state?: string; written?: number; errors?: unknown[] };
+    findings.measured(
+      `the import again on B: HTTP ${again.status}, ${job?.state}, written ${job?.written}`,
+    );
+    const succeeded = findings.check(
+      again.status === 200 && job.state === "succeeded" && job.written === ITEMS,
+      `the import again on B: HTTP ${again.status} ${JSON.stringify(job).slice(0, 300)}`,
+    );
+    if (succeeded) { for (const entry of ledger.entries.values()) entry.exists ??= true; }
+    findings.report("after the import again", await verifyCluster(cluster, ledger));
+  },
 );
 
 clusterTest(

@@ -9,7 +9,8 @@ import { SparqlHttpClient } from "../../src/sparql_protocol/client.ts";
 import { SparqlJobStore } from "../../src/jobs/sparql_job_store.ts";
 import { SqliteKindJobStore } from "../../src/jobs/sqlite_kind_job_store.ts";
 import { SqliteJobStore } from "../../src/jobs/sqlite_job_store.ts";
-import type { IndexJob, JobStore, StoredJob } from "../../src/jobs/job_store.ts";
+import type { JobStore, StoredJob } from "../../src/jobs/job_store.ts";
+import type { IndexJob } from "../../src/indexing/index_job.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
 
