@@ -50,116 +50,143 @@ export interface ProblemFacts {
   title: string;
 }
 
-/** Every problem, by slug (its type is `/problems/<slug>`). */
-export const PROBLEMS = {
-  // invalid-input
-  "missing-parameter": { kind: "invalid-input", title: "Missing parameter" },
-  "invalid-iri": { kind: "invalid-input", title: "Invalid IRI" },
-  "invalid-boolean": { kind: "invalid-input", title: "Invalid boolean" },
-  "invalid-parameter": { kind: "invalid-input", title: "Invalid parameter" },
-  "empty-body": { kind: "invalid-input", title: "Empty body" },
-  "rdf-syntax": { kind: "invalid-input", title: "Malformed RDF" },
-  "relative-iri": { kind: "invalid-input", title: "Relative IRI without a base" },
-  "invalid-jsonld": { kind: "invalid-input", title: "Invalid JSON-LD" },
-  "invalid-json": { kind: "invalid-input", title: "Invalid JSON" },
-  "invalid-encoding": { kind: "invalid-input", title: "Body is not UTF-8" },
-  "remote-context-refused": { kind: "invalid-input", title: "Remote JSON-LD context refused" },
-  "no-root-subject": { kind: "invalid-input", title: "No root subject" },
-  "several-root-subjects": { kind: "invalid-input", title: "Several root subjects" },
-  "blank-root-subject": { kind: "invalid-input", title: "Item needs a URI" },
-  "item-not-described": { kind: "invalid-input", title: "Body does not describe the item" },
-  "named-graphs-not-allowed": { kind: "invalid-input", title: "Named graphs are not allowed" },
-  "uri-not-in-body": { kind: "invalid-input", title: "URI not in body" },
-  "invalid-sort": { kind: "invalid-input", title: "Field cannot be sorted" },
-  "invalid-search-query": { kind: "invalid-input", title: "Invalid search query" },
-  "search-query-refused": { kind: "invalid-input", title: "Search query refused" },
-  "missing-query": { kind: "invalid-input", title: "Missing query" },
-  "invalid-sparql": { kind: "invalid-input", title: "Invalid SPARQL" },
-  "query-failed": { kind: "invalid-input", title: "Query failed" },
-  "sparql-update-refused": { kind: "invalid-input", title: "Updates are not allowed" },
-  "sparql-service-refused": { kind: "invalid-input", title: "Federated queries are not allowed" },
-  "reserved-graph": { kind: "invalid-input", title: "Reserved graph" },
-  "missing-file": { kind: "invalid-input", title: "Missing file" },
-  "ambiguous-file": { kind: "invalid-input", title: "Which file?" },
-  "invalid-multipart": { kind: "invalid-input", title: "Malformed multipart body" },
-  "invalid-term": { kind: "invalid-input", title: "Term cannot be stored" },
-  "invalid-literal": { kind: "invalid-input", title: "Invalid literal" },
-  "invalid-settings": { kind: "invalid-input", title: "Invalid settings" },
-  "graph-name-not-iri": { kind: "invalid-input", title: "Graph name is not an IRI" },
-  "graph-not-contiguous": { kind: "invalid-input", title: "Graph split in two" },
-  "unknown-field": { kind: "invalid-input", title: "Unknown field" },
-  // unauthenticated
-  "unauthorized": { kind: "unauthenticated", title: "Authentication required" },
-  // forbidden
-  "forbidden": { kind: "forbidden", title: "Role too weak" },
-  "foreign-caller": { kind: "forbidden", title: "Only local callers without access tokens" },
-  "search-dsl-disabled": { kind: "forbidden", title: "Query DSL switched off" },
-  // not-found
-  "collection-not-found": { kind: "not-found", title: "Collection not found" },
-  "workspace-not-found": { kind: "not-found", title: "Workspace not found" },
-  "item-not-found": { kind: "not-found", title: "Item not found" },
-  "job-not-found": { kind: "not-found", title: "Job not found" },
-  "endpoint-not-found": { kind: "not-found", title: "SPARQL endpoint not found" },
-  "search-index-not-found": { kind: "not-found", title: "Search index not found" },
-  "asset-not-found": { kind: "not-found", title: "File not found" },
-  "not-found": { kind: "not-found", title: "Not found" },
-  // not-acceptable
-  "not-acceptable": { kind: "not-acceptable", title: "Not acceptable" },
-  "not-expressible": { kind: "not-acceptable", title: "Not expressible in this format" },
-  // conflict
-  "item-exists": { kind: "conflict", title: "Item already exists" },
-  "indexing-running": { kind: "conflict", title: "Indexing is running" },
-  "import-running": { kind: "conflict", title: "An import of this collection is running" },
-  "rebuild-not-active": { kind: "conflict", title: "No such rebuild" },
-  "collection-exists": { kind: "conflict", title: "The collection exists" },
-  "workspace-exists": { kind: "conflict", title: "The workspace exists" },
-  "index-in-use": { kind: "conflict", title: "The search index is in use" },
-  "collection-from-config": {
-    kind: "conflict",
-    title: "The collection is configured in customer.yml",
+/** Every problem's title, by slug, under its kind (its type is `/problems/<slug>`). */
+const TITLES_BY_KIND = {
+  "invalid-input": {
+    "missing-parameter": "Missing parameter",
+    "invalid-iri": "Invalid IRI",
+    "invalid-boolean": "Invalid boolean",
+    "invalid-parameter": "Invalid parameter",
+    "empty-body": "Empty body",
+    "rdf-syntax": "Malformed RDF",
+    "relative-iri": "Relative IRI without a base",
+    "invalid-jsonld": "Invalid JSON-LD",
+    "invalid-json": "Invalid JSON",
+    "invalid-encoding": "Body is not UTF-8",
+    "remote-context-refused": "Remote JSON-LD context refused",
+    "no-root-subject": "No root subject",
+    "several-root-subjects": "Several root subjects",
+    "blank-root-subject": "Item needs a URI",
+    "item-not-described": "Body does not describe the item",
+    "named-graphs-not-allowed": "Named graphs are not allowed",
+    "uri-not-in-body": "URI not in body",
+    "invalid-sort": "Field cannot be sorted",
+    "invalid-search-query": "Invalid search query",
+    "search-query-refused": "Search query refused",
+    "missing-query": "Missing query",
+    "invalid-sparql": "Invalid SPARQL",
+    "query-failed": "Query failed",
+    "sparql-update-refused": "Updates are not allowed",
+    "sparql-service-refused": "Federated queries are not allowed",
+    "reserved-graph": "Reserved graph",
+    "missing-file": "Missing file",
+    "ambiguous-file": "Which file?",
+    "invalid-multipart": "Malformed multipart body",
+    "invalid-term": "Term cannot be stored",
+    "invalid-literal": "Invalid literal",
+    "invalid-settings": "Invalid settings",
+    "graph-name-not-iri": "Graph name is not an IRI",
+    "graph-not-contiguous": "Graph split in two",
+    "unknown-field": "Unknown field",
   },
-  "collection-not-empty": { kind: "conflict", title: "The collection holds items" },
-  // precondition-failed
-  "precondition-failed": { kind: "precondition-failed", title: "Precondition failed" },
-  // too-large
-  "body-too-large": { kind: "too-large", title: "Request body too large" },
-  "query-too-large": { kind: "too-large", title: "Query too large" },
-  // unsupported-media
-  "unsupported-media-type": { kind: "unsupported-media", title: "Unsupported media type" },
-  // unprocessable
-  "shacl-violation": {
-    kind: "unprocessable",
-    title: "The item does not conform to the collection's shapes",
+  "unauthenticated": {
+    "unauthorized": "Authentication required",
   },
-  "canonicalization-limit": { kind: "unprocessable", title: "Graph too complex to canonicalize" },
-  "query-too-broad": { kind: "unprocessable", title: "Query too broad" },
-  // internal
-  "internal-error": { kind: "internal", title: "Internal server error" },
-  "invalid-index-name": { kind: "internal", title: "Invalid index name" },
-  // not-implemented
-  "not-implemented": { kind: "not-implemented", title: "Not implemented" },
-  // backend-failed
-  "store-error": { kind: "backend-failed", title: "Triple store error" },
-  "search-error": { kind: "backend-failed", title: "Search failed" },
-  "store-incomplete-answer": { kind: "backend-failed", title: "Triple store answer incomplete" },
-  // unavailable
-  "store-unavailable": { kind: "unavailable", title: "Triple store unavailable" },
-  "search-unavailable": { kind: "unavailable", title: "Search unavailable" },
-  "write-outcome-unknown": { kind: "unavailable", title: "Write outcome unknown" },
-  "query-engine-restarted": { kind: "unavailable", title: "Query engine restarted" },
-  "shutting-down": { kind: "unavailable", title: "Shutting down" },
-  "workers-busy": { kind: "unavailable", title: "Too busy" },
-  "store-incapable": { kind: "unavailable", title: "Triple store lacks a required behaviour" },
-  // timeout
-  "query-timeout": { kind: "timeout", title: "Query timed out" },
-  "search-timeout": { kind: "timeout", title: "Search timed out" },
-  // insufficient-storage
-  "storage-full": { kind: "insufficient-storage", title: "Storage full" },
-  "storage-read-only": { kind: "insufficient-storage", title: "Storage read-only" },
-} as const satisfies Record<string, ProblemFacts>;
+  "forbidden": {
+    "forbidden": "Role too weak",
+    "foreign-caller": "Only local callers without access tokens",
+    "search-dsl-disabled": "Query DSL switched off",
+  },
+  "not-found": {
+    "collection-not-found": "Collection not found",
+    "workspace-not-found": "Workspace not found",
+    "item-not-found": "Item not found",
+    "job-not-found": "Job not found",
+    "endpoint-not-found": "SPARQL endpoint not found",
+    "search-index-not-found": "Search index not found",
+    "asset-not-found": "File not found",
+    "not-found": "Not found",
+  },
+  "not-acceptable": {
+    "not-acceptable": "Not acceptable",
+    "not-expressible": "Not expressible in this format",
+  },
+  "conflict": {
+    "item-exists": "Item already exists",
+    "indexing-running": "Indexing is running",
+    "import-running": "An import of this collection is running",
+    "rebuild-not-active": "No such rebuild",
+    "collection-exists": "The collection exists",
+    "workspace-exists": "The workspace exists",
+    "index-in-use": "The search index is in use",
+    "collection-from-config": "The collection is configured in customer.yml",
+    "collection-not-empty": "The collection holds items",
+  },
+  "precondition-failed": {
+    "precondition-failed": "Precondition failed",
+  },
+  "too-large": {
+    "body-too-large": "Request body too large",
+    "query-too-large": "Query too large",
+  },
+  "unsupported-media": {
+    "unsupported-media-type": "Unsupported media type",
+  },
+  "unprocessable": {
+    "shacl-violation": "The item does not conform to the collection's shapes",
+    "canonicalization-limit": "Graph too complex to canonicalize",
+    "query-too-broad": "Query too broad",
+  },
+  "internal": {
+    "internal-error": "Internal server error",
+    "invalid-index-name": "Invalid index name",
+  },
+  "not-implemented": {
+    "not-implemented": "Not implemented",
+  },
+  "backend-failed": {
+    "store-error": "Triple store error",
+    "search-error": "Search failed",
+    "store-incomplete-answer": "Triple store answer incomplete",
+  },
+  "unavailable": {
+    "store-unavailable": "Triple store unavailable",
+    "search-unavailable": "Search unavailable",
+    "write-outcome-unknown": "Write outcome unknown",
+    "query-engine-restarted": "Query engine restarted",
+    "shutting-down": "Shutting down",
+    "workers-busy": "Too busy",
+    "store-incapable": "Triple store lacks a required behaviour",
+  },
+  "timeout": {
+    "query-timeout": "Query timed out",
+    "search-timeout": "Search timed out",
+  },
+  "insufficient-storage": {
+    "storage-full": "Storage full",
+    "storage-read-only": "Storage read-only",
+  },
+} as const satisfies Record<ErrorKind, Record<string, string>>;
+
+type TitlesByKind = typeof TITLES_BY_KIND;
 
 /** A problem's public slug: one of the catalogue's. */
-export type ProblemSlug = keyof typeof PROBLEMS;
+export type ProblemSlug = { [K in ErrorKind]: keyof TitlesByKind[K] & string }[ErrorKind];
+
+/** Every problem, by slug: its kind and title. */
+export const PROBLEMS: Readonly<Record<ProblemSlug, ProblemFacts>> = catalogue();
+
+function catalogue(): Record<ProblemSlug, ProblemFacts> {
+  const problems: Record<string, ProblemFacts> = {};
+  for (const [kind, titles] of Object.entries(TITLES_BY_KIND) as [ErrorKind, object][]) {
+    for (const [slug, title] of Object.entries(titles) as [string, string][]) {
+      // One slug, one kind and one title: a slug under two kinds is a mistake here.
+      if (slug in problems) throw new Error(`problem ${slug} is listed twice`);
+      problems[slug] = { kind, title };
+    }
+  }
+  return problems;
+}
 
 /** Whether `slug` is in the catalogue (for slugs that arrive as text, e.g. across a thread). */
 export function isProblemSlug(slug: string): slug is ProblemSlug {

@@ -98,7 +98,7 @@ Deno.test("every slug a throw site names is in the catalogue", async () => {
 
 Deno.test("the catalogue lists each slug once, so each has one title", async () => {
   const text = await Deno.readTextFile(CATALOGUE);
-  const keys = [...text.matchAll(/^ {2}"([a-z][a-z0-9-]*)": \{/gm)].map((m) => m[1]);
+  const keys = [...text.matchAll(/^ {4}"([a-z][a-z0-9-]*)":/gm)].map((m) => m[1]);
   assert.equal(keys.length, Object.keys(PROBLEMS).length);
   const twice = keys.filter((key, i) => keys.indexOf(key) !== i);
   assert.deepEqual(twice, [], "slugs listed twice in src/errors/problems.ts");
