@@ -68,11 +68,10 @@ export function basicAuthorization(username: string, password: string): string {
 
 /** 503 `store-unavailable` naming the endpoint, with the underlying error as its cause. */
 export function storeUnavailable(url: string, reason: string, cause?: unknown): DomainError {
-  const problem = new DomainError("store-unavailable", {
+  return new DomainError("store-unavailable", {
     detail: `The SPARQL endpoint ${displayUrl(url)} is unavailable: ${reason}`,
+    cause,
   });
-  if (cause !== undefined) problem.cause = cause;
-  return problem;
 }
 
 /** Seconds a client waits before reading an item whose write had an unknown outcome. */
@@ -127,11 +126,10 @@ export function storeProblemFromError(
   if (error instanceof DomainError) return error;
   if (error instanceof DOMException && error.name === "TimeoutError") {
     if (userTimeoutMs !== undefined) {
-      const problem = new DomainError("query-timeout", {
+      return new DomainError("query-timeout", {
         detail: `The SPARQL query did not finish within ${userTimeoutMs} ms`,
+        cause: error,
       });
-      problem.cause = error;
-      return problem;
     }
     return storeUnavailable(url, `no answer within ${timeoutMs} ms`, error);
   }
