@@ -187,8 +187,3 @@ function catalogue(): Record<ProblemSlug, ProblemFacts> {
   }
   return problems;
 }
-
-/** Whether `slug` is in the catalogue (for slugs that arrive as text, e.g. across a thread). */
-export function isProblemSlug(slug: string): slug is ProblemSlug {
-  return Object.hasOwn(PROBLEMS, slug);
-}
