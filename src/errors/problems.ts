@@ -5,9 +5,11 @@
  * This is the one place a problem's kind and title are written. Throw sites name the slug and
  * give only what varies (detail, field errors, extra members): `new DomainError("item-exists",
  * { detail })`. A slug is a {@link ProblemSlug}, so an unknown one does not type-check, and a slug
- * has one title because it is one key here. docs/api.md's problem table lists the same slugs,
- * statuses and titles (`tests/unit/problem_catalogue_test.ts` holds the two together).
+ * has one kind and one title: it is listed once, under its kind (a second listing fails at load).
+ * docs/api.md's problem table lists the same slugs, statuses and titles
+ * (`tests/unit/problem_catalogue_test.ts` holds the two together).
  */
+
 /** What kind of failure an error is; the HTTP edge gives each kind its status. */
 export type ErrorKind =
   /** The request's input is wrong (a parameter, a body line, a pointer): fix it and retry. */
