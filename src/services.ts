@@ -235,7 +235,7 @@ function storeBreaker(config: ServiceConfig): CircuitBreaker {
     const where = displayUrl(config.service.store.sparql.queryUrl ?? "");
     breaker = new CircuitBreaker(
       `the SPARQL store at ${where}`,
-      engineDown("store-unavailable", "Triple store unavailable", `The SPARQL store at ${where}`),
+      engineDown("store-unavailable", `The SPARQL store at ${where}`),
       config.service.failFast,
     );
     const { sparql } = config.service.store;

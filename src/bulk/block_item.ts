@@ -5,7 +5,7 @@
  * are lines of the whole input.
  */
 import { DataFactory, type Quad } from "n3";
-import { DomainError, InvalidInput } from "../errors/domain_error.ts";
+import { DomainError, isProblem } from "../errors/domain_error.ts";
 import { rdfSyntaxProblem } from "../rdf/syntax_errors.ts";
 import { parseRdf } from "../rdf/parse.ts";
 import type { BulkFormat, GraphBlock } from "./graph_blocks.ts";
@@ -28,28 +28,23 @@ export async function blockItem(
   try {
     quads = (await parseRdf(block.text, format, { baseIri })).quads;
   } catch (error) {
-    throw error instanceof DomainError && error.slug === "rdf-syntax"
-      ? relocated(error, block, format)
-      : error;
+    throw isProblem(error, "rdf-syntax") ? relocated(error, block, format) : error;
   }
   const graph = quads[0]?.graph;
   if (!graph) {
-    throw new InvalidInput("empty-body", "Empty graph", "The graph block holds no triples.");
+    throw new DomainError("empty-body", { detail: "The graph block holds no triples." });
   }
   if (graph.termType !== "NamedNode") {
-    throw new InvalidInput(
-      "graph-name-not-iri",
-      "Graph name is not an IRI",
-      `The graph is named by the blank node _:${graph.value}; an item's graph is named by ` +
+    throw new DomainError("graph-name-not-iri", {
+      detail:
+        `The graph is named by the blank node _:${graph.value}; an item's graph is named by ` +
         "its URI (an IRI).",
-    );
+    });
   }
   if (quads.some((quad) => !quad.graph.equals(graph))) {
-    throw new InvalidInput(
-      "rdf-syntax",
-      "Several graphs in one block",
-      `The lines starting at line ${block.line} name more than one graph.`,
-    );
+    throw new DomainError("rdf-syntax", {
+      detail: `The lines starting at line ${block.line} name more than one graph.`,
+    });
   }
   const defaultGraph = DataFactory.defaultGraph();
   return {
@@ -73,9 +68,9 @@ function relocated(error: DomainError, block: GraphBlock, format: BulkFormat): D
 
 /** The input line a problem points at, if it names one; else the block's first line. */
 export function problemLine(error: unknown, block: GraphBlock): number {
-  if (error instanceof DomainError) {
+  if (isProblem(error, "rdf-syntax")) {
     const at = /^(\d+):\d+$/.exec(error.errors?.[0]?.path ?? "");
-    if (error.slug === "rdf-syntax" && at) return Number(at[1]);
+    if (at) return Number(at[1]);
   }
   return block.line;
 }

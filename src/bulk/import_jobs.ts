@@ -13,7 +13,7 @@
  * whose write the store acknowledged, so after a crash every item the job reported as
  * written is stored (and its outbox entry with it); the job itself is then marked failed.
  */
-import { Conflict, DomainError, InvalidInput, isSystemFailure } from "../errors/domain_error.ts";
+import { DomainError, isProblem, isSystemFailure } from "../errors/domain_error.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { ItemService } from "../items/item_service.ts";
 import type { RdfWork } from "../items/rdf_work.ts";
@@ -260,13 +260,12 @@ export class ImportJobRunner {
         // By subject, each URI comes once by construction (and is not kept: memory stays flat).
         const earlier = block.line === undefined ? undefined : seen.get(uri);
         if (earlier !== undefined) {
-          throw new InvalidInput(
-            "graph-not-contiguous",
-            "Graph split in two",
-            `The graph <${uri}> started at line ${earlier} already; a graph's triples must ` +
+          throw new DomainError("graph-not-contiguous", {
+            detail:
+              `The graph <${uri}> started at line ${earlier} already; a graph's triples must ` +
               "be in one block (TriG) or on consecutive lines (N-Quads). This part is not " +
               "imported.",
-          );
+          });
         }
         if (block.line !== undefined) seen.set(uri, block.line);
       } finally {
@@ -308,14 +307,14 @@ export class ImportJobRunner {
         await items.update(collection, uri, quads, undefined, bulk);
         return true;
       } catch (error) {
-        if (!(error instanceof DomainError) || error.slug !== "item-not-found") throw error;
+        if (!isProblem(error, "item-not-found")) throw error;
       }
     }
     try {
       await items.create(collection, uri, quads, bulk);
       return true;
     } catch (error) {
-      if (mode === "create" && error instanceof DomainError && error.slug === "item-exists") {
+      if (mode === "create" && isProblem(error, "item-exists")) {
         return false;
       }
       throw error;
@@ -443,20 +442,18 @@ async function* decoded(
 
 /** 409 while an import of the collection runs; `runningJob` names it. */
 export function importRunning(collection: string, runningJob: string): DomainError {
-  return new Conflict(
-    "import-running",
-    "An import of this collection is running",
-    `Import job ${runningJob} is importing into <${collection}>; one import per collection ` +
+  return new DomainError("import-running", {
+    detail:
+      `Import job ${runningJob} is importing into <${collection}>; one import per collection ` +
       "runs at a time.",
-    undefined,
-    { runningJob },
-  );
+    extensions: { runningJob },
+  });
 }
 
 /** The problem's detail and its first field error, which often says what is wrong. */
 function withFirstDetail(error: DomainError): string {
   const first = error.errors?.[0];
-  if (!first || error.slug === "rdf-syntax") return error.message;
+  if (!first || isProblem(error, "rdf-syntax")) return error.message;
   return `${error.message} (${first.path}: ${first.message})`;
 }
 

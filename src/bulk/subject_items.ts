@@ -23,7 +23,7 @@ import { encodeTerm } from "../rdf/writers/ntriples.ts";
 import { parseRdf } from "../rdf/parse.ts";
 import { RDF_FORMATS, type RdfFormat } from "../rdf/formats.ts";
 import { rdfSyntaxProblem } from "../rdf/syntax_errors.ts";
-import { DomainError, TooLarge } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import type { BlockItem } from "./block_item.ts";
 
 /** The formats an import by subject reads. */
@@ -176,13 +176,11 @@ async function* quadsOf(
   for await (const chunk of chunks) {
     text += chunk;
     if (text.length > WHOLE_DOCUMENT_MAX_BYTES) {
-      throw new TooLarge(
-        "body-too-large",
-        "Document too large",
-        `${RDF_FORMATS[format].label} is parsed whole; documents over ` +
+      throw new DomainError("body-too-large", {
+        detail: `${RDF_FORMATS[format].label} is parsed whole; documents over ` +
           `${WHOLE_DOCUMENT_MAX_BYTES} bytes are refused (convert it to N-Triples, which is ` +
           "streamed).",
-      );
+      });
     }
   }
   const { quads } = await parseRdf(text, format, {

@@ -16,7 +16,7 @@ import {
   type WorkspaceConfig,
   workspaceSchema,
 } from "../config/schema.ts";
-import { NotFound } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import { log } from "../log/logger.ts";
 import type { CatalogRecord, CatalogStore } from "./catalog_store.ts";
 
@@ -127,35 +127,31 @@ export class Catalog {
     this.#listeners.push(listener);
   }
 
-  /** The workspace, or NotFound `workspace-not-found`. */
+  /** The workspace, or `workspace-not-found`. */
   workspace(uri: string): WorkspaceConfig {
     return this.workspaceEntry(uri).workspace;
   }
 
-  /** The workspace and its source, or NotFound `workspace-not-found`. */
+  /** The workspace and its source, or `workspace-not-found`. */
   workspaceEntry(uri: string): WorkspaceEntry {
     const entry = this.#workspaces.get(uri);
     if (!entry) {
-      throw new NotFound(
-        "workspace-not-found",
-        "Workspace not found",
-        `No workspace <${uri}> is configured.`,
-        [{ path: "workspace", message: "unknown workspace" }],
-      );
+      throw new DomainError("workspace-not-found", {
+        detail: `No workspace <${uri}> is configured.`,
+        errors: [{ path: "workspace", message: "unknown workspace" }],
+      });
     }
     return entry;
   }
 
-  /** The collection and its workspace, or NotFound `collection-not-found`. */
+  /** The collection and its workspace, or `collection-not-found`. */
   collection(uri: string): CollectionEntry {
     const entry = this.#collections.get(uri);
     if (!entry) {
-      throw new NotFound(
-        "collection-not-found",
-        "Collection not found",
-        `No collection <${uri}> is configured.`,
-        [{ path: "collection", message: "unknown collection" }],
-      );
+      throw new DomainError("collection-not-found", {
+        detail: `No collection <${uri}> is configured.`,
+        errors: [{ path: "collection", message: "unknown collection" }],
+      });
     }
     return entry;
   }

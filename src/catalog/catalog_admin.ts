@@ -11,19 +11,13 @@ import {
   type WorkspaceConfig,
   workspaceSchema,
 } from "../config/schema.ts";
-import {
-  Conflict,
-  type FieldError,
-  InvalidInput,
-  NotFound,
-  PreconditionFailed,
-} from "../errors/domain_error.ts";
+import { DomainError, type FieldError } from "../errors/domain_error.ts";
 import type { Catalog, CollectionEntry } from "./catalog.ts";
 import { type CatalogStore, newRevision } from "./catalog_store.ts";
 
 /** What the catalog cannot check itself, given by the services that use the settings. */
 export interface CollectionCheck {
-  /** Throws an InvalidInput naming the field when the collection's settings cannot work. */
+  /** Throws `invalid-settings` naming the field when the collection's settings cannot work. */
   (collection: CollectionConfig, workspace: WorkspaceConfig): void | Promise<void>;
 }
 
@@ -116,12 +110,10 @@ export class CatalogAdmin {
     const current = this.#ownCollection(uri);
     if (ifMatch !== undefined && ifMatch !== current.revision) throw stale(uri);
     if (await this.hasItems(uri)) {
-      throw new Conflict(
-        "collection-not-empty",
-        "The collection holds items",
-        `<${uri}> holds items; delete them first (an export keeps a copy).`,
-        [{ path: "collection", message: "not empty" }],
-      );
+      throw new DomainError("collection-not-empty", {
+        detail: `<${uri}> holds items; delete them first (an export keeps a copy).`,
+        errors: [{ path: "collection", message: "not empty" }],
+      });
     }
     if (!await this.store.remove(uri)) throw collectionNotFound(uri);
     await this.catalog.refresh();
@@ -131,13 +123,11 @@ export class CatalogAdmin {
   #ownCollection(uri: string): CollectionEntry {
     const entry = this.catalog.collection(uri);
     if (entry.source !== "api") {
-      throw new Conflict(
-        "collection-from-config",
-        "The collection is configured in customer.yml",
-        `<${uri}> is defined in customer.yml; change it there (and restart), or make a ` +
+      throw new DomainError("collection-from-config", {
+        detail: `<${uri}> is defined in customer.yml; change it there (and restart), or make a ` +
           "collection through this API.",
-        [{ path: "collection", message: "from customer.yml" }],
-      );
+        errors: [{ path: "collection", message: "from customer.yml" }],
+      });
     }
     return entry;
   }
@@ -149,24 +139,20 @@ export class CatalogAdmin {
     try {
       owner = this.catalog.workspace(workspace);
     } catch {
-      throw new NotFound(
-        "workspace-not-found",
-        "Workspace not found",
-        `No workspace <${workspace}>; create it first (POST /api/admin/workspaces).`,
-        [{ path: "/workspace", message: "unknown workspace" }],
-      );
+      throw new DomainError("workspace-not-found", {
+        detail: `No workspace <${workspace}>; create it first (POST /api/admin/workspaces).`,
+        errors: [{ path: "/workspace", message: "unknown workspace" }],
+      });
     }
     const clash = this.catalog.collections().find((entry) =>
       entry.collection.index === collection.index && entry.collection.uri !== self
     );
     if (clash) {
-      throw new Conflict(
-        "index-in-use",
-        "The search index is in use",
-        `The index name "${collection.index}" is the index of <${clash.collection.uri}>; ` +
+      throw new DomainError("index-in-use", {
+        detail: `The index name "${collection.index}" is the index of <${clash.collection.uri}>; ` +
           "give the collection an index of its own.",
-        [{ path: "/index", message: "used by another collection" }],
-      );
+        errors: [{ path: "/index", message: "used by another collection" }],
+      });
     }
     await this.check(collection, owner);
     return { collection, owner };
@@ -225,39 +211,31 @@ function parsed<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   })));
 }
 
-function invalid(errors: FieldError[]): InvalidInput {
-  return new InvalidInput(
-    "invalid-settings",
-    "Invalid settings",
-    `The body is not valid settings: ${
+function invalid(errors: FieldError[]): DomainError {
+  return new DomainError("invalid-settings", {
+    detail: `The body is not valid settings: ${
       errors.map((error) => `${error.path || "/"}: ${error.message}`).join("; ")
     }.`,
     errors,
-  );
+  });
 }
 
-function taken(kind: "workspace" | "collection", uri: string): Conflict {
-  return new Conflict(
-    `${kind}-exists`,
-    `The ${kind} exists`,
-    `A workspace or collection <${uri}> exists already.`,
-    [{ path: "/uri", message: "taken" }],
-  );
+function taken(kind: "workspace" | "collection", uri: string): DomainError {
+  return new DomainError(kind === "workspace" ? "workspace-exists" : "collection-exists", {
+    detail: `A workspace or collection <${uri}> exists already.`,
+    errors: [{ path: "/uri", message: "taken" }],
+  });
 }
 
-function collectionNotFound(uri: string): NotFound {
-  return new NotFound(
-    "collection-not-found",
-    "Collection not found",
-    `No collection <${uri}> is configured.`,
-    [{ path: "collection", message: "unknown collection" }],
-  );
+function collectionNotFound(uri: string): DomainError {
+  return new DomainError("collection-not-found", {
+    detail: `No collection <${uri}> is configured.`,
+    errors: [{ path: "collection", message: "unknown collection" }],
+  });
 }
 
-function stale(uri: string): PreconditionFailed {
-  return new PreconditionFailed(
-    "precondition-failed",
-    "The collection has changed",
-    `<${uri}> has changed since the ETag given in If-Match was read; read it again.`,
-  );
+function stale(uri: string): DomainError {
+  return new DomainError("precondition-failed", {
+    detail: `<${uri}> has changed since the ETag given in If-Match was read; read it again.`,
+  });
 }

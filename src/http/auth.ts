@@ -9,7 +9,7 @@
 import type { MiddlewareHandler } from "hono";
 import { timingSafeEqual } from "node:crypto";
 import type { AppEnv } from "./app_env.ts";
-import { ProblemError } from "./problem.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** A caller's role, weakest first. */
 export type Role = "reader" | "editor" | "admin";
@@ -64,20 +64,15 @@ export function authenticate(
     }
     if (!found) {
       c.header("WWW-Authenticate", 'Bearer realm="rdf-content-service"');
-      throw new ProblemError(
-        401,
-        "unauthorized",
-        "Authentication required",
-        match ? "The bearer token is not valid." : "Send Authorization: Bearer <token>.",
-      );
+      throw new DomainError("unauthorized", {
+        detail: match ? "The bearer token is not valid." : "Send Authorization: Bearer <token>.",
+      });
     }
     if (RANK[found.role] < RANK[needed]) {
-      throw new ProblemError(
-        403,
-        "forbidden",
-        "Role too weak",
-        `This operation needs the ${needed} role; the token '${found.name}' has ${found.role}.`,
-      );
+      throw new DomainError("forbidden", {
+        detail:
+          `This operation needs the ${needed} role; the token '${found.name}' has ${found.role}.`,
+      });
     }
     c.set("role", found.role);
     await next();

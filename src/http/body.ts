@@ -8,16 +8,13 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "./app_env.ts";
-import { ProblemError } from "./problem.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** 413 for a body over the configured limit. */
-export function bodyTooLarge(limit: number): ProblemError {
-  return new ProblemError(
-    413,
-    "body-too-large",
-    "Request body too large",
-    `The request body exceeds service.http.maxBodyBytes (${limit} bytes).`,
-  );
+export function bodyTooLarge(limit: number): DomainError {
+  return new DomainError("body-too-large", {
+    detail: `The request body exceeds service.http.maxBodyBytes (${limit} bytes).`,
+  });
 }
 
 /**
@@ -68,6 +65,6 @@ export async function readBodyText(c: Context<AppEnv>, limit: number): Promise<s
   try {
     return decoder.decode(bytes);
   } catch {
-    throw new ProblemError(400, "invalid-encoding", "Body is not UTF-8", "Bodies must be UTF-8.");
+    throw new DomainError("invalid-encoding", { detail: "Bodies must be UTF-8." });
   }
 }

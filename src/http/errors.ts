@@ -7,7 +7,8 @@
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app_env.ts";
-import { type ProblemBody, problemOf } from "./problem.ts";
+import { type ProblemBody, ProblemError, problemOf } from "./problem.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import { log } from "../log/logger.ts";
 
 /** Media type of every error response. */
@@ -48,20 +49,18 @@ export const handleError: ErrorHandler<AppEnv> = (error, c) => {
     error: error instanceof Error ? error.message : String(error),
     stack: error instanceof Error ? error.stack : undefined,
   });
-  return problemResponse(c, {
-    type: "/problems/internal-error",
-    title: "Internal server error",
-    status: 500,
+  const internal = new DomainError("internal-error", {
     detail: `The service failed to handle this request; quote request id ${requestId}.`,
-    requestId,
+    extensions: { requestId },
   });
+  return problemResponse(c, new ProblemError(internal).toBody());
 };
 
 /** Unknown routes are problem+json too. */
 export const handleNotFound: NotFoundHandler<AppEnv> = (c) =>
-  problemResponse(c, {
-    type: "/problems/not-found",
-    title: "Not found",
-    status: 404,
-    detail: `No route for ${c.req.method} ${c.req.path}.`,
-  });
+  problemResponse(
+    c,
+    new ProblemError(
+      new DomainError("not-found", { detail: `No route for ${c.req.method} ${c.req.path}.` }),
+    ).toBody(),
+  );

@@ -10,7 +10,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app_env.ts";
 import { isLoopbackHost } from "./loopback.ts";
-import { ProblemError } from "./problem.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** Refuses requests for a foreign `Host`, or from a foreign, unlisted `Origin`, with 403. */
 export function localCallersOnly(listedOrigins: readonly string[]): MiddlewareHandler<AppEnv> {
@@ -36,13 +36,10 @@ function hostnameOf(url: string): string | undefined {
   }
 }
 
-function refused(header: "host" | "origin", detail: string): ProblemError {
-  return new ProblemError(
-    403,
-    "foreign-caller",
-    "Only local callers without access tokens",
-    `${detail} Without access tokens the service only serves callers on this machine; ` +
+function refused(header: "host" | "origin", detail: string): DomainError {
+  return new DomainError("foreign-caller", {
+    detail: `${detail} Without access tokens the service only serves callers on this machine; ` +
       "configure service.security.tokens to serve others.",
-    [{ path: header, message: "not a loopback name" }],
-  );
+    errors: [{ path: header, message: "not a loopback name" }],
+  });
 }

@@ -1,12 +1,11 @@
 /**
  * RFC 9457 problem details: the one error shape the service answers with.
  *
- * Domain code throws {@link DomainError}s (`src/errors/`), which know no HTTP; this module
- * gives each error kind its status, once ({@link STATUS_OF_KIND}). The HTTP layer and routes
- * throw {@link ProblemError}s for what only HTTP knows (authentication, negotiation, route
- * parameters). The app's error handler turns both into an `application/problem+json`
- * response. Anything else thrown becomes a 500 that names the request id and never leaks a
- * stack.
+ * Every layer throws {@link DomainError}s (`src/errors/`), which know no HTTP; this module
+ * gives each error kind its status, once ({@link STATUS_OF_KIND}), and each error its
+ * problem+json body. {@link ProblemError} is that view of a domain error, holding no fact of
+ * its own. The app's error handler answers with it; anything else thrown becomes a 500 that
+ * names the request id and never leaks a stack.
  */
 import { DomainError, type ErrorKind, type FieldError } from "../errors/domain_error.ts";
 
@@ -23,29 +22,54 @@ export interface ProblemBody {
   [extension: string]: unknown;
 }
 
-/** An error that carries its own HTTP status and problem type slug. */
-export class ProblemError extends Error {
-  readonly status: number;
-  readonly slug: string;
-  readonly title: string;
-  readonly errors?: ProblemFieldError[];
-  readonly extensions: Record<string, unknown>;
+/** The HTTP status of each kind of domain error: the one place a kind becomes a status. */
+export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
+  "invalid-input": 400,
+  "unauthenticated": 401,
+  "forbidden": 403,
+  "not-found": 404,
+  "not-acceptable": 406,
+  "conflict": 409,
+  "precondition-failed": 412,
+  "too-large": 413,
+  "unsupported-media": 415,
+  "unprocessable": 422,
+  "internal": 500,
+  "not-implemented": 501,
+  "backend-failed": 502,
+  "unavailable": 503,
+  "timeout": 504,
+  "insufficient-storage": 507,
+};
 
-  constructor(
-    status: number,
-    slug: string,
-    title: string,
-    detail: string,
-    errors?: ProblemFieldError[],
-    extensions: Record<string, unknown> = {},
-  ) {
-    super(detail);
-    this.name = "ProblemError";
-    this.status = status;
-    this.slug = slug;
-    this.title = title;
-    this.errors = errors;
-    this.extensions = extensions;
+/** A domain error as HTTP answers it: its status and its problem+json body. */
+export class ProblemError {
+  constructor(readonly error: DomainError) {}
+
+  /** The status of the error's kind. */
+  get status(): number {
+    return STATUS_OF_KIND[this.error.kind];
+  }
+
+  get slug(): DomainError["slug"] {
+    return this.error.slug;
+  }
+
+  get title(): string {
+    return this.error.title;
+  }
+
+  /** The problem's detail. */
+  get message(): string {
+    return this.error.message;
+  }
+
+  get errors(): ProblemFieldError[] | undefined {
+    return this.error.errors;
+  }
+
+  get extensions(): Record<string, unknown> {
+    return this.error.extensions;
   }
 
   /** The problem+json body for this error. */
@@ -60,52 +84,22 @@ export class ProblemError extends Error {
     if (this.errors && this.errors.length > 0) body.errors = this.errors;
     return body;
   }
+
+  toString(): string {
+    return `${this.status} ${this.slug}: ${this.message}`;
+  }
 }
 
 /** 404 for a job id no record has; `kind` names the kind of job ("indexing", "import"). */
-export function jobNotFound(kind: string, id: string): ProblemError {
-  return new ProblemError(
-    404,
-    "job-not-found",
-    "Job not found",
-    `No ${kind} job ${JSON.stringify(id)} is recorded.`,
-  );
-}
-
-/** The HTTP status of each kind of domain error: the one place a kind becomes a status. */
-export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
-  "invalid-input": 400,
-  "not-found": 404,
-  "conflict": 409,
-  "precondition-failed": 412,
-  "too-large": 413,
-  "unsupported-media": 415,
-  "unprocessable": 422,
-  "internal": 500,
-  "not-implemented": 501,
-  "backend-failed": 502,
-  "unavailable": 503,
-  "timeout": 504,
-  "insufficient-storage": 507,
-};
-
-/** The problem a domain error is answered with: same slug, title, detail and members. */
-export function problemFromDomain(error: DomainError): ProblemError {
-  const problem = new ProblemError(
-    STATUS_OF_KIND[error.kind],
-    error.slug,
-    error.title,
-    error.message,
-    error.errors,
-    error.extensions,
-  );
-  problem.cause = error;
-  return problem;
+export function jobNotFound(kind: string, id: string): DomainError {
+  return new DomainError("job-not-found", {
+    detail: `No ${kind} job ${JSON.stringify(id)} is recorded.`,
+  });
 }
 
 /** The problem an error is answered with, or undefined for an unexpected error (a 500). */
 export function problemOf(error: unknown): ProblemError | undefined {
   if (error instanceof ProblemError) return error;
-  if (error instanceof DomainError) return problemFromDomain(error);
+  if (error instanceof DomainError) return new ProblemError(error);
   return undefined;
 }

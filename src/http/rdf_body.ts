@@ -4,7 +4,6 @@
 import type { Context } from "hono";
 import type { Quad } from "n3";
 import type { AppEnv } from "./app_env.ts";
-import { ProblemError } from "./problem.ts";
 import { readBodyText } from "./body.ts";
 import {
   formatFromMediaType,
@@ -77,9 +76,12 @@ export async function readRdfBodyText(
   const format = bodyFormat(contentType, options);
   const text = await readBodyText(c, options.maxBodyBytes);
   if (text.trim() === "") {
-    throw new ProblemError(400, "empty-body", "Empty body", "The request body is empty.", [
-      { path: "body", message: "empty" },
-    ]);
+    throw new DomainError("empty-body", {
+      detail: "The request body is empty.",
+      errors: [
+        { path: "body", message: "empty" },
+      ],
+    });
   }
   const explain = sniffed(contentType)
     ? (error: unknown) =>
@@ -118,15 +120,12 @@ function readAsJsonLd(
   const given = contentType
     ? `Content-Type ${contentType.split(";")[0]} (curl's default for -d) is no RDF type`
     : "The request has no Content-Type";
-  return new DomainError(
-    error.kind,
-    error.slug,
-    error.title,
-    `${given}, so the body was read as JSON-LD (or RDF/JSON): ${error.message} If the body ` +
-      `is in another syntax, send its type; accepted: ${accepted.join(", ")}.`,
-    error.errors,
-    { ...error.extensions, readAs: "application/ld+json" },
-  );
+  return new DomainError(error.slug, {
+    detail: `${given}, so the body was read as JSON-LD (or RDF/JSON): ${error.message} If the ` +
+      `body is in another syntax, send its type; accepted: ${accepted.join(", ")}.`,
+    errors: error.errors,
+    extensions: { ...error.extensions, readAs: "application/ld+json" },
+  });
 }
 
 function bodyFormat(contentType: string | undefined, options: RdfBodyOptions): RdfFormat | "json" {
@@ -137,13 +136,10 @@ function bodyFormat(contentType: string | undefined, options: RdfBodyOptions): R
       options.extra?.includes(format));
   if (!allowed) {
     const accepted = bodyMediaTypes(options.accept, options.extra).join(", ");
-    throw new ProblemError(
-      415,
-      "unsupported-media-type",
-      "Unsupported media type",
-      `Content-Type ${contentType} is not accepted here; use one of: ${accepted}.`,
-      [{ path: "Content-Type", message: "unsupported" }],
-    );
+    throw new DomainError("unsupported-media-type", {
+      detail: `Content-Type ${contentType} is not accepted here; use one of: ${accepted}.`,
+      errors: [{ path: "Content-Type", message: "unsupported" }],
+    });
   }
   return format;
 }

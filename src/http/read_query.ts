@@ -7,9 +7,9 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "./app_env.ts";
-import { ProblemError } from "./problem.ts";
 import { IRI_RULE, problemOfIssue } from "./query_schema.ts";
 import { invalidIriReason } from "../rdf/iri.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** The validated query of a contract, typed by its schema. */
 export function readQuery<Query extends z.ZodObject>(
@@ -52,7 +52,7 @@ function problemFor(
   issue: z.core.$ZodIssue,
   input: Record<string, string | string[]>,
   schema: z.ZodObject,
-): ProblemError {
+): DomainError {
   const name = String(issue.path[0] ?? "query");
   const given = input[name];
   if (given === undefined) return missing(name);
@@ -68,59 +68,45 @@ function problemFor(
     case "invalid-iri":
       return invalidIri(name, value);
     case "invalid-boolean":
-      return new ProblemError(
-        400,
-        "invalid-boolean",
-        "Invalid boolean",
-        `The parameter '${name}' must be 'true' or 'false'; got ${JSON.stringify(value)}.`,
-        [{ path: name, message: issue.message }],
-      );
+      return new DomainError("invalid-boolean", {
+        detail: `The parameter '${name}' must be 'true' or 'false'; got ${JSON.stringify(value)}.`,
+        errors: [{ path: name, message: issue.message }],
+      });
     case "invalid-integer":
-      return new ProblemError(
-        400,
-        "invalid-parameter",
-        "Invalid number",
-        `The parameter '${name}' must be a non-negative integer; got ${JSON.stringify(value)}.`,
-        [{ path: name, message: issue.message }],
-      );
+      return new DomainError("invalid-parameter", {
+        detail: `The parameter '${name}' must be a non-negative integer; got ${
+          JSON.stringify(value)
+        }.`,
+        errors: [{ path: name, message: issue.message }],
+      });
     default:
-      return new ProblemError(
-        400,
-        "invalid-parameter",
-        "Invalid parameter",
-        `The parameter '${name}' is invalid (${issue.message}); got ${JSON.stringify(given)}.`,
-        [{ path: name, message: issue.message }],
-      );
+      return new DomainError("invalid-parameter", {
+        detail: `The parameter '${name}' is invalid (${issue.message}); got ${
+          JSON.stringify(given)
+        }.`,
+        errors: [{ path: name, message: issue.message }],
+      });
   }
 }
 
-function missing(name: string): ProblemError {
-  return new ProblemError(
-    400,
-    "missing-parameter",
-    "Missing parameter",
-    `The query parameter '${name}' is required.`,
-    [{ path: name, message: "required" }],
-  );
+function missing(name: string): DomainError {
+  return new DomainError("missing-parameter", {
+    detail: `The query parameter '${name}' is required.`,
+    errors: [{ path: name, message: "required" }],
+  });
 }
 
-function givenTwice(name: string, times: number): ProblemError {
-  return new ProblemError(
-    400,
-    "invalid-parameter",
-    "Parameter given twice",
-    `The parameter '${name}' takes one value; it was given ${times} times.`,
-    [{ path: name, message: "one value expected" }],
-  );
+function givenTwice(name: string, times: number): DomainError {
+  return new DomainError("invalid-parameter", {
+    detail: `The parameter '${name}' takes one value; it was given ${times} times.`,
+    errors: [{ path: name, message: "one value expected" }],
+  });
 }
 
-function invalidIri(name: string, value: string): ProblemError {
+function invalidIri(name: string, value: string): DomainError {
   const shown = value.length > 200 ? `${value.slice(0, 200)}…` : value;
-  return new ProblemError(
-    400,
-    "invalid-iri",
-    "Invalid IRI",
-    `The parameter '${name}' must be an absolute IRI; got ${JSON.stringify(shown)}.`,
-    [{ path: name, message: `${IRI_RULE}: ${invalidIriReason(value)}` }],
-  );
+  return new DomainError("invalid-iri", {
+    detail: `The parameter '${name}' must be an absolute IRI; got ${JSON.stringify(shown)}.`,
+    errors: [{ path: name, message: `${IRI_RULE}: ${invalidIriReason(value)}` }],
+  });
 }

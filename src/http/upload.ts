@@ -5,8 +5,8 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "./app_env.ts";
-import { ProblemError } from "./problem.ts";
 import { readBodyBytes } from "./body.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** The uploaded file of a multipart body of at most `limit` bytes. */
 export async function readUploadedFile(c: Context<AppEnv>, limit: number): Promise<File> {
@@ -18,29 +18,23 @@ export async function readUploadedFile(c: Context<AppEnv>, limit: number): Promi
 /** A multipart body's fields; 415 when the body is not multipart, 400 when it is broken. */
 export async function readMultipart(bytes: Uint8Array, contentType: string): Promise<FormData> {
   if (!/^multipart\/form-data\s*;/i.test(contentType)) {
-    throw new ProblemError(
-      415,
-      "unsupported-media-type",
-      "Unsupported media type",
-      `Upload the file as multipart/form-data; got ${
+    throw new DomainError("unsupported-media-type", {
+      detail: `Upload the file as multipart/form-data; got ${
         contentType ? JSON.stringify(contentType) : "no Content-Type"
       }.`,
-      [{ path: "Content-Type", message: "multipart/form-data expected" }],
-    );
+      errors: [{ path: "Content-Type", message: "multipart/form-data expected" }],
+    });
   }
   try {
     return await new Response(bytes as Uint8Array<ArrayBuffer>, {
       headers: { "Content-Type": contentType },
     }).formData();
   } catch (error) {
-    throw new ProblemError(
-      400,
-      "invalid-multipart",
-      "Malformed multipart body",
-      `The multipart/form-data body could not be read: ${
+    throw new DomainError("invalid-multipart", {
+      detail: `The multipart/form-data body could not be read: ${
         error instanceof Error ? error.message : String(error)
       }`,
-    );
+    });
   }
 }
 
@@ -50,37 +44,28 @@ function uploadedFile(form: FormData): File {
   const namedFiles = form.getAll("file").filter((value) => value instanceof File).length;
   if (namedFiles > 1) {
     // Taking the first of several would silently ignore data the client sent.
-    throw new ProblemError(
-      400,
-      "ambiguous-file",
-      "Which file?",
-      `The body holds ${namedFiles} parts named 'file'; send exactly one.`,
-      [{ path: "file", message: "several parts named 'file'" }],
-    );
+    throw new DomainError("ambiguous-file", {
+      detail: `The body holds ${namedFiles} parts named 'file'; send exactly one.`,
+      errors: [{ path: "file", message: "several parts named 'file'" }],
+    });
   }
   if (named instanceof File) return named;
   const files = [...form.values()].filter((value): value is File => value instanceof File);
   if (files.length === 1 && named === null) return files[0];
   if (files.length > 1 && named === null) {
-    throw new ProblemError(
-      400,
-      "ambiguous-file",
-      "Which file?",
-      `The body holds ${files.length} files and none of them is the part 'file'; ` +
+    throw new DomainError("ambiguous-file", {
+      detail: `The body holds ${files.length} files and none of them is the part 'file'; ` +
         "send one file, or name the one to use 'file'.",
-      [{ path: "file", message: "several file parts, none named 'file'" }],
-    );
+      errors: [{ path: "file", message: "several file parts, none named 'file'" }],
+    });
   }
-  throw new ProblemError(
-    400,
-    "missing-file",
-    "Missing file",
-    named === null
+  throw new DomainError("missing-file", {
+    detail: named === null
       ? "The multipart body holds no file: upload the RDF data as the part 'file'."
       : "The part 'file' is a plain field, not a file upload: send it with a file name " +
         "(curl: -F file=@data.ttl).",
-    [{ path: "file", message: "required" }],
-  );
+    errors: [{ path: "file", message: "required" }],
+  });
 }
 
 /** The file's text; 400 when it is not UTF-8. */
@@ -88,12 +73,9 @@ export async function fileText(file: File): Promise<string> {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());
   } catch {
-    throw new ProblemError(
-      400,
-      "invalid-encoding",
-      "File is not UTF-8",
-      `The file ${JSON.stringify(file.name)} is not valid UTF-8.`,
-      [{ path: "file", message: "not UTF-8" }],
-    );
+    throw new DomainError("invalid-encoding", {
+      detail: `The file ${JSON.stringify(file.name)} is not valid UTF-8.`,
+      errors: [{ path: "file", message: "not UTF-8" }],
+    });
   }
 }

@@ -25,7 +25,7 @@
  * way, if another instance missed the rebuild when it wrote.
  */
 import type { Catalog } from "../catalog/catalog.ts";
-import { Conflict, DomainError } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import { log } from "../log/logger.ts";
 import { type IndexTarget, isRebuildTarget, type SearchEngine } from "../search/search_engine.ts";
 import type { ItemRecord, TripleStore } from "../store/triple_store.ts";
@@ -589,13 +589,10 @@ async function* inBatches<T>(
 
 /** conflict while a job runs; `runningJob` names it. */
 export function runningProblem(runningJob: string): DomainError {
-  return new Conflict(
-    "indexing-running",
-    "Indexing is running",
-    `Indexing job ${runningJob} is running; only one job runs at a time.`,
-    undefined,
-    { runningJob },
-  );
+  return new DomainError("indexing-running", {
+    detail: `Indexing job ${runningJob} is running; only one job runs at a time.`,
+    extensions: { runningJob },
+  });
 }
 
 function messageOf(error: unknown): string {

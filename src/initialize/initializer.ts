@@ -9,7 +9,7 @@
  */
 import oxigraph from "oxigraph";
 import type { Quad } from "n3";
-import { InvalidInput } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { CollectionConfig, InitializeRule, WorkspaceConfig } from "../config/schema.ts";
 import type { TripleStore } from "../store/triple_store.ts";
@@ -57,14 +57,15 @@ export class Initializer {
     for (const quad of body) working.add(toOxigraphQuad(quad));
     const missing = uris.filter((uri) => !mentions(working, uri));
     if (missing.length > 0) {
-      throw new InvalidInput(
-        "uri-not-in-body",
-        "URI not in body",
-        `Listed URIs must occur in the body; these do not: ${
+      throw new DomainError("uri-not-in-body", {
+        detail: `Listed URIs must occur in the body; these do not: ${
           missing.map((uri) => `<${uri}>`).join(", ")
         }.`,
-        missing.map((uri) => ({ path: "uri", message: `${uri} does not occur in the body` })),
-      );
+        errors: missing.map((uri) => ({
+          path: "uri",
+          message: `${uri} does not occur in the body`,
+        })),
+      });
     }
     if (rules.some((compiled) => compiled.rule.from === "store")) {
       await this.#loadStoredItems(collection, working);
@@ -129,21 +130,19 @@ function compileRules(collection: CollectionConfig, workspace: WorkspaceConfig):
 }
 
 /**
- * Why a collection's initialise rules cannot run, as an InvalidInput naming the rule's
+ * Why a collection's initialise rules cannot run, as an invalid-settings problem naming the rule's
  * `construct`; undefined when every rule parses.
  */
-export function initializeRulesProblem(collection: CollectionConfig): InvalidInput | undefined {
+export function initializeRulesProblem(collection: CollectionConfig): DomainError | undefined {
   for (const [position, rule] of collection.initialize.entries()) {
     try {
       parseRuleQuery(rule.construct);
     } catch (error) {
       const path = `/initialize/${position}/construct`;
-      return new InvalidInput(
-        "invalid-settings",
-        "Invalid settings",
-        `initialize rule '${rule.name}': ${(error as Error).message}`,
-        [{ path, message: (error as Error).message }],
-      );
+      return new DomainError("invalid-settings", {
+        detail: `initialize rule '${rule.name}': ${(error as Error).message}`,
+        errors: [{ path, message: (error as Error).message }],
+      });
     }
   }
   return undefined;

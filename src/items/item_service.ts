@@ -3,7 +3,7 @@
  * over the TripleStore interface.
  */
 import type { Quad } from "n3";
-import { InvalidInput } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import type { Catalog, CollectionEntry } from "../catalog/catalog.ts";
 import type { ItemRead, ItemRecord, TripleStore } from "../store/triple_store.ts";
 import { chooseItemUri } from "./item_uri.ts";
@@ -86,12 +86,10 @@ export class ItemService {
     if (
       !quads.some((quad) => quad.subject.termType === "NamedNode" && quad.subject.value === uri)
     ) {
-      throw new InvalidInput(
-        "item-not-described",
-        "Body does not describe the item",
-        `No triple of the body has <${uri}> as its subject.`,
-        [{ path: "item", message: "not a subject of the body" }],
-      );
+      throw new DomainError("item-not-described", {
+        detail: `No triple of the body has <${uri}> as its subject.`,
+        errors: [{ path: "item", message: "not a subject of the body" }],
+      });
     }
     await this.shapes?.validate(entry, quads);
     return this.store.replaceItem(
@@ -114,17 +112,19 @@ export class ItemService {
 function itemGraph(body: Quad[]): Quad[] {
   const named = body.find((quad) => quad.graph.termType !== "DefaultGraph");
   if (named) {
-    throw new InvalidInput(
-      "named-graphs-not-allowed",
-      "Named graphs are not allowed",
-      `An item is one graph; the body has triples in the named graph <${named.graph.value}>.`,
-      [{ path: "body", message: `named graph ${named.graph.value}` }],
-    );
+    throw new DomainError("named-graphs-not-allowed", {
+      detail:
+        `An item is one graph; the body has triples in the named graph <${named.graph.value}>.`,
+      errors: [{ path: "body", message: `named graph ${named.graph.value}` }],
+    });
   }
   if (body.length === 0) {
-    throw new InvalidInput("empty-body", "Empty body", "The body holds no triples.", [
-      { path: "body", message: "no triples" },
-    ]);
+    throw new DomainError("empty-body", {
+      detail: "The body holds no triples.",
+      errors: [
+        { path: "body", message: "no triples" },
+      ],
+    });
   }
   const distinct = distinctQuads(body);
   return distinct.length === body.length ? body : distinct;

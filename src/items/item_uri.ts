@@ -5,7 +5,7 @@
  */
 import { DataFactory } from "n3";
 import type { Quad, Quad_Object, Quad_Subject } from "n3";
-import { InvalidInput } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import { findRootSubjects } from "../rdf/roots.ts";
 
 /** The chosen URI and the graph to store (a blank-node root renamed to it). */
@@ -36,12 +36,10 @@ export function chooseItemUri(
         quads: renameBlankNode(quads, roots.blankNodes[0], itemParameter),
       };
     }
-    throw new InvalidInput(
-      "item-not-described",
-      "Body does not describe the item",
-      `No triple of the body has <${itemParameter}> as its subject.`,
-      [{ path: "item", message: "not a subject of the body" }],
-    );
+    throw new DomainError("item-not-described", {
+      detail: `No triple of the body has <${itemParameter}> as its subject.`,
+      errors: [{ path: "item", message: "not a subject of the body" }],
+    });
   }
   const count = roots.iris.length + roots.blankNodes.length;
   if (count !== 1) {
@@ -49,25 +47,22 @@ export function chooseItemUri(
       ...roots.iris.map((iri) => `<${iri}>`),
       ...roots.blankNodes.map((b) => `_:${b}`),
     ];
-    throw new InvalidInput(
-      count === 0 ? "no-root-subject" : "several-root-subjects",
-      count === 0 ? "No root subject" : "Several root subjects",
-      count === 0
+    throw new DomainError(count === 0 ? "no-root-subject" : "several-root-subjects", {
+      detail: count === 0
         ? "The body has no root subject (every subject is another triple's object); pass 'item'."
         : `The body has ${count} root subjects (${named.slice(0, 10).join(", ")}); ` +
           "pass 'item' to say which one is the item.",
-      named.slice(0, 50).map((name) => ({ path: "body", message: `root subject ${name}` })),
-    );
+      errors: named.slice(0, 50).map((name) => ({ path: "body", message: `root subject ${name}` })),
+    });
   }
   if (roots.iris.length === 1) return { uri: roots.iris[0], quads };
   if (!template) {
-    throw new InvalidInput(
-      "blank-root-subject",
-      "Item needs a URI",
-      "The body's root subject is a blank node and the collection has no itemUriTemplate; " +
+    throw new DomainError("blank-root-subject", {
+      detail:
+        "The body's root subject is a blank node and the collection has no itemUriTemplate; " +
         "pass 'item' or give the root an IRI.",
-      [{ path: "body", message: `root subject _:${roots.blankNodes[0]}` }],
-    );
+      errors: [{ path: "body", message: `root subject _:${roots.blankNodes[0]}` }],
+    });
   }
   const uri = mintItemUri(template);
   return { uri, quads: renameBlankNode(quads, roots.blankNodes[0], uri) };

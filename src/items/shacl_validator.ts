@@ -12,7 +12,7 @@ import SHACLValidator from "rdf-validate-shacl";
 import type { CollectionEntry } from "../catalog/catalog.ts";
 import type { CollectionConfig, WorkspaceConfig } from "../config/schema.ts";
 import { ConfigError } from "../config/load.ts";
-import { InvalidInput, Unprocessable } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import type { ShapeValidator } from "./item_service.ts";
 
 /** Results listed in one problem; the count says how many there were in all. */
@@ -48,19 +48,17 @@ export class CollectionShapes implements ShapeValidator {
     const report = await validator.validate(new Store(quads));
     if (report.conforms) return;
     const results = report.results;
-    throw new Unprocessable(
-      "shacl-violation",
-      "The item does not conform to the collection's shapes",
-      `${results.length} SHACL result(s) from the shapes of <${entry.collection.uri}>` +
+    throw new DomainError("shacl-violation", {
+      detail: `${results.length} SHACL result(s) from the shapes of <${entry.collection.uri}>` +
         (results.length > MAX_REPORTED_RESULTS
           ? `; the first ${MAX_REPORTED_RESULTS} listed.`
           : "."),
-      results.slice(0, MAX_REPORTED_RESULTS).map((result) => ({
+      errors: results.slice(0, MAX_REPORTED_RESULTS).map((result) => ({
         path: [termText(result.focusNode), result.path ? termText(result.path) : undefined]
           .filter((part) => part !== undefined).join(" "),
         message: resultMessage(result),
       })),
-    );
+    });
   }
 }
 
@@ -75,20 +73,18 @@ function validatorOf(collection: CollectionConfig, key: string): SHACLValidator 
 
 /**
  * Why a collection's shapes cannot be used (an unreadable file, Turtle that does not
- * parse), as an InvalidInput naming the field; undefined when they can.
+ * parse), as an invalid-settings problem naming the field; undefined when they can.
  */
-export function collectionShapesProblem(collection: CollectionConfig): InvalidInput | undefined {
+export function collectionShapesProblem(collection: CollectionConfig): DomainError | undefined {
   try {
     validatorOf(collection, "shapes");
     return undefined;
   } catch (error) {
     const field = collection.shapesTurtle !== undefined ? "shapesTurtle" : "shapes";
-    return new InvalidInput(
-      "invalid-settings",
-      "Invalid settings",
-      (error as Error).message,
-      [{ path: `/${field}`, message: (error as Error).message }],
-    );
+    return new DomainError("invalid-settings", {
+      detail: (error as Error).message,
+      errors: [{ path: `/${field}`, message: (error as Error).message }],
+    });
   }
 }
 

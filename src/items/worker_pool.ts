@@ -10,7 +10,7 @@
  * A worker that dies (out of memory, a crash in a native module) fails only the tasks it
  * held, and is replaced.
  */
-import { Unavailable } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import { errorFromWire, type WireError } from "../errors/error_wire.ts";
 import { log } from "../log/logger.ts";
 
@@ -193,17 +193,16 @@ export class WorkerPool<Task, Result> {
     this.#dispatch();
   }
 
-  #busy(): Unavailable {
+  #busy(): DomainError {
     const { size, maxQueue, name } = this.#options;
-    return new Unavailable(
-      "workers-busy",
-      "Too busy",
-      `All ${size} ${name} workers are busy and ${maxQueue} requests wait for them; retry ` +
+    return new DomainError("workers-busy", {
+      detail:
+        `All ${size} ${name} workers are busy and ${maxQueue} requests wait for them; retry ` +
         "shortly.",
-    );
+    });
   }
 }
 
-function stopping(): Unavailable {
-  return new Unavailable("shutting-down", "Shutting down", "The service is stopping.");
+function stopping(): DomainError {
+  return new DomainError("shutting-down", { detail: "The service is stopping." });
 }

@@ -19,7 +19,7 @@
  * - Close: no new job starts, the sweep timer stops, every running job is told to stop,
  *   and close resolves once they, the start-up sweep and any sweep in flight have ended.
  */
-import { Unavailable } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import { log } from "../log/logger.ts";
 import { isLive, type JobRecord, type JobStore, type StoredJob } from "./job_store.ts";
 
@@ -125,7 +125,7 @@ export class JobLifecycle<J extends StoredJob, H = never> {
     lock?: string,
   ): Promise<Started<J, H, T>> {
     if (this.#closing) {
-      throw new Unavailable("shutting-down", "Shutting down", "The service is stopping.");
+      throw new DomainError("shutting-down", { detail: "The service is stopping." });
     }
     await this.recovered;
     const decision = await this.#options.jobs.tryStart(job, this.#owner, lock);

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 // @ts-types="@types/n3"
 import { type BlankNode, DataFactory, type Quad, type Term } from "n3";
 import canonize from "rdf-canonize";
-import { DomainError, Unprocessable } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import { distinctQuads } from "./dedupe.ts";
 
 /**
@@ -181,13 +181,11 @@ export function sha256Hex(text: string): string {
 }
 
 function limitProblem(reason: string): DomainError {
-  return new Unprocessable(
-    "canonicalization-limit",
-    "Graph too complex to canonicalize",
-    `The graph cannot be canonicalized within the configured limit: ${reason}. ` +
+  return new DomainError("canonicalization-limit", {
+    detail: `The graph cannot be canonicalized within the configured limit: ${reason}. ` +
       "Graphs with many blank nodes that are indistinguishable from each other need " +
       "exponential work; give some of them IRIs or distinguishing properties.",
-  );
+  });
 }
 
 /**

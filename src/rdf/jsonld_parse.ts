@@ -14,7 +14,7 @@
 import { DataFactory, type Quad } from "n3";
 import jsonld from "jsonld";
 import ContextResolver from "jsonld/lib/ContextResolver.js";
-import { DomainError, InvalidInput } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import { relativeIriProblem } from "./syntax_errors.ts";
 
 const { namedNode, blankNode, literal, defaultGraph, quad: makeQuad } = DataFactory;
@@ -84,13 +84,11 @@ const DATA_DROPPED: Record<string, string> = {
 
 /** invalid-input `invalid-jsonld` with the JSON-LD error code, as the JSON-LD 1.1 API names it. */
 function invalidJsonLd(message: string, code?: string): DomainError {
-  return new InvalidInput(
-    "invalid-jsonld",
-    "Invalid JSON-LD",
-    code ? `${message} (${code})` : message,
-    [{ path: "body", message }],
-    code ? { code } : {},
-  );
+  return new DomainError("invalid-jsonld", {
+    detail: code ? `${message} (${code})` : message,
+    errors: [{ path: "body", message }],
+    extensions: code ? { code } : {},
+  });
 }
 
 /** Turns the warnings that would lose data into errors, thrown out of jsonld.js. */
@@ -237,14 +235,12 @@ function localDocumentLoader(contexts: Record<string, unknown>, refusals: Domain
   // deno-lint-ignore require-await -- jsonld expects a promise-returning loader
   return async (url: string): Promise<RemoteDocument> => {
     if (!Object.hasOwn(contexts, url)) {
-      const refusal = new InvalidInput(
-        "remote-context-refused",
-        "Remote JSON-LD context refused",
-        `The JSON-LD context ${url} is not fetched: only contexts configured in ` +
+      const refusal = new DomainError("remote-context-refused", {
+        detail: `The JSON-LD context ${url} is not fetched: only contexts configured in ` +
           "service.jsonld.contexts with a local copy are used.",
-        [{ path: "@context", message: `remote context not allowed: ${url}` }],
-        { url },
-      );
+        errors: [{ path: "@context", message: `remote context not allowed: ${url}` }],
+        extensions: { url },
+      });
       refusals.push(refusal);
       throw refusal;
     }
@@ -324,12 +320,12 @@ export async function parseJsonLd(doc: unknown, options: JsonLdParseOptions = {}
   const contexts = options.contexts ?? NO_CONTEXTS;
   if (typeof doc !== "object" || doc === null) {
     // jsonld.js would take a string for the URL of a document to load.
-    throw new InvalidInput(
-      "invalid-jsonld",
-      "Invalid JSON-LD",
-      `A JSON-LD document is a JSON object or array; got ${doc === null ? "null" : typeof doc}.`,
-      [{ path: "body", message: "object or array expected" }],
-    );
+    throw new DomainError("invalid-jsonld", {
+      detail: `A JSON-LD document is a JSON object or array; got ${
+        doc === null ? "null" : typeof doc
+      }.`,
+      errors: [{ path: "body", message: "object or array expected" }],
+    });
   }
   const refusals: DomainError[] = [];
   let dataset: JsonLdQuad[];
@@ -356,12 +352,10 @@ export async function parseJsonLd(doc: unknown, options: JsonLdParseOptions = {}
     if (error instanceof RangeError) {
       // jsonld.js recurses once per level of nesting: a hostile depth exhausts the stack,
       // which is the client's input, not the service, failing.
-      throw new InvalidInput(
-        "invalid-jsonld",
-        "Invalid JSON-LD",
-        "The JSON-LD document is nested too deeply to be processed.",
-        [{ path: "body", message: "nested too deeply" }],
-      );
+      throw new DomainError("invalid-jsonld", {
+        detail: "The JSON-LD document is nested too deeply to be processed.",
+        errors: [{ path: "body", message: "nested too deeply" }],
+      });
     }
     const message = error instanceof Error ? error.message : String(error);
     throw invalidJsonLd(message, (error as { details?: { code?: string } }).details?.code);

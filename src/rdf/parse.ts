@@ -8,7 +8,7 @@
 // @ts-types="@types/n3"
 import { Parser, type Quad, type Term } from "n3";
 import oxigraph from "oxigraph";
-import { UnsupportedMedia } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import { rdfSyntaxProblem, relativeIriProblem } from "./syntax_errors.ts";
 import { RDF_FORMATS, type RdfFormat } from "./formats.ts";
 import { isAbsoluteIri } from "./iri.ts";
@@ -101,13 +101,12 @@ function detectJsonFlavour(doc: unknown): "jsonld" | "rdfjson" {
     if (keys.some((key) => key.startsWith("@"))) return "jsonld";
     if (keys.length > 0 && keys.every(isAbsoluteIri)) return "jsonld";
   }
-  throw new UnsupportedMedia(
-    "unsupported-media-type",
-    "Unsupported media type",
-    "The JSON body is neither JSON-LD (no @context, @id, @graph or @type, nor IRI keys) nor " +
+  throw new DomainError("unsupported-media-type", {
+    detail:
+      "The JSON body is neither JSON-LD (no @context, @id, @graph or @type, nor IRI keys) nor " +
       "RDF/JSON (an object of subjects → predicates → arrays of {type, value}). Send it as " +
       "application/ld+json or application/rdf+json.",
-  );
+  });
 }
 
 // ---------------------------------------------------------------------------------------

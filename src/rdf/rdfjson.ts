@@ -11,7 +11,7 @@
  */
 // @ts-types="@types/n3"
 import { type BlankNode, DataFactory, type Literal, type NamedNode, type Quad } from "n3";
-import { type FieldError, InvalidInput } from "../errors/domain_error.ts";
+import { DomainError, type FieldError } from "../errors/domain_error.ts";
 import { isAbsoluteIri } from "./iri.ts";
 
 const { namedNode, blankNode, literal, quad: makeQuad } = DataFactory;
@@ -116,12 +116,10 @@ export function parseRdfJson(doc: unknown): Quad[] {
   }
   if (errors.length > 0) {
     const first = errors[0];
-    throw new InvalidInput(
-      "rdf-syntax",
-      "Malformed RDF",
-      `The RDF/JSON body is not valid at ${first.path || "/"}: ${first.message}`,
+    throw new DomainError("rdf-syntax", {
+      detail: `The RDF/JSON body is not valid at ${first.path || "/"}: ${first.message}`,
       errors,
-    );
+    });
   }
   return quads;
 }

@@ -3,7 +3,7 @@
  *
  * Every parser (`parse.ts`, `jsonld_parse.ts`, the bulk block reader) words them here once.
  */
-import { InvalidInput } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** A malformed RDF body (invalid-input), naming the line and column when the parser knows them. */
 export function rdfSyntaxProblem(
@@ -11,29 +11,26 @@ export function rdfSyntaxProblem(
   message: string,
   line?: number,
   column?: number,
-): InvalidInput {
+): DomainError {
   const where = line === undefined ? "body" : `line ${line}${column ? `, column ${column}` : ""}`;
-  return new InvalidInput(
-    "rdf-syntax",
-    "Malformed RDF",
-    `The ${format} body could not be parsed at ${where}: ${message}`,
-    [{ path: line === undefined ? "body" : `${line}:${column ?? 0}`, message }],
-  );
+  return new DomainError("rdf-syntax", {
+    detail: `The ${format} body could not be parsed at ${where}: ${message}`,
+    errors: [{ path: line === undefined ? "body" : `${line}:${column ?? 0}`, message }],
+  });
 }
 
 /**
  * A relative IRI (invalid-input) in an RDF body that has no base to resolve it against: names the
  * IRI and says how to give one (the `base` query parameter, or the syntax's own).
  */
-export function relativeIriProblem(format: string, iri: string): InvalidInput {
-  return new InvalidInput(
-    "relative-iri",
-    "Relative IRI without a base",
-    `The ${format} body holds the relative IRI <${iri}> and no base to resolve it against. ` +
+export function relativeIriProblem(format: string, iri: string): DomainError {
+  return new DomainError("relative-iri", {
+    detail:
+      `The ${format} body holds the relative IRI <${iri}> and no base to resolve it against. ` +
       "Pass the document's base as the `base` query parameter (an absolute IRI, e.g. " +
       "`&base=https://example.org/doc`), declare one in the document (@base in Turtle and " +
       "N3, xml:base in RDF/XML, @base in a JSON-LD @context), or write the IRI absolute.",
-    [{ path: "base", message: `relative IRI <${iri}> with no base` }],
-    { iri },
-  );
+    errors: [{ path: "base", message: `relative IRI <${iri}> with no base` }],
+    extensions: { iri },
+  });
 }

@@ -4,13 +4,14 @@ import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
-import { jobNotFound, ProblemError } from "../http/problem.ts";
+import { jobNotFound } from "../http/problem.ts";
 import { formatFromMediaType, negotiateFormat, RDF_FORMATS } from "../rdf/formats.ts";
 import type { ImportFormat, ItemsBy } from "../bulk/import_jobs.ts";
 import { SUBJECT_FORMATS } from "../bulk/subject_items.ts";
 import { exportDocument } from "../bulk/export.ts";
 import { bodyStream } from "../http/body.ts";
 import { exportItems, getImportJob, importItems, listImportJobs } from "./contracts/bulk.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** Most jobs `GET /api/admin/import/jobs` lists. */
 const MAX_LISTED_JOBS = 1000;
@@ -55,12 +56,9 @@ export function bulkRoutes(deps: AppDeps): Hono<AppEnv> {
     const collections = exportedCollections(deps, collection, workspace);
     const format = negotiateFormat(c.req.header("accept"), ["nquads", "trig"], "nquads");
     if (format !== "nquads" && format !== "trig") {
-      throw new ProblemError(
-        406,
-        "not-acceptable",
-        "Not acceptable",
-        "An export is available as application/n-quads or application/trig.",
-      );
+      throw new DomainError("not-acceptable", {
+        detail: "An export is available as application/n-quads or application/trig.",
+      });
     }
     const encoder = new TextEncoder();
     const pieces = exportDocument(deps.store, collections, format)[Symbol.asyncIterator]();
@@ -83,13 +81,13 @@ export function bulkRoutes(deps: AppDeps): Hono<AppEnv> {
 /** The collections an export covers; 400 unless exactly one of the two is given. */
 function exportedCollections(deps: AppDeps, collection?: string, workspace?: string): string[] {
   if ((collection === undefined) === (workspace === undefined)) {
-    throw new ProblemError(
-      400,
-      "invalid-parameter",
-      "Give a collection or a workspace",
-      "An export needs exactly one of `collection` and `workspace`.",
-      [{ path: collection === undefined ? "collection" : "workspace", message: "one of two" }],
-    );
+    throw new DomainError("invalid-parameter", {
+      detail: "An export needs exactly one of `collection` and `workspace`.",
+      errors: [{
+        path: collection === undefined ? "collection" : "workspace",
+        message: "one of two",
+      }],
+    });
   }
   if (collection !== undefined) {
     deps.catalog.require(collection);
@@ -108,15 +106,12 @@ function bodyFormat(contentType: string | undefined, itemsBy: ItemsBy): ImportFo
   const accepted = itemsBy === "subject"
     ? SUBJECT_FORMATS.map((name) => RDF_FORMATS[name].mediaType).join(", ")
     : "application/n-quads or application/trig";
-  throw new ProblemError(
-    415,
-    "unsupported-media-type",
-    "Unsupported media type",
-    `Content-Type ${contentType ?? "(none)"} is not accepted here; use ${accepted}.` +
+  throw new DomainError("unsupported-media-type", {
+    detail: `Content-Type ${contentType ?? "(none)"} is not accepted here; use ${accepted}.` +
       (bySubject
         ? " A document without named graphs is imported with itemsBy=subject (each IRI " +
           "subject one item)."
         : ""),
-    [{ path: "Content-Type", message: "unsupported" }],
-  );
+    errors: [{ path: "Content-Type", message: "unsupported" }],
+  });
 }

@@ -8,7 +8,6 @@ import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
-import { ProblemError } from "../http/problem.ts";
 import { readBodyText } from "../http/body.ts";
 import { parseEtagCondition } from "../http/etag.ts";
 import { type CollectionEntry, collectionSettings } from "../catalog/catalog.ts";
@@ -19,6 +18,7 @@ import {
   listCollections,
   replaceCollection,
 } from "./contracts/catalog_admin.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** The catalog admin routes. */
 export function catalogAdminRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -84,25 +84,19 @@ function shown(entry: CollectionEntry) {
 async function jsonBody(c: Context<AppEnv>, deps: AppDeps): Promise<unknown> {
   const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (type !== "application/json") {
-    throw new ProblemError(
-      415,
-      "unsupported-media-type",
-      "Unsupported media type",
-      `Content-Type ${type || "(none)"} is not accepted here; send the settings as ` +
+    throw new DomainError("unsupported-media-type", {
+      detail: `Content-Type ${type || "(none)"} is not accepted here; send the settings as ` +
         "application/json.",
-      [{ path: "Content-Type", message: "use application/json" }],
-    );
+      errors: [{ path: "Content-Type", message: "use application/json" }],
+    });
   }
   const text = await readBodyText(c, deps.config.service.http.maxBodyBytes);
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ProblemError(
-      400,
-      "invalid-json",
-      "The body is not JSON",
-      `The body could not be parsed as JSON: ${(error as Error).message}`,
-      [{ path: "body", message: (error as Error).message }],
-    );
+    throw new DomainError("invalid-json", {
+      detail: `The body could not be parsed as JSON: ${(error as Error).message}`,
+      errors: [{ path: "body", message: (error as Error).message }],
+    });
   }
 }

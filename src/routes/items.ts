@@ -6,12 +6,12 @@ import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { readRdfBody } from "../http/rdf_body.ts";
 import { formatEtag, notModified, parseEtagCondition } from "../http/etag.ts";
-import { ProblemError } from "../http/problem.ts";
 import { negotiateFormat, type RdfFormat } from "../rdf/formats.ts";
 import type { ParseOptions } from "../rdf/parse.ts";
 import { ITEM_READ_FORMATS, mediaTypeOf, registeredTypesOf } from "./media_types.ts";
 import { createItem, deleteItem, readItem, updateItem } from "./contracts/items.ts";
 import { collectionPrefixes, itemRdfResponse } from "./rdf_response.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** The 406's list of what an item is available as. */
 const READ_TYPES = registeredTypesOf(ITEM_READ_FORMATS).join(", ");
@@ -47,12 +47,9 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
     const { collection, item } = readQuery(c, readItem);
     const format = negotiateFormat(c.req.header("accept"), ITEM_READ_FORMATS, "jsonld");
     if (!format) {
-      throw new ProblemError(
-        406,
-        "not-acceptable",
-        "Not acceptable",
-        `No acceptable RDF format; this resource is available as ${READ_TYPES}.`,
-      );
+      throw new DomainError("not-acceptable", {
+        detail: `No acceptable RDF format; this resource is available as ${READ_TYPES}.`,
+      });
     }
     // A 304 needs only the record. A body comes with the record of its own version, which
     // may be newer than the one just looked up: its hash is the ETag.

@@ -7,11 +7,11 @@ import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
-import { ProblemError } from "../http/problem.ts";
 import { findLabels, MAX_LABEL_IRIS } from "../items/labels.ts";
 import { languagesOf } from "../rdf/labels.ts";
 import { prefixesOf, WELL_KNOWN_PREFIXES } from "../search/field_paths.ts";
 import { getLabels } from "./contracts/labels.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** The labels route. */
 export function labelRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -19,13 +19,10 @@ export function labelRoutes(deps: AppDeps): Hono<AppEnv> {
   handle(app, getLabels, async (c) => {
     const query = readQuery(c, getLabels);
     if (query.iri.length > MAX_LABEL_IRIS) {
-      throw new ProblemError(
-        400,
-        "invalid-parameter",
-        "Invalid parameter",
-        `At most ${MAX_LABEL_IRIS} IRIs a request; got ${query.iri.length}.`,
-        [{ path: "iri", message: `more than ${MAX_LABEL_IRIS}` }],
-      );
+      throw new DomainError("invalid-parameter", {
+        detail: `At most ${MAX_LABEL_IRIS} IRIs a request; got ${query.iri.length}.`,
+        errors: [{ path: "iri", message: `more than ${MAX_LABEL_IRIS}` }],
+      });
     }
     const prefixes = query.collection
       ? prefixesOf(deps.catalog.collection(query.collection).collection.context)

@@ -10,7 +10,6 @@
  * format's limits and again to stream it, so it is never held in memory.
  */
 import type { Quad } from "n3";
-import { ProblemError } from "../http/problem.ts";
 import { RDF_FORMATS, type RdfFormat } from "../rdf/formats.ts";
 import { serializeRdf } from "../rdf/serialize.ts";
 import { InexpressibleError } from "../rdf/writers/inexpressible.ts";
@@ -20,6 +19,7 @@ import type { ItemRead, ItemRecord } from "../store/triple_store.ts";
 import { prefixesOf } from "../search/field_paths.ts";
 import type { AppDeps } from "./app_deps.ts";
 import { DOWNLOAD_FORMATS, mediaTypeOf } from "./media_types.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** The prefixes the service knows for a collection: the well-known ones and its context's. */
 export function collectionPrefixes(deps: AppDeps, collection: string): Record<string, string> {
@@ -99,20 +99,17 @@ async function refusingInexpressible<T>(format: RdfFormat, run: () => Promise<T>
 }
 
 /** 406 naming the term, why, and the formats that can carry the graph. */
-function inexpressibleProblem(error: InexpressibleError, format: RdfFormat): ProblemError {
+function inexpressibleProblem(error: InexpressibleError, format: RdfFormat): DomainError {
   const others = Object.entries(DOWNLOAD_FORMATS)
     .filter(([, other]) => other !== format && !FORMAT_LIMITS[other]);
   const mediaType = (other: RdfFormat) => mediaTypeOf(other).split(";")[0];
   const named = others.map(([extension, other]) =>
     `${RDF_FORMATS[other].label} (${mediaType(other)}, .${extension})`
   );
-  return new ProblemError(
-    406,
-    "not-expressible",
-    "Not expressible in this format",
-    `This item cannot be written as ${error.format}: ${error.message}. Ask for a format ` +
+  return new DomainError("not-expressible", {
+    detail: `This item cannot be written as ${error.format}: ${error.message}. Ask for a format ` +
       `that can carry it: ${named.join(", ")}.`,
-    [{ path: "Accept", message: `${error.term}: ${error.reason}` }],
-    { term: error.term, alternatives: others.map(([, other]) => mediaType(other)) },
-  );
+    errors: [{ path: "Accept", message: `${error.term}: ${error.reason}` }],
+    extensions: { term: error.term, alternatives: others.map(([, other]) => mediaType(other)) },
+  });
 }

@@ -14,7 +14,6 @@ import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
-import { ProblemError } from "../http/problem.ts";
 import { readBodyText } from "../http/body.ts";
 import { prefixesOf } from "../search/field_paths.ts";
 import { expandFilter } from "../search/prefixed_names.ts";
@@ -29,6 +28,7 @@ import {
 } from "../search/search_engine.ts";
 import { gateQueryBody } from "../search/opensearch/dsl_gate.ts";
 import { searchItems, searchItemsWithDsl } from "./contracts/search.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** The search routes. */
 export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -62,12 +62,10 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
   handle(app, searchItemsWithDsl, async (c) => {
     const dsl = deps.config.service.search.dsl;
     if (dsl.role === "none") {
-      throw new ProblemError(
-        403,
-        "search-dsl-disabled",
-        "Query DSL switched off",
-        "This service takes no query DSL (service.search.dsl.role is none); use GET /api/search.",
-      );
+      throw new DomainError("search-dsl-disabled", {
+        detail:
+          "This service takes no query DSL (service.search.dsl.role is none); use GET /api/search.",
+      });
     }
     const { collection } = readQuery(c, searchItemsWithDsl);
     const index = deps.searchIndexes(collection).ref;
@@ -75,13 +73,10 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
     const body = parseQueryBody(text);
     const gate = gateQueryBody(body, { expensiveQueries: dsl.expensiveQueries });
     if (!gate.ok) {
-      throw new ProblemError(
-        400,
-        "search-query-refused",
-        "Search query refused",
-        `The query DSL body is refused at ${gate.path}: ${gate.message}.`,
-        [{ path: gate.path, message: gate.message }],
-      );
+      throw new DomainError("search-query-refused", {
+        detail: `The query DSL body is refused at ${gate.path}: ${gate.message}.`,
+        errors: [{ path: gate.path, message: gate.message }],
+      });
     }
     const result = await rawSearch(deps.search, index, body);
     return c.json(result.response);
@@ -168,30 +163,23 @@ function parseQueryBody(text: string): Record<string, unknown> {
   try {
     body = JSON.parse(text);
   } catch (error) {
-    throw new ProblemError(
-      400,
-      "invalid-json",
-      "Invalid JSON",
-      `The query body is not JSON: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new DomainError("invalid-json", {
+      detail: `The query body is not JSON: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    });
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new ProblemError(
-      400,
-      "invalid-search-query",
-      "Invalid search query",
-      "The query body must be a JSON object (OpenSearch query DSL).",
-    );
+    throw new DomainError("invalid-search-query", {
+      detail: "The query body must be a JSON object (OpenSearch query DSL).",
+    });
   }
   return body as Record<string, unknown>;
 }
 
-function invalidParameter(name: string, value: string, message: string): ProblemError {
-  return new ProblemError(
-    400,
-    "invalid-parameter",
-    "Invalid parameter",
-    `The parameter '${name}' is malformed (${message}); got ${JSON.stringify(value)}.`,
-    [{ path: name, message }],
-  );
+function invalidParameter(name: string, value: string, message: string): DomainError {
+  return new DomainError("invalid-parameter", {
+    detail: `The parameter '${name}' is malformed (${message}); got ${JSON.stringify(value)}.`,
+    errors: [{ path: name, message }],
+  });
 }

@@ -14,7 +14,6 @@ import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
-import { ProblemError } from "../http/problem.ts";
 import { readBodyText } from "../http/body.ts";
 import { negotiateFormat, type RdfFormat } from "../rdf/formats.ts";
 import { serializeRdf } from "../rdf/serialize.ts";
@@ -36,6 +35,7 @@ import type { QueryDataset, SparqlQueryResult } from "../store/triple_store.ts";
 import { endpointNotFound, STORE_ENDPOINT_ID } from "../tools/sparql_endpoints.ts";
 import { GRAPH_FORMATS, mediaTypeOf, registeredTypesOf } from "./media_types.ts";
 import * as contracts from "./contracts/sparql.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** The formats a CONSTRUCT or DESCRIBE is answered in, the fallback first. */
 
@@ -124,16 +124,13 @@ async function readPost(c: Context<AppEnv>, limit: number): Promise<ProtocolRequ
     if (parameters.has("update")) throw updateRefused();
     query = parameters.get("query") ?? undefined;
   } else {
-    throw new ProblemError(
-      415,
-      "unsupported-media-type",
-      "Unsupported media type",
-      "Send the query as an application/sparql-query body, or as the field 'query' of an " +
+    throw new DomainError("unsupported-media-type", {
+      detail: "Send the query as an application/sparql-query body, or as the field 'query' of an " +
         `application/x-www-form-urlencoded body; got ${
           contentType ? JSON.stringify(contentType) : "no Content-Type"
         }.`,
-      [{ path: "Content-Type", message: "unsupported" }],
-    );
+      errors: [{ path: "Content-Type", message: "unsupported" }],
+    });
   }
   return {
     query: requireQueryText(query),
@@ -144,15 +141,12 @@ async function readPost(c: Context<AppEnv>, limit: number): Promise<ProtocolRequ
   };
 }
 
-function updateRefused(): ProblemError {
-  return new ProblemError(
-    400,
-    "sparql-update-refused",
-    "Updates are not allowed",
-    "This endpoint answers the SPARQL 1.1 Protocol's query operation only; the update " +
+function updateRefused(): DomainError {
+  return new DomainError("sparql-update-refused", {
+    detail: "This endpoint answers the SPARQL 1.1 Protocol's query operation only; the update " +
       "operation is refused.",
-    [{ path: "update", message: "update operation" }],
-  );
+    errors: [{ path: "update", message: "update operation" }],
+  });
 }
 
 /** The graph formats for the 406's message: "a, b, c or d". */
@@ -165,17 +159,14 @@ function negotiate(form: QueryForm, accept: string | undefined): ResultsFormat |
     ? negotiateFormat(accept, GRAPH_FORMATS, "turtle")
     : negotiateResultsFormat(accept);
   if (format) return format;
-  throw new ProblemError(
-    406,
-    "not-acceptable",
-    "Not acceptable",
-    graph
+  throw new DomainError("not-acceptable", {
+    detail: graph
       ? `A CONSTRUCT or DESCRIBE is answered as ${GRAPH_TYPES}; the Accept header allows ` +
         "none of them."
       : `A ${form} is answered as application/sparql-results+json, ` +
         "application/sparql-results+xml, text/csv or text/tab-separated-values; the Accept " +
         "header allows none of them.",
-  );
+  });
 }
 
 function protocolResponse(result: SparqlQueryResult, format: ResultsFormat | RdfFormat): Response {

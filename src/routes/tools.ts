@@ -8,7 +8,6 @@ import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
-import { ProblemError } from "../http/problem.ts";
 import { readBodyBytes, readBodyText } from "../http/body.ts";
 import { fileText, readMultipart, readUploadedFile } from "../http/upload.ts";
 import {
@@ -28,6 +27,7 @@ import { dumpSettings } from "../config/settings_dump.ts";
 import { mediaTypeOf } from "./media_types.ts";
 import * as contracts from "./contracts/tools.ts";
 import { SPARQL_RESULTS_JSON } from "../sparql_protocol/results_formats.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** The admin tool routes. */
 export function toolRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -89,15 +89,12 @@ async function readQueryText(c: Context<AppEnv>, limit: number): Promise<string>
     const field = (await readMultipart(await readBodyBytes(c, limit), contentType)).get("query");
     query = typeof field === "string" ? field : await field?.text();
   } else {
-    throw new ProblemError(
-      415,
-      "unsupported-media-type",
-      "Unsupported media type",
-      `Send the query as application/sparql-query, or as the field 'query' of an ` +
+    throw new DomainError("unsupported-media-type", {
+      detail: `Send the query as application/sparql-query, or as the field 'query' of an ` +
         `application/x-www-form-urlencoded or multipart/form-data body; got ` +
         `${contentType ? JSON.stringify(contentType) : "no Content-Type"}.`,
-      [{ path: "Content-Type", message: "unsupported" }],
-    );
+      errors: [{ path: "Content-Type", message: "unsupported" }],
+    });
   }
   return requireQueryText(query);
 }
@@ -128,14 +125,12 @@ function uploadFormat(file: File): RdfFormat | "json" {
   const byType = file.type ? formatFromMediaType(file.type) : undefined;
   const format = byType ?? formatFromFileName(file.name);
   if (format) return format;
-  throw new ProblemError(
-    415,
-    "unsupported-media-type",
-    "Unsupported RDF format",
-    `Cannot tell the RDF format of ${JSON.stringify(file.name)} (${
-      file.type || "no content type"
-    }): use an RDF content type, or one of the extensions .ttl .nt .nq .trig .rdf .owl .xml ` +
+  throw new DomainError("unsupported-media-type", {
+    detail:
+      `Cannot tell the RDF format of ${JSON.stringify(file.name)} (${
+        file.type || "no content type"
+      }): use an RDF content type, or one of the extensions .ttl .nt .nq .trig .rdf .owl .xml ` +
       ".n3 .jsonld .json.",
-    [{ path: "file", message: "unknown RDF format" }],
-  );
+    errors: [{ path: "file", message: "unknown RDF format" }],
+  });
 }

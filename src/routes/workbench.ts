@@ -6,12 +6,12 @@ import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "./app_deps.ts";
 import { handle } from "../http/route_contract.ts";
-import { ProblemError } from "../http/problem.ts";
 import { notModified } from "../http/etag.ts";
 import { renderPage, WORKBENCH_CSP } from "../ui/layout.ts";
 import { PAGES } from "../ui/pages.ts";
 import { findAsset } from "../ui/assets.ts";
 import { sparqlQueryPage, WORKBENCH_PAGES, workbenchAsset } from "./contracts/workbench.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** Headers of every page: its script fetches the data, nothing else may run or frame it. */
 const PAGE_HEADERS = {
@@ -34,12 +34,9 @@ export function workbenchRoutes(deps: AppDeps): Hono<AppEnv> {
     const name = c.req.param("name") ?? "";
     const asset = await findAsset(name);
     if (!asset) {
-      throw new ProblemError(
-        404,
-        "asset-not-found",
-        "File not found",
-        `The workbench has no file ${JSON.stringify(name)}.`,
-      );
+      throw new DomainError("asset-not-found", {
+        detail: `The workbench has no file ${JSON.stringify(name)}.`,
+      });
     }
     // Revalidated on each use, so a new version of the service is never served stale.
     const headers = { "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" };

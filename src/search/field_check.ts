@@ -6,7 +6,7 @@
  * the service and the configuration name, a field is known when some document holds it,
  * which one facet count over the whole index tells, on either engine.
  */
-import { InvalidInput } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import { SERVICE_SEARCH_FIELDS } from "./documents.ts";
 import type { CollectionIndexRef, SearchEngine, SearchRequest } from "./search_engine.ts";
 
@@ -84,22 +84,18 @@ export async function refuseUnknownFields(
   );
   const sort = sorts.find((one) => unknown.has(one.field));
   if (sort) {
-    throw new InvalidInput(
-      "invalid-sort",
-      "Field cannot be sorted",
-      `No document of this collection has the field "${sort.field}", so nothing can be ` +
+    throw new DomainError("invalid-sort", {
+      detail: `No document of this collection has the field "${sort.field}", so nothing can be ` +
         `sorted on it. ${WHERE_FIELDS_COME_FROM}`,
-      [{ path: "sort", message: `unknown field ${sort.field}` }],
-    );
+      errors: [{ path: "sort", message: `unknown field ${sort.field}` }],
+    });
   }
   const filter = filters.find((one) => unknown.has(one.field));
   if (filter) {
-    throw new InvalidInput(
-      "unknown-field",
-      "Unknown field",
-      `No document of this collection has the field "${filter.field}" ` +
+    throw new DomainError("unknown-field", {
+      detail: `No document of this collection has the field "${filter.field}" ` +
         `(${filter.parameter}=${filter.field}:…). ${WHERE_FIELDS_COME_FROM}`,
-      [{ path: filter.parameter, message: `unknown field ${filter.field}` }],
-    );
+      errors: [{ path: filter.parameter, message: `unknown field ${filter.field}` }],
+    });
   }
 }

@@ -9,14 +9,7 @@
  * alias in one atomic step, so searches keep answering from the old index until the new
  * one is complete, and a failed rebuild leaves the old one serving.
  */
-import {
-  BackendFailed,
-  Conflict,
-  DomainError,
-  type ErrorKind,
-  InternalFault,
-  NotImplemented,
-} from "../errors/domain_error.ts";
+import { DomainError, type ErrorKind } from "../errors/domain_error.ts";
 import type { ClampChange, SearchWindow } from "./clamp.ts";
 
 /**
@@ -24,7 +17,7 @@ import type { ClampChange, SearchWindow } from "./clamp.ts";
  * sent again, it will be refused again. The outbox dead-letters the items it concerned
  * instead of retrying them (src/indexing/dead_letters.ts).
  */
-export class EngineRefusal extends BackendFailed {}
+export class EngineRefusal extends DomainError {}
 import type { BackendHealth } from "../store/triple_store.ts";
 
 /** The collection an index belongs to and how it is named. */
@@ -289,11 +282,10 @@ export function rawSearch(
 ): Promise<RawSearchResult> {
   if (hasRawSearch(engine)) return engine.rawSearch(index, body);
   return Promise.reject(
-    new NotImplemented(
-      "not-implemented",
-      "Not implemented",
-      `Query DSL search needs the opensearch search backend; this service uses the ${engine.kind} one.`,
-    ),
+    new DomainError("not-implemented", {
+      detail:
+        `Query DSL search needs the opensearch search backend; this service uses the ${engine.kind} one.`,
+    }),
   );
 }
 
@@ -338,18 +330,14 @@ export function isPhysicalIndexOf(indexName: string, physicalName: string): bool
 
 /** A conflict: a write, commit or abort naming a rebuild that is not in progress. */
 export function rebuildNotActiveProblem(target: RebuildTarget): DomainError {
-  return new Conflict(
-    "rebuild-not-active",
-    "No such rebuild",
-    `Index ${target.physicalName} is not being rebuilt for ${target.ref.indexName}.`,
-  );
+  return new DomainError("rebuild-not-active", {
+    detail: `Index ${target.physicalName} is not being rebuilt for ${target.ref.indexName}.`,
+  });
 }
 
 /** An internal fault: a configured index name no engine accepts (see {@link isValidIndexName}). */
 export function invalidIndexNameProblem(name: string): DomainError {
-  return new InternalFault(
-    "invalid-index-name",
-    "Invalid index name",
-    `"${name}" cannot name a search index: use lowercase letters, digits, - and _.`,
-  );
+  return new DomainError("invalid-index-name", {
+    detail: `"${name}" cannot name a search index: use lowercase letters, digits, - and _.`,
+  });
 }

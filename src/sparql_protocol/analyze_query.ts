@@ -7,7 +7,7 @@
  */
 // @ts-types="@types/sparqljs"
 import sparqljs from "sparqljs";
-import { DomainError, InvalidInput, TooLarge } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import { unindentedGenerator } from "./generator.ts";
 import { projectionOrder } from "./projection_order.ts";
 import type { QueryDataset } from "../store/triple_store.ts";
@@ -47,35 +47,30 @@ export function refuseLongQuery(query: string, maxBytes: number): void {
   if (query.length * 3 <= maxBytes) return;
   const bytes = new TextEncoder().encode(query).length;
   if (bytes <= maxBytes) return;
-  throw new TooLarge(
-    "query-too-large",
-    "Query too large",
-    `The query is ${bytes} bytes long; service.query.maxQueryBytes allows ${maxBytes}.`,
-    [{ path: "query", message: `longer than ${maxBytes} bytes` }],
-  );
+  throw new DomainError("query-too-large", {
+    detail: `The query is ${bytes} bytes long; service.query.maxQueryBytes allows ${maxBytes}.`,
+    errors: [{ path: "query", message: `longer than ${maxBytes} bytes` }],
+  });
 }
 
 /** invalid-input `missing-query` unless `query` holds a query text: the query tool's and `/sparql`'s rule. */
 export function requireQueryText(query: string | undefined): string {
   if (query !== undefined && query.trim() !== "") return query;
-  throw new InvalidInput(
-    "missing-query",
-    "Missing query",
-    "The request carries no SPARQL query: send it as the body (application/sparql-query) " +
+  throw new DomainError("missing-query", {
+    detail: "The request carries no SPARQL query: send it as the body (application/sparql-query) " +
       "or as the form field 'query'.",
-    [{ path: "query", message: "required" }],
-  );
+    errors: [{ path: "query", message: "required" }],
+  });
 }
 
 /** Parses `text`; invalid-input `invalid-sparql` (with line and column) or invalid-input `sparql-update-refused`. */
 export function analyzeQuery(text: string, options: AnalyzeOptions = {}): AnalyzedQuery {
   if (nestsDeeperThan(text, MAX_NESTING)) {
-    throw new InvalidInput(
-      "invalid-sparql",
-      "Invalid SPARQL",
-      `The query nests groups, brackets or parentheses more than ${MAX_NESTING} levels deep.`,
-      [{ path: "query", message: "nested too deeply" }],
-    );
+    throw new DomainError("invalid-sparql", {
+      detail:
+        `The query nests groups, brackets or parentheses more than ${MAX_NESTING} levels deep.`,
+      errors: [{ path: "query", message: "nested too deeply" }],
+    });
   }
   let parsed: sparqljs.SparqlQuery;
   try {
@@ -84,13 +79,11 @@ export function analyzeQuery(text: string, options: AnalyzeOptions = {}): Analyz
     throw sparqlSyntaxProblem(error);
   }
   if (parsed.type === "update") {
-    throw new InvalidInput(
-      "sparql-update-refused",
-      "Updates are not allowed",
-      "This endpoint answers read-only queries (SELECT, ASK, CONSTRUCT, DESCRIBE); " +
+    throw new DomainError("sparql-update-refused", {
+      detail: "This endpoint answers read-only queries (SELECT, ASK, CONSTRUCT, DESCRIBE); " +
         "SPARQL Update operations are refused.",
-      [{ path: "query", message: "update operation" }],
-    );
+      errors: [{ path: "query", message: "update operation" }],
+    });
   }
   const form = parsed.queryType as QueryForm;
   const dataset = options.dataset;
@@ -204,13 +197,12 @@ function refuseForbiddenPatterns(parsed: sparqljs.SparqlQuery, reserved: Set<str
     const record = node as Record<string, unknown>;
     if (record.type === "service") {
       const name = (record.name as { value?: string } | undefined)?.value ?? "";
-      throw new InvalidInput(
-        "sparql-service-refused",
-        "Federated queries are not allowed",
-        `SERVICE <${name}> is refused: the query tool only queries the configured endpoints ` +
+      throw new DomainError("sparql-service-refused", {
+        detail:
+          `SERVICE <${name}> is refused: the query tool only queries the configured endpoints ` +
           "and never sends requests to a URL taken from the query.",
-        [{ path: "query", message: "SERVICE clause" }],
-      );
+        errors: [{ path: "query", message: "SERVICE clause" }],
+      });
     }
     if (record.type === "graph" && reserved.size > 0) {
       const name = record.name as { termType?: string; value?: string } | undefined;
@@ -235,14 +227,12 @@ function refuseReservedDataset(dataset: QueryDataset | undefined, reserved: read
 }
 
 function reservedGraph(iri: string, path: string): DomainError {
-  return new InvalidInput(
-    "reserved-graph",
-    "Reserved graph",
-    `<${iri}> holds the service's own records (item records, the index outbox, indexing ` +
+  return new DomainError("reserved-graph", {
+    detail: `<${iri}> holds the service's own records (item records, the index outbox, indexing ` +
       "jobs), not item data, and cannot be queried; query the item graphs (each item is a " +
       "named graph, and the default graph is their union).",
-    [{ path, message: "reserved graph" }],
-  );
+    errors: [{ path, message: "reserved graph" }],
+  });
 }
 
 function sparqlSyntaxProblem(error: unknown): DomainError {
@@ -253,10 +243,8 @@ function sparqlSyntaxProblem(error: unknown): DomainError {
   const line = hash?.loc?.first_line;
   const column = hash?.loc ? hash.loc.first_column + 1 : undefined;
   const where = line === undefined ? "" : ` at line ${line}, column ${column}`;
-  return new InvalidInput(
-    "invalid-sparql",
-    "Invalid SPARQL",
-    `The query could not be parsed${where}: ${firstLine}`,
-    [{ path: line === undefined ? "query" : `${line}:${column}`, message: firstLine }],
-  );
+  return new DomainError("invalid-sparql", {
+    detail: `The query could not be parsed${where}: ${firstLine}`,
+    errors: [{ path: line === undefined ? "query" : `${line}:${column}`, message: firstLine }],
+  });
 }

@@ -9,7 +9,7 @@
  * (`store-error`, carrying the endpoint's own message and status).
  */
 import { displayUrl } from "../log/display_url.ts";
-import { BackendFailed, DomainError, Timeout, Unavailable } from "../errors/domain_error.ts";
+import { DomainError, type ProblemOptions } from "../errors/domain_error.ts";
 import type { CircuitBreaker } from "../store/circuit_breaker.ts";
 import { DigestCredentials } from "./digest_auth.ts";
 
@@ -68,13 +68,10 @@ export function basicAuthorization(username: string, password: string): string {
 
 /** 503 `store-unavailable` naming the endpoint, with the underlying error as its cause. */
 export function storeUnavailable(url: string, reason: string, cause?: unknown): DomainError {
-  const problem = new Unavailable(
-    "store-unavailable",
-    "Triple store unavailable",
-    `The SPARQL endpoint ${displayUrl(url)} is unavailable: ${reason}`,
-  );
-  if (cause !== undefined) problem.cause = cause;
-  return problem;
+  return new DomainError("store-unavailable", {
+    detail: `The SPARQL endpoint ${displayUrl(url)} is unavailable: ${reason}`,
+    cause,
+  });
 }
 
 /** Seconds a client waits before reading an item whose write had an unknown outcome. */
@@ -85,18 +82,15 @@ const OUTCOME_RETRY_AFTER_SECONDS = 5;
  * broke, or its confirmation could not be read): it may have been applied, or may still
  * be. 503 with Retry-After, and how to find out.
  */
-export class WriteOutcomeUnknown extends Unavailable {
+export class WriteOutcomeUnknown extends DomainError {
   constructor(url: string, reason: string, cause?: unknown) {
-    super(
-      "write-outcome-unknown",
-      "Write outcome unknown",
-      `The update was sent to the SPARQL endpoint ${displayUrl(url)}, but its outcome is ` +
-        `unknown (${reason}): it may have been applied. Read the item (GET /api/item) and ` +
+    super("write-outcome-unknown", {
+      detail: `The update was sent to the SPARQL endpoint ${displayUrl(url)}, but its outcome ` +
+        `is unknown (${reason}): it may have been applied. Read the item (GET /api/item) and ` +
         "compare its ETag with the one this write would give before writing it again.",
-      undefined,
-      { retryAfter: OUTCOME_RETRY_AFTER_SECONDS },
-    );
-    if (cause !== undefined) this.cause = cause;
+      extensions: { retryAfter: OUTCOME_RETRY_AFTER_SECONDS },
+      cause,
+    });
   }
 
   /** The endpoint did not answer in time: likely hung, so a read would wait as long. */
@@ -132,13 +126,10 @@ export function storeProblemFromError(
   if (error instanceof DomainError) return error;
   if (error instanceof DOMException && error.name === "TimeoutError") {
     if (userTimeoutMs !== undefined) {
-      const problem = new Timeout(
-        "query-timeout",
-        "Query timed out",
-        `The SPARQL query did not finish within ${userTimeoutMs} ms`,
-      );
-      problem.cause = error;
-      return problem;
+      return new DomainError("query-timeout", {
+        detail: `The SPARQL query did not finish within ${userTimeoutMs} ms`,
+        cause: error,
+      });
     }
     return storeUnavailable(url, `no answer within ${timeoutMs} ms`, error);
   }
@@ -388,14 +379,10 @@ async function endpointProblem(url: string, response: Response): Promise<DomainE
     problem.extensions.endpointStatus = response.status;
     return problem;
   }
-  return new EndpointRefusal(
-    response.status === 400,
-    "store-error",
-    "Triple store error",
-    `The SPARQL endpoint ${displayUrl(url)} refused the request with ${said}`,
-    undefined,
-    { endpointStatus: response.status },
-  );
+  return new EndpointRefusal(response.status === 400, {
+    detail: `The SPARQL endpoint ${displayUrl(url)} refused the request with ${said}`,
+    extensions: { endpointStatus: response.status },
+  });
 }
 
 /**
@@ -403,11 +390,8 @@ async function endpointProblem(url: string, response: Response): Promise<DomainE
  * (HTTP 400: syntax it does not support, an unknown function), which callers that forward
  * a user's query turn into the user's mistake.
  */
-export class EndpointRefusal extends BackendFailed {
-  constructor(
-    readonly badRequest: boolean,
-    ...details: ConstructorParameters<typeof BackendFailed>
-  ) {
-    super(...details);
+export class EndpointRefusal extends DomainError {
+  constructor(readonly badRequest: boolean, options: ProblemOptions) {
+    super("store-error", options);
   }
 }

@@ -5,7 +5,7 @@
  */
 import { Parser } from "n3";
 import type { Quad } from "n3";
-import { InvalidInput } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import { analyzeQuery } from "./analyze_query.ts";
 import { EndpointRefusal, type SparqlHttpClient, storeProblemFromError } from "./client.ts";
 import { malformedResults, readSparqlJsonResults } from "./results_json.ts";
@@ -117,12 +117,12 @@ async function firstQuads(
  */
 function refusedQueryAsInvalid(error: unknown): unknown {
   if (error instanceof EndpointRefusal && error.badRequest) {
-    return new InvalidInput(
-      "invalid-sparql",
-      "Invalid SPARQL",
-      `The SPARQL endpoint refused the query: ${error.message.replace(/^.*? with HTTP 400: /, "")}`,
-      [{ path: "query", message: "refused by the endpoint" }],
-    );
+    return new DomainError("invalid-sparql", {
+      detail: `The SPARQL endpoint refused the query: ${
+        error.message.replace(/^.*? with HTTP 400: /, "")
+      }`,
+      errors: [{ path: "query", message: "refused by the endpoint" }],
+    });
   }
   return error;
 }

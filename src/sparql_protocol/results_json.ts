@@ -10,7 +10,7 @@
  */
 import { DataFactory } from "n3";
 import type { Term } from "n3";
-import { BackendFailed } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** One row of SPARQL JSON results: variable name → term. */
 export type SparqlRow = Map<string, Term>;
@@ -29,12 +29,10 @@ export type SparqlJsonResults =
   | { kind: "boolean"; value: boolean };
 
 /** The endpoint sent something that is not what the protocol promises. */
-export function malformedResults(detail: string): BackendFailed {
-  return new BackendFailed(
-    "store-error",
-    "Triple store error",
-    `The SPARQL endpoint sent a malformed response: ${detail}`,
-  );
+export function malformedResults(detail: string): DomainError {
+  return new DomainError("store-error", {
+    detail: `The SPARQL endpoint sent a malformed response: ${detail}`,
+  });
 }
 
 /** An N3.js term for one SPARQL JSON term. */

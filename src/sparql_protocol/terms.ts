@@ -7,7 +7,7 @@
  * fresh for every request, which is exactly what a whole-graph write wants.
  */
 import type { Literal, Quad, Term } from "n3";
-import { InvalidInput } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import { invalidTerm } from "../store/store_problems.ts";
 
 const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
@@ -31,12 +31,11 @@ const LANGUAGE_TAG = /^[a-zA-Z]+(-[a-zA-Z0-9]+)*$/;
  */
 export function iriToSparql(iri: string): string {
   if (iri === "" || IRI_FORBIDDEN.test(iri)) {
-    throw new InvalidInput(
-      "invalid-iri",
-      "Invalid IRI",
-      `The IRI ${JSON.stringify(iri)} cannot be stored: it is empty or contains white space ` +
+    throw new DomainError("invalid-iri", {
+      detail:
+        `The IRI ${JSON.stringify(iri)} cannot be stored: it is empty or contains white space ` +
         'or one of <>"{}|^`\\',
-    );
+    });
   }
   return `<${iri}>`;
 }
@@ -52,11 +51,9 @@ export function literalToSparql(literal: Literal): string {
   const datatype = literal.datatype.value;
   if (literal.language) {
     if (!LANGUAGE_TAG.test(literal.language)) {
-      throw new InvalidInput(
-        "invalid-literal",
-        "Invalid literal",
-        `The language tag ${JSON.stringify(literal.language)} is not a valid BCP 47 tag`,
-      );
+      throw new DomainError("invalid-literal", {
+        detail: `The language tag ${JSON.stringify(literal.language)} is not a valid BCP 47 tag`,
+      });
     }
     // RDF 1.2 base direction, written as SPARQL 1.2's LANG_DIR suffix.
     const direction = (literal as Literal & { direction?: string }).direction;

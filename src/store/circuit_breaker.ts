@@ -11,7 +11,8 @@
  * Written by hand: the npm circuit breakers wrap one function each and time it themselves,
  * while here the clients keep their own timeouts and several clients share one engine.
  */
-import { type DomainError, Unavailable } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
+import type { ProblemSlug } from "../errors/problems.ts";
 import { log } from "../log/logger.ts";
 
 /** `service.failFast`. */
@@ -154,12 +155,10 @@ export class CircuitBreaker {
 }
 
 /** A 503 refusal of a marked-down engine, e.g. `search-unavailable`. */
-export function engineDown(slug: string, title: string, engine: string) {
+export function engineDown(slug: ProblemSlug, engine: string) {
   return (retryAfterSeconds: number): DomainError =>
-    new Unavailable(
-      slug,
-      title,
-      `${engine} did not answer the last requests and is marked down; requests that need it ` +
-        `fail at once until it answers again. Retry after ${retryAfterSeconds} s.`,
-    );
+    new DomainError(slug, {
+      detail: `${engine} did not answer the last requests and is marked down; requests that ` +
+        `need it fail at once until it answers again. Retry after ${retryAfterSeconds} s.`,
+    });
 }

@@ -1,44 +1,30 @@
 /** The problems every TripleStore implementation answers with, worded once. */
-import {
-  Conflict,
-  DomainError,
-  InvalidInput,
-  NotFound,
-  PreconditionFailed,
-} from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 
 /** not-found for an item the collection does not hold. */
 export function itemNotFound(collection: string, uri: string): DomainError {
-  return new NotFound(
-    "item-not-found",
-    "Item not found",
-    `The collection <${collection}> holds no item <${uri}>.`,
-  );
+  return new DomainError("item-not-found", {
+    detail: `The collection <${collection}> holds no item <${uri}>.`,
+  });
 }
 
 /** conflict for a URI that already names an item. */
 export function itemExists(uri: string, collection: string): DomainError {
-  return new Conflict(
-    "item-exists",
-    "Item already exists",
-    `The item <${uri}> already exists in collection <${collection}>.`,
-  );
+  return new DomainError("item-exists", {
+    detail: `The item <${uri}> already exists in collection <${collection}>.`,
+  });
 }
 
 /** precondition-failed when `If-Match` names another version. */
 export function preconditionFailed(uri: string, current: string): DomainError {
-  return new PreconditionFailed(
-    "precondition-failed",
-    "Precondition failed",
-    `The item <${uri}> has changed: its current ETag is "${current}".`,
-  );
+  return new DomainError("precondition-failed", {
+    detail: `The item <${uri}> has changed: its current ETag is "${current}".`,
+  });
 }
 
 /** invalid-input for a term that is not item data (a variable, a quoted triple). */
 export function invalidTerm(termType: string): DomainError {
-  return new InvalidInput(
-    "invalid-term",
-    "Term cannot be stored",
-    `A ${termType} term cannot be stored as item data`,
-  );
+  return new DomainError("invalid-term", {
+    detail: `A ${termType} term cannot be stored as item data`,
+  });
 }

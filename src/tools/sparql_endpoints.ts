@@ -10,7 +10,7 @@
  */
 import type { ServiceConfig } from "../config/schema.ts";
 import { readCaCertificates } from "../config/ca_file.ts";
-import { DomainError, NotFound } from "../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import { queryRemoteEndpoint } from "../sparql_protocol/remote_query.ts";
 import { SparqlHttpClient } from "../sparql_protocol/client.ts";
 import type { SparqlQueryOptions, SparqlQueryResult, TripleStore } from "../store/triple_store.ts";
@@ -145,12 +145,10 @@ export class SparqlEndpointRegistry {
 
 /** not-found for an endpoint id that is not in the list. */
 export function endpointNotFound(id: string, known: string[]): DomainError {
-  return new NotFound(
-    "endpoint-not-found",
-    "SPARQL endpoint not found",
-    `No SPARQL endpoint has the id ${JSON.stringify(id)}; known ids: ${known.join(", ")}.`,
-    [{ path: "endpoint", message: "unknown endpoint id" }],
-  );
+  return new DomainError("endpoint-not-found", {
+    detail: `No SPARQL endpoint has the id ${JSON.stringify(id)}; known ids: ${known.join(", ")}.`,
+    errors: [{ path: "endpoint", message: "unknown endpoint id" }],
+  });
 }
 
 /** A URL with its user info removed, and the credentials it carried. */

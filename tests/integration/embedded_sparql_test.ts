@@ -19,7 +19,7 @@ import { compileQuery } from "../../src/store/sqlite/sparql_to_sql.ts";
 import { loadQuads, nquadsTerm, planLoad } from "../../src/store/sqlite/sparql_fallback.ts";
 import { parseSparqlJsonResults } from "../../src/sparql_protocol/results_json.ts";
 import type { SparqlQueryResult } from "../../src/store/triple_store.ts";
-import { Timeout, Unprocessable } from "../../src/errors/domain_error.ts";
+import { isProblem } from "../../src/errors/domain_error.ts";
 
 const { namedNode, literal, blankNode, quad } = DataFactory;
 const COLLECTION = "https://data.example.org/collection/sparql";
@@ -198,7 +198,7 @@ Deno.test("embedded SPARQL: the fallback loads only what the patterns select, an
       assert.equal(everything.everything, true);
       assert.throws(
         () => loadQuads(db, everything, 5),
-        (error) => error instanceof Unprocessable && error.slug === "query-too-broad",
+        (error) => isProblem(error, "query-too-broad"),
       );
     } finally {
       db.close();
@@ -220,7 +220,7 @@ Deno.test("embedded SPARQL: a join past its timeout is stopped inside SQLite; th
         `SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n2 ?o }`,
         { limit: 10, timeoutMs: 500 },
       ),
-      (error) => error instanceof Timeout && error.slug === "query-timeout",
+      (error) => isProblem(error, "query-timeout"),
     );
     assert.ok(performance.now() - started < 5_000);
     const after = await store.query(`ASK { ?s ?p ?o }`, { limit: 10, timeoutMs: 5_000 });

@@ -3,7 +3,7 @@
  * dies, as each task asks.
  */
 /// <reference lib="deno.worker" />
-import { InvalidInput } from "../../src/errors/domain_error.ts";
+import { DomainError } from "../../src/errors/domain_error.ts";
 import { errorToWire } from "../../src/errors/error_wire.ts";
 import type { ToWorker } from "../../src/items/worker_pool.ts";
 
@@ -30,9 +30,11 @@ self.onmessage = async (event: MessageEvent<ToWorker<TestTask>>) => {
     return;
   }
   if (task.kind === "refuse") {
-    const error = new InvalidInput("bad-thing", "Bad thing", "The thing is bad.", [
-      { path: "3:7", message: "here" },
-    ], { line: 3 });
+    const error = new DomainError("rdf-syntax", {
+      detail: "The thing is bad.",
+      errors: [{ path: "3:7", message: "here" }],
+      extensions: { line: 3 },
+    });
     self.postMessage({ id, ok: false, error: errorToWire(error) });
     return;
   }

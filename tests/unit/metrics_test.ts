@@ -5,7 +5,7 @@
  */
 import { strict as assert } from "node:assert";
 import { ServiceMetrics } from "../../src/metrics/metrics.ts";
-import { DomainError, NotFound, Unavailable } from "../../src/errors/domain_error.ts";
+import { DomainError } from "../../src/errors/domain_error.ts";
 
 class FakeStore {
   #reads = 0;
@@ -13,10 +13,10 @@ class FakeStore {
     return Promise.resolve(++this.#reads);
   }
   missing(): Promise<never> {
-    return Promise.reject(new NotFound("item-not-found", "Item not found", "none"));
+    return Promise.reject(new DomainError("item-not-found", { detail: "none" }));
   }
   down(): Promise<never> {
-    return Promise.reject(new Unavailable("store-unavailable", "Store unavailable", "x"));
+    return Promise.reject(new DomainError("store-unavailable", { detail: "x" }));
   }
   async *list(): AsyncIterable<number> {
     yield this.#reads;

@@ -15,7 +15,7 @@ import {
   requiredText,
   textList,
 } from "../../src/http/query_schema.ts";
-import { ProblemError } from "../../src/http/problem.ts";
+import { ProblemError, problemOf as asProblem } from "../../src/http/problem.ts";
 
 const QUERY = z.object({
   collection: requiredIri("collection"),
@@ -37,9 +37,10 @@ function problemOf(given: Record<string, string[]>, schema: z.ZodObject = QUERY)
   try {
     parseQuery(given, schema);
   } catch (error) {
-    assert.ok(error instanceof ProblemError, String(error));
-    assert.equal(error.status, 400);
-    return error;
+    const problem = asProblem(error);
+    assert.ok(problem instanceof ProblemError, String(error));
+    assert.equal(problem.status, 400);
+    return problem;
   }
   assert.fail(`no problem for ${JSON.stringify(given)}`);
 }
@@ -139,7 +140,7 @@ Deno.test("a single-valued parameter given twice is invalid-parameter", () => {
     const value = name === "collection" ? C : name === "clear" ? "true" : "1";
     const problem = problemOf({ ...VALID, [name]: [value, value] });
     assert.equal(problem.slug, "invalid-parameter", name);
-    assert.equal(problem.title, "Parameter given twice");
+    assert.equal(problem.title, "Invalid parameter");
     assert.equal(problem.message, `The parameter '${name}' takes one value; it was given 2 times.`);
     assert.deepEqual(problem.errors, [{ path: name, message: "one value expected" }]);
   }
@@ -158,7 +159,7 @@ Deno.test("booleans are exactly true or false; integers are digits", () => {
   for (const value of ["-1", "1.5", "ten", "1e3", " 1", "1234567890123456"]) {
     const problem = problemOf({ ...VALID, size: [value] });
     assert.equal(problem.slug, "invalid-parameter", value);
-    assert.equal(problem.title, "Invalid number");
+    assert.equal(problem.title, "Invalid parameter");
     assert.equal(problem.errors?.[0].path, "size");
   }
 });

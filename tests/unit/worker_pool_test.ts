@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { DomainError, InvalidInput } from "../../src/errors/domain_error.ts";
+import { DomainError } from "../../src/errors/domain_error.ts";
 import { TASKS_PER_WORKER, WorkerPool } from "../../src/items/worker_pool.ts";
 import { setLogSink } from "../../src/log/logger.ts";
 import type { TestTask } from "../support/pool_test_worker.ts";
@@ -51,9 +51,10 @@ Deno.test("a domain error comes back as the same kind, slug, detail and lines", 
   const workers = pool(1, 4);
   try {
     await assert.rejects(workers.run({ kind: "refuse" }), (error: unknown) => {
-      assert.ok(error instanceof InvalidInput);
-      assert.equal(error.slug, "bad-thing");
-      assert.equal(error.title, "Bad thing");
+      assert.ok(error instanceof DomainError);
+      assert.equal(error.kind, "invalid-input");
+      assert.equal(error.slug, "rdf-syntax");
+      assert.equal(error.title, "Malformed RDF");
       assert.equal(error.message, "The thing is bad.");
       assert.deepEqual(error.errors, [{ path: "3:7", message: "here" }]);
       assert.deepEqual(error.extensions, { line: 3 });

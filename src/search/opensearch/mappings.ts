@@ -7,7 +7,7 @@
  * `mappings` are merged over the defaults, but cannot retype the service's own fields:
  * paging and removal depend on them.
  */
-import { InvalidInput } from "../../errors/domain_error.ts";
+import { DomainError } from "../../errors/domain_error.ts";
 import { analyzerOf, languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
 import type { SearchLimits } from "../clamp.ts";
 import { KEYWORD_IGNORE_ABOVE } from "../mapped_fields.ts";
@@ -163,11 +163,10 @@ export function fieldResolver(fieldMappings: Record<string, unknown>): FieldReso
       }
       const sortable = mapping.type === "text" ? keywordOf(field, mapping) : field;
       if (sortable === undefined) {
-        throw new InvalidInput(
-          "invalid-sort",
-          "Field cannot be sorted",
-          `Field "${field}" is full-text only in this collection's mappings and cannot be sorted on.`,
-        );
+        throw new DomainError("invalid-sort", {
+          detail:
+            `Field "${field}" is full-text only in this collection's mappings and cannot be sorted on.`,
+        });
       }
       return { [sortable]: { order, missing: "_last" } };
     },

@@ -21,14 +21,7 @@ import { displayUrl } from "../../log/display_url.ts";
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { Client, errors } from "@opensearch-project/opensearch";
-import {
-  BackendFailed,
-  DomainError,
-  InvalidInput,
-  NotFound,
-  Timeout,
-  Unavailable,
-} from "../../errors/domain_error.ts";
+import { DomainError } from "../../errors/domain_error.ts";
 import type { BackendHealth } from "../../store/triple_store.ts";
 import {
   clampQueryBody,
@@ -183,7 +176,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     this.#requestTimeoutMs = timeouts.bulkMs;
     this.breaker = new CircuitBreaker(
       `OpenSearch at ${this.#where}`,
-      engineDown("search-unavailable", "Search unavailable", `OpenSearch at ${this.#where}`),
+      engineDown("search-unavailable", `OpenSearch at ${this.#where}`),
       options.failFast,
     );
     this.#rawSearchTimeoutMs = options.rawSearchTimeoutMs ?? 10_000;
@@ -506,18 +499,10 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
         throw this.#searchTimeout();
       }
       if (error instanceof errors.ResponseError && error.statusCode === 400) {
-        throw new InvalidInput(
-          "invalid-search-query",
-          "Invalid search query",
-          reasonOf(error),
-        );
+        throw new DomainError("invalid-search-query", { detail: reasonOf(error) });
       }
       if (isIndexNotFound(error)) {
-        throw new NotFound(
-          "search-index-not-found",
-          "Search index not found",
-          reasonOf(error),
-        );
+        throw new DomainError("search-index-not-found", { detail: reasonOf(error) });
       }
       throw this.#problem(error);
     }
@@ -756,22 +741,18 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     if (deadline === undefined) return undefined;
     const left = deadline - Date.now();
     if (left <= 0) {
-      throw new Unavailable(
-        "search-unavailable",
-        "Search unavailable",
-        "The write's deadline passed before OpenSearch accepted it.",
-      );
+      throw new DomainError("search-unavailable", {
+        detail: "The write's deadline passed before OpenSearch accepted it.",
+      });
     }
     return Math.min(left, this.#requestTimeoutMs);
   }
 
   #searchTimeout(): DomainError {
-    return new Timeout(
-      "search-timeout",
-      "Search timed out",
-      `The query did not finish within ${this.#rawSearchTimeoutMs} ms ` +
+    return new DomainError("search-timeout", {
+      detail: `The query did not finish within ${this.#rawSearchTimeoutMs} ms ` +
         "(service.search.dsl.timeoutMs); narrow it down.",
-    );
+    });
   }
 
   #backoff(attempt: number): Promise<void> {
@@ -789,15 +770,12 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
       error instanceof errors.TimeoutError || error instanceof errors.RequestAbortedError ||
       (error instanceof errors.ResponseError && [429, 502, 503, 504].includes(error.statusCode))
     ) {
-      return new Unavailable(
-        "search-unavailable",
-        "Search unavailable",
-        `OpenSearch at ${this.#where} cannot serve the request: ${
+      return new DomainError("search-unavailable", {
+        detail: `OpenSearch at ${this.#where} cannot serve the request: ${
           this.#severalNodes ? nodeOf(error) : ""
         }${reasonOf(error)}`,
-        undefined,
-        { retryAfter: this.breaker.retryAfterSeconds },
-      );
+        extensions: { retryAfter: this.breaker.retryAfterSeconds },
+      });
     }
     const message = `OpenSearch: ${reasonOf(error)}`;
     // A 4xx other than overload or a missing index: the request itself is refused.
@@ -805,9 +783,9 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
       error instanceof errors.ResponseError && error.statusCode >= 400 &&
       error.statusCode < 500 && ![404, 408, 409, 429].includes(error.statusCode)
     ) {
-      return new EngineRefusal("search-error", "Search failed", message);
+      return new EngineRefusal("search-error", { detail: message });
     }
-    return new BackendFailed("search-error", "Search failed", message);
+    return new DomainError("search-error", { detail: message });
   }
 }
 

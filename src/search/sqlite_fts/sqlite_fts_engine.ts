@@ -23,7 +23,7 @@ import {
   inUnsyncedTransaction,
   type Migration,
 } from "../../store/sqlite/local_db.ts";
-import { BackendFailed, DomainError, Unavailable } from "../../errors/domain_error.ts";
+import { DomainError } from "../../errors/domain_error.ts";
 import type { BackendHealth } from "../../store/triple_store.ts";
 import { isOlderDocument } from "../document_version.ts";
 import { type ClampWarning, clampWindow, type SearchLimits } from "../clamp.ts";
@@ -833,8 +833,8 @@ function documentProblem(
 function searchError(error: unknown): DomainError {
   const message = messageOf(error);
   return /SQLITE_BUSY|database is locked/i.test(message)
-    ? new Unavailable("search-unavailable", "Search unavailable", message)
-    : new BackendFailed("search-error", "Search failed", message);
+    ? new DomainError("search-unavailable", { detail: message })
+    : new DomainError("search-error", { detail: message });
 }
 
 function messageOf(error: unknown): string {

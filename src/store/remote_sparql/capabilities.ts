@@ -19,7 +19,7 @@
  * of a large sorted query names), and the product and version it names in its `Server`
  * header.
  */
-import { type DomainError, Unavailable } from "../../errors/domain_error.ts";
+import { DomainError } from "../../errors/domain_error.ts";
 import type { SparqlHttpClient } from "../../sparql_protocol/client.ts";
 import { SPARQL_RESULTS_JSON } from "../../sparql_protocol/results_formats.ts";
 import { readSmallSparqlJsonResults } from "../../sparql_protocol/results_json.ts";
@@ -46,13 +46,11 @@ export interface StoreCapabilities {
 }
 
 /** The store lacks a behaviour the service relies on. */
-export class StoreIncapable extends Unavailable {
+export class StoreIncapable extends DomainError {
   constructor(readonly behaviour: string, answer: string) {
-    super(
-      "store-incapable",
-      "Triple store lacks a required behaviour",
-      `The SPARQL store fails the start-up check "${behaviour}": ${answer}`,
-    );
+    super("store-incapable", {
+      detail: `The SPARQL store fails the start-up check "${behaviour}": ${answer}`,
+    });
   }
 }
 

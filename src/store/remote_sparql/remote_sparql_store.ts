@@ -64,14 +64,13 @@
  * that applies it reads the item as written or newer.
  */
 import { DataFactory, type Quad } from "n3";
-import { type DomainError, isErrorKind } from "../../errors/domain_error.ts";
+import { DomainError, isErrorKind } from "../../errors/domain_error.ts";
 import { queryRemoteEndpoint } from "../../sparql_protocol/remote_query.ts";
 import { integerLiteral, METADATA_NAMESPACE, PROLOGUE, selectPages, selectRows } from "./lookup.ts";
 import { isBound, mergeRows, PAGE_ROWS, whenAbsent } from "./portable_sparql.ts";
 import { probeCapabilities, type StoreCapabilities, StoreIncapable } from "./capabilities.ts";
 import { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
 import { itemExists, itemNotFound, preconditionFailed } from "../store_problems.ts";
-import { BackendFailed } from "../../errors/domain_error.ts";
 import type {
   BackendHealth,
   ItemGraph,
@@ -851,12 +850,10 @@ function sameVersion(a: ItemRecord | undefined, b: ItemRecord): boolean {
 
 /** Reads kept finding writes in between, or fewer triples than the record counts. */
 function inconsistentRead(uri: string): DomainError {
-  return new BackendFailed(
-    "store-incomplete-answer",
-    "Triple store answer incomplete",
-    `The SPARQL endpoint did not give all triples of ${uri} as one version in ` +
+  return new DomainError("store-incomplete-answer", {
+    detail: `The SPARQL endpoint did not give all triples of ${uri} as one version in ` +
       `${PAGED_READ_ATTEMPTS} reads (its row cap, or writes while reading)`,
-  );
+  });
 }
 
 /** Whether any object is a literal with a datatype a store may rewrite (not a string). */

@@ -13,13 +13,7 @@
  */
 import { Parser } from "n3";
 import type { DatabaseSync } from "node:sqlite";
-import {
-  type DomainError,
-  InvalidInput,
-  Timeout,
-  Unavailable,
-  Unprocessable,
-} from "../../errors/domain_error.ts";
+import { DomainError, isErrorKind } from "../../errors/domain_error.ts";
 import type { SparqlQueryOptions, SparqlQueryResult } from "../triple_store.ts";
 import { termFromId } from "n3";
 import type { Term } from "n3";
@@ -86,7 +80,7 @@ export class EmbeddedSparqlEngine {
     try {
       evaluation = await evaluator.evaluate(request);
     } catch (error) {
-      if (error instanceof Unprocessable || error instanceof Timeout) throw error;
+      if (isErrorKind(error, "unprocessable", "timeout")) throw error;
       throw failed({
         kind: "failed",
         message: error instanceof Error ? error.message : String(error),
@@ -159,11 +153,10 @@ export class EmbeddedSparqlEngine {
     if (reply.failure.trapped) {
       // The next query starts a fresh worker.
       this.#reset(
-        new Unavailable(
-          "query-engine-restarted",
-          "Query engine restarted",
-          "Another query made the embedded query engine fail; it was restarted. Retry the query.",
-        ),
+        new DomainError("query-engine-restarted", {
+          detail:
+            "Another query made the embedded query engine fail; it was restarted. Retry the query.",
+        }),
       );
     }
   }
@@ -176,30 +169,26 @@ export class EmbeddedSparqlEngine {
   }
 }
 
-function timedOut(timeoutMs: number): Timeout {
-  return new Timeout(
-    "query-timeout",
-    "Query timed out",
-    `The query did not finish within ${timeoutMs} ms and was stopped.`,
-  );
+function timedOut(timeoutMs: number): DomainError {
+  return new DomainError("query-timeout", {
+    detail: `The query did not finish within ${timeoutMs} ms and was stopped.`,
+  });
 }
 
 function failed(failure: QueryFailure): DomainError {
   if (failure.kind === "timeout") {
-    return new Timeout("query-timeout", "Query timed out", failure.message);
+    return new DomainError("query-timeout", { detail: failure.message });
   }
   if (failure.kind === "too-broad") {
-    return new Unprocessable("query-too-broad", "Query too broad", failure.message);
+    return new DomainError("query-too-broad", { detail: failure.message });
   }
   if (!failure.trapped) {
-    return new InvalidInput("query-failed", "Query failed", `The query failed: ${failure.message}`);
+    return new DomainError("query-failed", { detail: `The query failed: ${failure.message}` });
   }
-  return new InvalidInput(
-    "query-failed",
-    "Query failed",
-    `The query engine failed on this query (${failure.message}) and was restarted; ` +
+  return new DomainError("query-failed", {
+    detail: `The query engine failed on this query (${failure.message}) and was restarted; ` +
       "a simpler query (fewer patterns or values) may run.",
-  );
+  });
 }
 
 /** An evaluation as the store's result, cut to `limit` rows. */

@@ -8,7 +8,7 @@
 import sparqljs from "sparqljs";
 import type { DatabaseSync } from "node:sqlite";
 import type Oxigraph from "oxigraph";
-import { Timeout } from "../../errors/domain_error.ts";
+import { DomainError } from "../../errors/domain_error.ts";
 import { ALIVE_FUNCTION, type CompiledQuery, compileQuery, countText } from "./sparql_to_sql.ts";
 import { loadQuads, planLoad } from "./sparql_fallback.ts";
 import { TermDictionary, termText } from "./term_dictionary.ts";
@@ -96,11 +96,9 @@ export class SparqlEvaluator {
     } catch (error) {
       // The alive function's stop is an SQL error raised after the deadline.
       if (Date.now() <= request.deadline) throw error;
-      throw new Timeout(
-        "query-timeout",
-        "Query timed out",
-        `The query did not finish within ${request.timeoutMs} ms and was stopped.`,
-      );
+      throw new DomainError("query-timeout", {
+        detail: `The query did not finish within ${request.timeoutMs} ms and was stopped.`,
+      });
     } finally {
       this.#deadline = Infinity;
     }

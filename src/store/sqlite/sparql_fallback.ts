@@ -15,7 +15,7 @@
 // @ts-types="@types/sparqljs"
 import type sparqljs from "sparqljs";
 import type { DatabaseSync } from "node:sqlite";
-import { Unprocessable } from "../../errors/domain_error.ts";
+import { DomainError } from "../../errors/domain_error.ts";
 import { encodeConstant } from "./term_ids.ts";
 import { termColumn, termText } from "./term_dictionary.ts";
 import type { TermLookup } from "./sparql_to_sql.ts";
@@ -126,13 +126,12 @@ export function loadQuads(db: DatabaseSync, plan: LoadPlan, limit = FALLBACK_QUA
   statement.setReturnArrays(true);
   const rows = statement.all() as unknown as [string, string, string, string | Uint8Array][];
   if (rows.length > limit) {
-    throw new Unprocessable(
-      "query-too-broad",
-      "Query too broad",
-      `Answering this query would need more than ${limit} quads in memory (a pattern with ` +
+    throw new DomainError("query-too-broad", {
+      detail:
+        `Answering this query would need more than ${limit} quads in memory (a pattern with ` +
         "few bound terms, a FILTER or another form the embedded engine evaluates in memory). " +
         "Bind more of its terms, or move to a SPARQL store (see docs/backends.md).",
-    );
+    });
   }
   return rows.map(([g, s, p, o]) =>
     `${nquadsTerm(s)} ${nquadsTerm(p)} ${nquadsTerm(termText(o))} ${nquadsTerm(g)} .\n`

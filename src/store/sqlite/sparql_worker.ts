@@ -8,9 +8,9 @@
  * query leaves nothing behind.
  */
 import { DatabaseSync } from "node:sqlite";
-import { Timeout, Unprocessable } from "../../errors/domain_error.ts";
 import { SparqlEvaluator } from "./sparql_evaluator.ts";
 import type { SparqlWorkerReply, SparqlWorkerRequest } from "./sparql_worker_protocol.ts";
+import { isErrorKind } from "../../errors/domain_error.ts";
 
 /** The worker's global scope, typed without pulling the worker lib into the whole program. */
 const scope = self as unknown as {
@@ -34,9 +34,9 @@ scope.onmessage = async (event: MessageEvent<SparqlWorkerRequest>) => {
       op: "error",
       id,
       failure: {
-        kind: error instanceof Unprocessable
+        kind: isErrorKind(error, "unprocessable")
           ? "too-broad"
-          : error instanceof Timeout
+          : isErrorKind(error, "timeout")
           ? "timeout"
           : "failed",
         message,

@@ -42,18 +42,14 @@ const faults = new WeakMap<DatabaseSync, FaultState>();
 export class StorageUnwritable extends DomainError {
   readonly fault: StorageFault;
   constructor(fault: StorageFault, directory: string) {
-    super(
-      "insufficient-storage",
-      fault === "full" ? "storage-full" : "storage-read-only",
-      fault === "full" ? "Storage full" : "Storage read-only",
-      fault === "full"
+    super(fault === "full" ? "storage-full" : "storage-read-only", {
+      detail: fault === "full"
         ? `The data directory "${directory}" (service.data.dir) is full: nothing was written. ` +
           "Free space there; writes work again at once."
         : `The data directory "${directory}" (service.data.dir) is on a read-only file system: ` +
           "nothing was written. Make it writable; writes work again at once.",
-      undefined,
-      { dataDir: directory },
-    );
+      extensions: { dataDir: directory },
+    });
     this.fault = fault;
   }
 }
