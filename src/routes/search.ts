@@ -29,6 +29,7 @@ import {
 } from "../search/search_engine.ts";
 import { gateQueryBody } from "../search/opensearch/dsl_gate.ts";
 import { searchItems, searchItemsWithDsl } from "./contracts/search.ts";
+import { dslSearchContract } from "./access.ts";
 
 /** The search routes. */
 export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -59,7 +60,7 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json(answer);
   });
 
-  handle(app, searchItemsWithDsl, async (c) => {
+  handle(app, dslSearchContract(deps.config.service.search.dsl.role), async (c) => {
     const dsl = deps.config.service.search.dsl;
     if (dsl.role === "none") {
       throw new ProblemError(
