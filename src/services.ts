@@ -405,7 +405,7 @@ export function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): Sear
         : undefined,
       limits,
       warn: logClampWarning,
-      rawSearchTimeoutMs: search.dsl.timeoutMs,
+      rawSearchTimeoutMs: search.opensearch.dsl.timeoutMs,
       timeouts: search.opensearch.timeouts,
       failFast: config.service.failFast,
     });

@@ -311,21 +311,24 @@ export const configSchema = z.object({
           bulkMs: integer(100, 600_000).default(30_000),
           adminMs: integer(100, 300_000).default(10_000),
         }).prefault({}),
+        /**
+         * `POST /api/search`: the raw query DSL, which only OpenSearch answers, behind the gate
+         * of src/search/opensearch/dsl_gate.ts.
+         */
+        dsl: z.object({
+          /** The least role that may use it; `none` switches it off. */
+          role: z.enum(["reader", "editor", "admin", "none"]).default("editor"),
+          /** Leading wildcards, `regexp`, fuzzy matching and `prefix` on text fields. */
+          expensiveQueries: flag.default(false),
+          /** OpenSearch's search timeout; the service answers 504 once it passes. */
+          timeoutMs: integer(100, 300_000).default(10_000),
+        }).prefault({}),
       }).prefault({}),
       query: z.object({
         maxResultsLimit: integer(1).default(10000),
         maxWindow: integer(1).default(10000),
         /** Hits counted exactly; beyond, the total is "at least" this (`totalRelation: gte`). */
         trackTotalHits: integer(1).default(10000),
-      }).prefault({}),
-      /** `POST /api/search`: the raw query DSL, behind the gate of src/search/opensearch/dsl_gate.ts. */
-      dsl: z.object({
-        /** The least role that may use it; `none` switches it off. */
-        role: z.enum(["reader", "editor", "admin", "none"]).default("editor"),
-        /** Leading wildcards, `regexp`, fuzzy matching and `prefix` on text fields. */
-        expensiveQueries: flag.default(false),
-        /** OpenSearch's search timeout; the service answers 504 once it passes. */
-        timeoutMs: integer(100, 300_000).default(10_000),
       }).prefault({}),
       indexing: z.object({
         /** Items an indexing job reads and writes per batch (bulk request). */
@@ -383,9 +386,15 @@ export const configSchema = z.object({
       /** rdf-canonize work limit: graphs needing more work are refused with 422. */
       maxWorkFactor: integer(0, 10).optional(),
     }).prefault({}),
+    /**
+     * SPARQL queries the service runs for its callers: `/sparql`, the admin query tool and
+     * label lookups (initialise rules are trusted configuration and have no such bounds).
+     */
     query: z.object({
-      /** Timeout of the admin query tool (initialise rules are trusted configuration). */
+      /** Each query's timeout. */
       timeoutMs: integer(100).default(30_000),
+      /** Most rows one query answers; more are cut (`X-Results-Truncated: true`). */
+      maxRows: integer(1).default(10_000),
       /**
        * Longest query text the tool parses (UTF-8 bytes). The SPARQL parser holds the event
        * loop for about 2 ms per KiB, so this bounds how long one query can stall the service.

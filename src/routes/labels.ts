@@ -33,7 +33,7 @@ export function labelRoutes(deps: AppDeps): Hono<AppEnv> {
     const labels = await findLabels(deps.store, query.iri, {
       languages: languagesOf(query.lang ?? c.req.header("accept-language")),
       timeoutMs: deps.config.service.query.timeoutMs,
-      maxRows: deps.config.service.search.query.maxResultsLimit,
+      maxRows: deps.config.service.query.maxRows,
     });
     return c.json({ labels, prefixes });
   });

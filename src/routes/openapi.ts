@@ -14,7 +14,7 @@ export function openApiRoutes(deps: AppDeps): Hono<AppEnv> {
   let document: string | undefined;
   handle(app, openApiDocument, (c) => {
     document ??= JSON.stringify(
-      buildOpenApiDocument(configuredContracts(deps.config.service.search.dsl.role), {
+      buildOpenApiDocument(configuredContracts(deps.config.service.search.opensearch.dsl.role), {
         version: deps.version,
       }),
     );

@@ -60,14 +60,14 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json(answer);
   });
 
-  handle(app, dslSearchContract(deps.config.service.search.dsl.role), async (c) => {
-    const dsl = deps.config.service.search.dsl;
+  handle(app, dslSearchContract(deps.config.service.search.opensearch.dsl.role), async (c) => {
+    const dsl = deps.config.service.search.opensearch.dsl;
     if (dsl.role === "none") {
       throw new ProblemError(
         403,
         "search-dsl-disabled",
         "Query DSL switched off",
-        "This service takes no query DSL (service.search.dsl.role is none); use GET /api/search.",
+        "This service takes no query DSL (service.search.opensearch.dsl.role is none); use GET /api/search.",
       );
     }
     const { collection } = readQuery(c, searchItemsWithDsl);

@@ -44,7 +44,7 @@ export function toolRoutes(deps: AppDeps): Hono<AppEnv> {
     const sparql = await readQueryText(c, maxBodyBytes);
     refuseLongQuery(sparql, deps.config.service.query.maxQueryBytes);
     const result = await endpoints.query(id, sparql, {
-      limit: deps.config.service.search.query.maxResultsLimit,
+      limit: deps.config.service.query.maxRows,
       timeoutMs: deps.config.service.query.timeoutMs,
     });
     return queryResponse(result, c.req.header("accept"));

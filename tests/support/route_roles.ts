@@ -32,7 +32,7 @@ export function unusedDeps(dslRole: DslRole = "editor", withTokens = false): App
     }
     : {};
   const config = parseConfigText(BUILT_IN_CUSTOMER_YML, "test", (name) => env[name]);
-  config.service.search.dsl.role = dslRole;
+  config.service.search.opensearch.dsl.role = dslRole;
   return new Proxy({ config, version: "test" }, {
     get: (target, key) => key in target ? target[key as keyof typeof target] : stub,
   }) as unknown as AppDeps;

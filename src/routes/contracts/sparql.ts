@@ -32,7 +32,7 @@ const RESPONSES = {
       "DESCRIBE as Turtle, N-Triples, RDF/XML or JSON-LD, as `Accept` asks.",
     content: RESULT_TYPES,
     headers: {
-      "X-Results-Truncated": "`true` when the rows were cut at `maxResultsLimit`.",
+      "X-Results-Truncated": "`true` when the rows were cut at `service.query.maxRows`.",
     },
   },
 };

@@ -48,7 +48,7 @@ export const querySparqlEndpoint = defineContract({
   operationId: "querySparqlEndpoint",
   summary: "Run a read-only SPARQL query on a configured endpoint",
   description: "Only configured endpoints, never a URL from the request. Rows are capped at " +
-    "`maxResultsLimit` (`X-Results-Truncated: true` when cut).",
+    "`service.query.maxRows` (`X-Results-Truncated: true` when cut).",
   tags: TAGS,
   access: "admin",
   query: z.object({

@@ -81,7 +81,7 @@ const NAMED_REFUSALS: Record<string, string> = {
   stored_fields: "stored_fields is not accepted; use _source",
   index: "naming an index is not accepted",
   _index: "naming an index is not accepted",
-  timeout: "the service sets the timeout (service.search.dsl.timeoutMs)",
+  timeout: "the service sets the timeout (service.search.opensearch.dsl.timeoutMs)",
 };
 
 /** Parameters every query clause takes. */
@@ -787,7 +787,7 @@ class Gate {
 
   expensive(path: string, what: string): void {
     if (this.options.expensiveQueries) return;
-    this.refuse(path, `${what} need service.search.dsl.expensiveQueries`);
+    this.refuse(path, `${what} need service.search.opensearch.dsl.expensiveQueries`);
   }
 
   countClause(path: string): void {

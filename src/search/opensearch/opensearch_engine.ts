@@ -108,7 +108,7 @@ export interface OpenSearchEngineOptions {
   timeouts?: Partial<OpenSearchTimeouts>;
   /** When to mark the engine down and fail fast (`service.failFast`). */
   failFast?: FailFastOptions;
-  /** Search-side budget of a query DSL body (`service.search.dsl.timeoutMs`, 10 s). */
+  /** Search-side budget of a query DSL body (`service.search.opensearch.dsl.timeoutMs`, 10 s). */
   rawSearchTimeoutMs?: number;
   bulk?: Partial<BulkPolicy>;
 }
@@ -770,7 +770,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
       "search-timeout",
       "Search timed out",
       `The query did not finish within ${this.#rawSearchTimeoutMs} ms ` +
-        "(service.search.dsl.timeoutMs); narrow it down.",
+        "(service.search.opensearch.dsl.timeoutMs); narrow it down.",
     );
   }
 
