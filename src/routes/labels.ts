@@ -1,5 +1,5 @@
 /**
- * `GET /api/labels` (API.md, Labels): what the workbench shows beside IRIs, for a whole page
+ * `GET /api/labels` (docs/api.md, Labels): what the workbench shows beside IRIs, for a whole page
  * in one request and one store query.
  */
 import { Hono } from "hono";

@@ -1,4 +1,4 @@
-/** `GET /openapi.json`: the OpenAPI 3.1 description of every route (API.md, Operations). */
+/** `GET /openapi.json`: the OpenAPI 3.1 description of every route (docs/api.md, Operations). */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "./app_deps.ts";

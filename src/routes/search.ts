@@ -1,5 +1,5 @@
 /**
- * `/api/search` (API.md, Search): a simple search as query parameters, or an OpenSearch
+ * `/api/search` (docs/api.md, Search): a simple search as query parameters, or an OpenSearch
  * query DSL body, which passes the DSL gate (src/search/opensearch/dsl_gate.ts) first. Windows beyond
  * the limits are clamped by the engine, never refused.
  *

@@ -1,5 +1,5 @@
 /**
- * `/sparql` and `/sparql/{id}`: the SPARQL 1.1 Protocol's query operation (API.md, SPARQL
+ * `/sparql` and `/sparql/{id}`: the SPARQL 1.1 Protocol's query operation (docs/api.md, SPARQL
  * endpoint), so that standard clients (Jena, rdflib, SPARQLWrapper, YASGUI) can query the
  * service's store and the configured endpoints.
  *

@@ -1,6 +1,6 @@
 /**
  * `/api/admin/tools/…`: the SPARQL endpoint list and query tool, the settings dump and
- * SHACL generation (API.md, Admin tools).
+ * SHACL generation (docs/api.md, Admin tools).
  */
 import { Hono } from "hono";
 import type { Context } from "hono";

@@ -1,7 +1,7 @@
 /**
  * Search limits: every query the service sends to a search engine goes through here.
  *
- * Queries are clamped, never rejected (API.md "Limits"): the window is
+ * Queries are clamped, never rejected (docs/api.md "Limits"): the window is
  * `from' = min(from, maxWindow)`, `size' = min(size, maxResultsLimit, maxWindow - from')`,
  * and sizes nested in a query DSL body (aggregations, `top_hits`, `inner_hits`, suggesters)
  * are capped at `maxResultsLimit`. Each clamp writes one warning line.

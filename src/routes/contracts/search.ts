@@ -1,4 +1,4 @@
-/** Contracts of `/api/search` (API.md, Search). */
+/** Contracts of `/api/search` (docs/api.md, Search). */
 import { z } from "zod";
 import { booleanParam, integerParam, optionalText, textList } from "../../http/query_schema.ts";
 import { defineContract } from "../../http/route_contract.ts";

@@ -1,4 +1,4 @@
-/** Contracts of the SPARQL 1.1 Protocol endpoints (API.md, SPARQL endpoint). */
+/** Contracts of the SPARQL 1.1 Protocol endpoints (docs/api.md, SPARQL endpoint). */
 import { z } from "zod";
 import { GRAPH_FORMATS, mediaTypeOf } from "../media_types.ts";
 import { defineContract, type RouteContract } from "../../http/route_contract.ts";

@@ -1,4 +1,4 @@
-/** Contracts of the admin tools (API.md, Admin tools). */
+/** Contracts of the admin tools (docs/api.md, Admin tools). */
 import { z } from "zod";
 import { requiredIri, requiredText } from "../../http/query_schema.ts";
 import { mediaTypeOf } from "../media_types.ts";

@@ -1,6 +1,6 @@
 /**
  * The query DSL gate: every body of `POST /api/search` is checked here before it reaches
- * OpenSearch (issue 22). A pure function over the parsed JSON, beside the size clamp.
+ * OpenSearch. A pure function over the parsed JSON, beside the size clamp.
  *
  * The body is read against allow-lists: of top-level keys, of query clauses, of
  * aggregation types and of each one's parameters. Anything else is refused, with the JSON
