@@ -145,7 +145,13 @@ async function benchOpenSearch(
     const rawCpu: number[] = [];
     for (let round = 0; round < OPENSEARCH_ROUNDS; round++) {
       const config = benchConfig(dir, `${prefix}${round}-`, linked);
-      const engine = new OpenSearchEngine({ node, limits: config.service.search.query });
+      const { search } = config.service;
+      const engine = new OpenSearchEngine({
+        node,
+        limits: search.query,
+        rawSearchTimeoutMs: search.opensearch.dsl.timeoutMs,
+        timeouts: search.opensearch.timeouts,
+      });
       engines.push(engine);
       let cpu = process.cpuUsage();
       job.push(documents.length / await timeJob(config, db, store, engine));

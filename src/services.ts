@@ -69,7 +69,7 @@ export function buildServices(config: ServiceConfig): Services {
   const dbPath = dataDir === ":memory:" ? undefined : join(resolve(dataDir), LOCAL_DB_FILE);
   const jsonldContexts = loadJsonLdContexts(config.service.jsonld.contexts);
   const rdfWork = new RdfWork({
-    workers: config.service.workers.count ?? 0,
+    workers: config.service.workers.count,
     maxQueue: config.service.workers.queue,
     contexts: jsonldContexts,
     maxWorkFactor: config.service.hash.maxWorkFactor,

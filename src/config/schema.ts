@@ -378,7 +378,7 @@ export const configSchema = z.object({
        * on a quiet machine: on the loaded 2-core machine of the first measurements they cost
        * CPU and memory, bench/RESULTS.md).
        */
-      count: z.preprocess(emptyAsUndefined, integer(0, 1024).optional()),
+      count: z.preprocess(emptyAsUndefined, integer(0, 1024).default(0)),
       /** Tasks that may wait for a busy worker; a request beyond them is refused with 503. */
       queue: integer(1, 1_000_000).default(256),
     }).prefault({}),

@@ -20,6 +20,7 @@ import {
 } from "../../src/search/search_engine.ts";
 import {
   deleteIndicesWithPrefix,
+  OPENSEARCH_DEFAULTS,
   openSearchUrl,
   reportOpenSearchSkipped,
   uniqueIndexPrefix,
@@ -792,7 +793,7 @@ if (url === undefined) reportOpenSearchSkipped();
 defineSearchEngineSuite(
   "opensearch",
   (limits, warn, indexPrefix) => {
-    const engine = new OpenSearchEngine({ node: url!, limits, warn });
+    const engine = new OpenSearchEngine({ ...OPENSEARCH_DEFAULTS, node: url!, limits, warn });
     return Promise.resolve({
       engine,
       dispose: async () => {
@@ -806,6 +807,7 @@ defineSearchEngineSuite(
 
 Deno.test("OpenSearchEngine: an unreachable node is 503 search-unavailable", async () => {
   const engine = new OpenSearchEngine({
+    ...OPENSEARCH_DEFAULTS,
     node: "http://127.0.0.1:9",
     limits: DEFAULT_LIMITS,
     timeouts: { searchMs: 2000, bulkMs: 2000, adminMs: 2000 },
@@ -843,6 +845,7 @@ Deno.test("OpenSearchEngine: bulk writes retry 429 and 5xx answers (stand-in nod
     return answers[Math.min(bulkSizes.length - 1, answers.length - 1)](lines);
   });
   const engine = new OpenSearchEngine({
+    ...OPENSEARCH_DEFAULTS,
     node: `http://127.0.0.1:${server.addr.port}`,
     limits: DEFAULT_LIMITS,
     bulk: { initialBackoffMs: 1, maxDocuments: 3 },
@@ -866,7 +869,11 @@ Deno.test({
     // Nothing listens there: the round goes to it first, then on to the real node.
     const dead = `http://127.0.0.1:${freePort()}`;
     const prefix = uniqueIndexPrefix("failover");
-    const engine = new OpenSearchEngine({ node: [dead, url!], limits: DEFAULT_LIMITS });
+    const engine = new OpenSearchEngine({
+      ...OPENSEARCH_DEFAULTS,
+      node: [dead, url!],
+      limits: DEFAULT_LIMITS,
+    });
     const ref = { collection: COLLECTION, indexName: `${prefix}books` };
     try {
       assert.deepEqual(
@@ -893,7 +900,11 @@ Deno.test({
 
 Deno.test("OpenSearchEngine: no node answers, the 503 names every node, not a password", async () => {
   const nodes = [freePort(), freePort()].map((port) => `http://svc:pw-4e1@127.0.0.1:${port}/`);
-  const engine = new OpenSearchEngine({ node: nodes, limits: DEFAULT_LIMITS });
+  const engine = new OpenSearchEngine({
+    ...OPENSEARCH_DEFAULTS,
+    node: nodes,
+    limits: DEFAULT_LIMITS,
+  });
   try {
     await assert.rejects(
       engine.search({ collection: COLLECTION, indexName: "gone" }, {}),
@@ -959,12 +970,17 @@ Deno.test({
     const prefix = uniqueIndexPrefix("auth");
     const ref = { collection: COLLECTION, indexName: `${prefix}books` };
     const engine = new OpenSearchEngine({
+      ...OPENSEARCH_DEFAULTS,
       node: nodeUrls,
       username: "indexer",
       password: "s3cret",
       limits: DEFAULT_LIMITS,
     });
-    const anonymous = new OpenSearchEngine({ node: nodeUrls, limits: DEFAULT_LIMITS });
+    const anonymous = new OpenSearchEngine({
+      ...OPENSEARCH_DEFAULTS,
+      node: nodeUrls,
+      limits: DEFAULT_LIMITS,
+    });
     try {
       assert.deepEqual(await engine.upsert(ref, [book(1, { title: "Guarded fox" })]), {
         succeeded: 1,

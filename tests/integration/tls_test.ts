@@ -28,6 +28,7 @@ import {
 import { LoopbackProxy } from "../support/loopback_proxy.ts";
 import {
   deleteIndicesWithPrefix,
+  OPENSEARCH_DEFAULTS,
   openSearchUrl,
   reportOpenSearchSkipped,
   uniqueIndexPrefix,
@@ -111,11 +112,12 @@ Deno.test({
     const prefix = uniqueIndexPrefix("tls");
     const ref = { collection: COLLECTION, indexName: `${prefix}docs` };
     const trusting = new OpenSearchEngine({
+      ...OPENSEARCH_DEFAULTS,
       node,
       caCertificates: [certificates.caPem],
       limits: LIMITS,
     });
-    const untrusting = new OpenSearchEngine({ node, limits: LIMITS });
+    const untrusting = new OpenSearchEngine({ ...OPENSEARCH_DEFAULTS, node, limits: LIMITS });
     try {
       const document = {
         uri: `${RUN}/doc-1`,

@@ -39,12 +39,7 @@ import {
 } from "../clamp.ts";
 import { fieldResolver, indexCreationBody } from "./mappings.ts";
 import { documentVersion } from "../document_version.ts";
-import {
-  DEFAULT_OPENSEARCH_TIMEOUTS,
-  guardedTransport,
-  type OpenSearchTimeouts,
-  PROBE_OPTIONS,
-} from "./guarded_transport.ts";
+import { guardedTransport, type OpenSearchTimeouts, PROBE_OPTIONS } from "./guarded_transport.ts";
 import { CircuitBreaker, engineDown, type FailFastOptions } from "../../store/circuit_breaker.ts";
 import { DEFAULT_TRACK_TOTAL_HITS, startSearch } from "../facets.ts";
 import { languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
@@ -103,13 +98,13 @@ export interface OpenSearchEngineOptions {
   warn?: ClampWarning;
   /**
    * Client-side timeouts by kind of request (search, bulk, admin): every request is aborted
-   * when its own passes (guarded_transport.ts).
+   * when its own passes (guarded_transport.ts). `service.search.opensearch.timeouts`.
    */
-  timeouts?: Partial<OpenSearchTimeouts>;
+  timeouts: OpenSearchTimeouts;
   /** When to mark the engine down and fail fast (`service.failFast`). */
   failFast?: FailFastOptions;
-  /** Search-side budget of a query DSL body (`service.search.opensearch.dsl.timeoutMs`, 10 s). */
-  rawSearchTimeoutMs?: number;
+  /** Search-side budget of a query DSL body (`service.search.opensearch.dsl.timeoutMs`). */
+  rawSearchTimeoutMs: number;
   bulk?: Partial<BulkPolicy>;
 }
 
@@ -179,14 +174,14 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     this.#limits = options.limits;
     this.#warn = options.warn;
     this.#bulk = { ...DEFAULT_BULK_POLICY, ...options.bulk };
-    const timeouts = { ...DEFAULT_OPENSEARCH_TIMEOUTS, ...options.timeouts };
+    const { timeouts } = options;
     this.#requestTimeoutMs = timeouts.bulkMs;
     this.breaker = new CircuitBreaker(
       `OpenSearch at ${this.#where}`,
       engineDown("search-unavailable", "Search unavailable", `OpenSearch at ${this.#where}`),
       options.failFast,
     );
-    this.#rawSearchTimeoutMs = options.rawSearchTimeoutMs ?? 10_000;
+    this.#rawSearchTimeoutMs = options.rawSearchTimeoutMs;
     this.#client = new Client({
       nodes,
       auth: options.username

@@ -112,7 +112,7 @@ export { METADATA_NAMESPACE };
 
 /** Configuration of a {@link SparqlTripleStore}. */
 export interface SparqlTripleStoreConfig extends SparqlEndpointConfig {
-  /** Item graph name; `{item}` is replaced by the item URI. Default `{item}`. */
+  /** Item graph name; `{item}` is replaced by the item URI. Unset: the item URI. */
   graphTemplate?: string;
   /** Where item metadata lives. Default {@link DEFAULT_METADATA_GRAPH}. */
   metadataGraph?: string;
@@ -562,10 +562,11 @@ export class SparqlTripleStore implements TripleStore {
     }
   }
 
-  /** The graph name of an item. */
+  /** The graph name of an item: its URI, or the configured template filled with it. */
   #graphOf(uri: string): string {
+    const template = this.#config.graphTemplate;
     // A function, so that `$&` and the like in the URI are not replacement patterns.
-    return (this.#config.graphTemplate ?? "{item}").replaceAll("{item}", () => uri);
+    return template === undefined ? uri : template.replaceAll("{item}", () => uri);
   }
 
   /**
