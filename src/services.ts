@@ -77,7 +77,7 @@ export function buildServices(config: ServiceConfig): Services {
   const hash = (quads: Quad[]) => rdfWork.hash(quads);
   const metrics = new ServiceMetrics();
   // Timed beneath the item cache: the metrics tell how the store itself answers.
-  const backing = openTripleStore(config, db, dbPath, hash);
+  const { store: backing, checkCapabilities } = openTripleStore(config, db, dbPath, hash);
   const cache = itemCache(config);
   const timedStore = metrics.timed("store", backing);
   const store = cache ? new CachingTripleStore(timedStore, cache) : timedStore;
@@ -185,7 +185,7 @@ export function buildServices(config: ServiceConfig): Services {
   return {
     deps,
     checkStore: async () => {
-      if (backing instanceof SparqlTripleStore) await backing.checkCapabilities();
+      await checkCapabilities?.();
     },
     close: async () => {
       catalog.close();
@@ -201,20 +201,23 @@ export function buildServices(config: ServiceConfig): Services {
   };
 }
 
-/** The configured triple store: the SQLite file, or a SPARQL 1.1 endpoint. */
+/**
+ * The configured triple store: the SQLite file, or a SPARQL 1.1 endpoint, whose
+ * capabilities start-up checks.
+ */
 function openTripleStore(
   config: ServiceConfig,
   db: DatabaseSync,
   dbPath: string | undefined,
   hash: (quads: Quad[]) => Promise<string>,
-): TripleStore {
+): { store: TripleStore; checkCapabilities?: () => Promise<unknown> } {
   const { backend, sparql, groupCommit } = config.service.store;
   if (backend === "embedded") {
     // A full or read-only data directory answers 507 rather than a bare 500.
-    return withStorageFaults(db, new EmbeddedTripleStore(db, dbPath, groupCommit));
+    return { store: withStorageFaults(db, new EmbeddedTripleStore(db, dbPath, groupCommit)) };
   }
   const { userQueries } = sparql;
-  return new SparqlTripleStore({
+  const store = new SparqlTripleStore({
     ...sparqlEndpoint(config),
     groupCommit,
     graphTemplate: sparql.graphTemplate,
@@ -224,6 +227,7 @@ function openTripleStore(
     maxInlineTriples: sparql.maxInlineTriples,
     hash,
   });
+  return { store, checkCapabilities: () => store.checkCapabilities() };
 }
 
 /** One fail-fast breaker per configured SPARQL store, shared by all its clients. */

@@ -124,7 +124,7 @@ export interface SparqlTripleStoreConfig extends SparqlEndpointConfig {
    * security, docs/backends.md). Its query URL defaults to `queryUrl`.
    */
   userQueries?: { queryUrl?: string; username?: string; password?: string };
-  /** Items with more triples are staged through the Graph Store Protocol. Default 1000. */
+  /** Items with more triples are staged through the Graph Store Protocol. Default 500. */
   maxInlineTriples?: number;
   /** The hash of an item's triples, for stores that rewrite literal forms. */
   hash?: (quads: Quad[]) => Promise<string>;
