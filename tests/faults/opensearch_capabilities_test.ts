@@ -10,7 +10,7 @@ import { OPENSEARCH_DEFAULTS, openSearchUrl } from "../support/opensearch.ts";
 import { OpenSearchEngine } from "../../src/search/opensearch/opensearch_engine.ts";
 
 const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
-const LIMITS = { maxResultsLimit: 100, maxWindow: 100 };
+const LIMITS = { maxResultsLimit: 100, maxWindow: 100, trackTotalHits: 10_000 };
 
 Deno.test({
   name: "[faults/capabilities] a node without analysis-common: the service refuses to start",

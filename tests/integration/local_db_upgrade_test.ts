@@ -18,7 +18,7 @@ import { SqliteJobStore } from "../../src/jobs/sqlite_job_store.ts";
 const FIXTURE = new URL("../fixtures/local-db/schema-v4.sql", import.meta.url);
 const COLLECTION = "https://data.example.org/collection/upgrade";
 const ITEM = "https://data.example.org/id/upgrade/1";
-const LIMITS = { maxResultsLimit: 100, maxWindow: 10_000 };
+const LIMITS = { maxResultsLimit: 100, maxWindow: 10_000, trackTotalHits: 10_000 };
 const REF = { collection: COLLECTION, indexName: "upgrade-test" };
 
 /** A data directory holding a version-4 file: with the search tables or without. */

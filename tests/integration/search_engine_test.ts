@@ -27,7 +27,11 @@ import {
 } from "../support/opensearch.ts";
 import { freePort } from "../support/ports.ts";
 
-const DEFAULT_LIMITS: SearchLimits = { maxResultsLimit: 10000, maxWindow: 10000 };
+const DEFAULT_LIMITS: SearchLimits = {
+  maxResultsLimit: 10000,
+  maxWindow: 10000,
+  trackTotalHits: 10_000,
+};
 const COLLECTION = "https://data.example.org/collection/books";
 const WORKSPACE = "https://data.example.org/workspace/demo";
 const BOOK = "https://schema.org/Book";
@@ -422,7 +426,7 @@ export function defineSearchEngineSuite(
       assert.deepEqual(result.facets?.genre.map((entry) => entry.value), ["G1", "G2", "G3"]);
       assert.ok(warnings.some((entry) => entry.msg === "search facet size clamped"));
     },
-    { maxResultsLimit: 3, maxWindow: 100 },
+    { maxResultsLimit: 3, maxWindow: 100, trackTotalHits: 10_000 },
   );
 
   test("an older version of a document never replaces a newer one", async ({ engine, index }) => {
@@ -547,7 +551,7 @@ export function defineSearchEngineSuite(
       assert.equal(big.hits.length, 5);
       assert.equal(warnings.length, 3);
     },
-    { maxResultsLimit: 5, maxWindow: 8 },
+    { maxResultsLimit: 5, maxWindow: 8, trackTotalHits: 10_000 },
   );
 
   test("remove deletes documents and ignores unknown URIs", async ({ engine, index }) => {
@@ -573,7 +577,7 @@ export function defineSearchEngineSuite(
       assert.deepEqual(uris, documents.map((document) => document.uri).sort());
       assert.deepEqual(await collect(engine.listDocumentUris(index())), []);
     },
-    { maxResultsLimit: 7, maxWindow: 10000 },
+    { maxResultsLimit: 7, maxWindow: 10000, trackTotalHits: 10_000 },
   );
 
   test("rebuild fills a new index and swaps it in at commit", async ({ engine, index }) => {
@@ -752,7 +756,7 @@ export function defineSearchEngineSuite(
         "invalid-search-query",
       );
     },
-    { maxResultsLimit: 3, maxWindow: 10000 },
+    { maxResultsLimit: 3, maxWindow: 10000, trackTotalHits: 10_000 },
   );
 
   test("URIs longer than an OpenSearch _id are stored and removed", async ({ engine, index }) => {

@@ -43,7 +43,7 @@ if (!openSearch) reportOpenSearchSkipped();
 const fuseki = sparqlEndpointsFromEnv();
 if (!fuseki) console.log(SPARQL_SUITE_SKIPPED);
 
-const LIMITS = { maxResultsLimit: 100, maxWindow: 100 };
+const LIMITS = { maxResultsLimit: 100, maxWindow: 100, trackTotalHits: 10_000 };
 const COLLECTION = "https://data.example.org/collection/documents";
 const RUN = `https://test.example.org/tls/${crypto.randomUUID()}`;
 const { namedNode, literal, quad } = DataFactory;

@@ -41,7 +41,7 @@ import { fieldResolver, indexCreationBody } from "./mappings.ts";
 import { documentVersion } from "../document_version.ts";
 import { guardedTransport, type OpenSearchTimeouts, PROBE_OPTIONS } from "./guarded_transport.ts";
 import { CircuitBreaker, engineDown, type FailFastOptions } from "../../store/circuit_breaker.ts";
-import { DEFAULT_TRACK_TOTAL_HITS, startSearch } from "../facets.ts";
+import { startSearch } from "../facets.ts";
 import { languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
 import {
   type BulkFailure,
@@ -406,7 +406,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
       const body: Record<string, unknown> = {
         from: window.from,
         size: window.size,
-        track_total_hits: this.#limits.trackTotalHits ?? DEFAULT_TRACK_TOTAL_HITS,
+        track_total_hits: this.#limits.trackTotalHits,
         track_scores: q !== undefined,
         query: {
           bool: {
