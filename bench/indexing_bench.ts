@@ -151,6 +151,7 @@ async function benchOpenSearch(
         limits: search.query,
         rawSearchTimeoutMs: search.opensearch.dsl.timeoutMs,
         timeouts: search.opensearch.timeouts,
+        failFast: config.service.failFast,
       });
       engines.push(engine);
       let cpu = process.cpuUsage();

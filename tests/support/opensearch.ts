@@ -77,6 +77,7 @@ export function searchBackends(label: string): SearchBackend[] {
  * defaults: read from the schema, the one place defaults are written.
  */
 export const OPENSEARCH_DEFAULTS = (() => {
-  const { opensearch } = configSchema.parse({}).service.search;
-  return { rawSearchTimeoutMs: opensearch.dsl.timeoutMs, timeouts: opensearch.timeouts };
+  const { search, failFast } = configSchema.parse({}).service;
+  const { opensearch } = search;
+  return { rawSearchTimeoutMs: opensearch.dsl.timeoutMs, timeouts: opensearch.timeouts, failFast };
 })();

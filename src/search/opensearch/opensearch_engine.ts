@@ -102,7 +102,7 @@ export interface OpenSearchEngineOptions {
    */
   timeouts: OpenSearchTimeouts;
   /** When to mark the engine down and fail fast (`service.failFast`). */
-  failFast?: FailFastOptions;
+  failFast: FailFastOptions;
   /** Search-side budget of a query DSL body (`service.search.opensearch.dsl.timeoutMs`). */
   rawSearchTimeoutMs: number;
   bulk?: Partial<BulkPolicy>;
