@@ -67,7 +67,8 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
         403,
         "search-dsl-disabled",
         "Query DSL switched off",
-        "This service takes no query DSL (service.search.opensearch.dsl.role is none); use GET /api/search.",
+        "This service takes no query DSL (service.search.opensearch.dsl.role is none); " +
+          "use GET /api/search.",
       );
     }
     const { collection } = readQuery(c, searchItemsWithDsl);

@@ -112,7 +112,8 @@ const GATE = "The body passes an allow-list first. Top level: `query`, `post_fil
   "`more_like_this`, `geo_shape`, `percolate`, `indices_boost`), scripts, runtime fields, " +
   "`stored_fields`, `timeout` — is `search-query-refused` naming the clause's JSON pointer. " +
   "Leading wildcards, `regexp`, fuzzy matching and `prefix` on text fields need " +
-  "`service.search.opensearch.dsl.expensiveQueries`. The role is `service.search.opensearch.dsl.role`.";
+  "`service.search.opensearch.dsl.expensiveQueries`. The role is " +
+  "`service.search.opensearch.dsl.role`.";
 
 /** `POST /api/search`: an OpenSearch query DSL body (opensearch backend only). */
 export const searchItemsWithDsl = defineContract({
