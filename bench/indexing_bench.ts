@@ -82,7 +82,11 @@ export async function benchIndexing(options: IndexingBenchOptions): Promise<Inde
   const db = openLocalDatabase(dir);
   const rows: IndexingBenchRow[] = [];
   try {
-    const store = new EmbeddedTripleStore(db, join(dir, LOCAL_DB_FILE));
+    const store = new EmbeddedTripleStore(
+      db,
+      join(dir, LOCAL_DB_FILE),
+      config.service.store.groupCommit,
+    );
     const started = performance.now();
     await createItems(db, store, options.items, linked);
     rows.push({

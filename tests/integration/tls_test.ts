@@ -37,6 +37,7 @@ import { freePort } from "../support/ports.ts";
 import { startTestService } from "../support/service.ts";
 import { dropIsolatedGraphs } from "../support/sparql_isolation.ts";
 import { makeTestCertificates, type TestCertificates } from "../support/tls.ts";
+import { GROUP_COMMIT } from "../support/config_defaults.ts";
 
 const openSearch = openSearchUrl();
 if (!openSearch) reportOpenSearchSkipped();
@@ -168,8 +169,17 @@ Deno.test({
       const settings = { ...endpoints, timeoutMs: 30_000, retries: 0 };
       const ca = { caCertificates: [certificates.caPem] };
       const credentials = { username: "writer", password: "tls-pw-8c" };
-      const store = new SparqlTripleStore({ ...settings, ...ca, ...credentials });
-      const untrusting = new SparqlTripleStore({ ...settings, ...credentials });
+      const store = new SparqlTripleStore({
+        groupCommit: GROUP_COMMIT,
+        ...settings,
+        ...ca,
+        ...credentials,
+      });
+      const untrusting = new SparqlTripleStore({
+        groupCommit: GROUP_COMMIT,
+        ...settings,
+        ...credentials,
+      });
       const anonymous = new SparqlHttpClient({ ...settings, ...ca });
       try {
         // With the CA and the credentials: an update, queries and an item read.
@@ -253,7 +263,7 @@ service:
 `;
     const config = parseConfigText(endpointsYaml(ca.caFile), "test", () => undefined);
     const db = openLocalDatabase(":memory:");
-    const ownStore = new EmbeddedTripleStore(db);
+    const ownStore = new EmbeddedTripleStore(db, undefined, GROUP_COMMIT);
     try {
       const registry = new SparqlEndpointRegistry(config, ownStore, []);
       const options = { limit: 10, timeoutMs: 30_000 };

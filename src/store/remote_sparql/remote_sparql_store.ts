@@ -98,7 +98,6 @@ import { streamNTriples } from "../../sparql_protocol/ntriples_stream.ts";
 import { iriToSparql, stringToSparql, triplesToSparql } from "../../sparql_protocol/terms.ts";
 import { groupBySubject } from "../../rdf/subject_groups.ts";
 import {
-  DEFAULT_GROUP_COMMIT,
   type GroupCommitOptions,
   GroupCommitter,
   type WriteOutcome as Settled,
@@ -128,8 +127,8 @@ export interface SparqlTripleStoreConfig extends SparqlEndpointConfig {
   maxInlineTriples?: number;
   /** The hash of an item's triples, for stores that rewrite literal forms. */
   hash?: (quads: Quad[]) => Promise<string>;
-  /** Bounds of a group of writes sent as one update request. */
-  groupCommit?: GroupCommitOptions;
+  /** Bounds of a group of writes sent as one update request (`service.store.groupCommit`). */
+  groupCommit: GroupCommitOptions;
 }
 
 const RECEIPT_PREFIX = `${METADATA_NAMESPACE}receipt:`;
@@ -199,7 +198,7 @@ export class SparqlTripleStore implements TripleStore {
     this.#meta = iriToSparql(metadataGraph);
     this.#metadataGraph = metadataGraph;
     this.outbox = new SparqlIndexOutbox(this.#client, metadataGraph);
-    const group = config.groupCommit ?? DEFAULT_GROUP_COMMIT;
+    const group = config.groupCommit;
     this.#writes = new GroupCommitter(
       (writes) => this.#commitGroup(writes),
       { ...group, maxBytes: Math.min(group.maxBytes, MAX_GROUP_BYTES) },
