@@ -18,7 +18,7 @@ import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_s
 import type { ItemRecord, TripleStore } from "../../src/store/triple_store.ts";
 import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
-import { GROUP_COMMIT } from "../support/config_defaults.ts";
+import { GROUP_COMMIT, SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
 
 const { namedNode, literal, quad, variable, blankNode } = DataFactory;
 const endpoints = sparqlEndpointsFromEnv();
@@ -169,7 +169,7 @@ Deno.test({
   fn: async () => {
     const run = crypto.randomUUID();
     const store = new SparqlTripleStore({
-      groupCommit: GROUP_COMMIT,
+      ...SPARQL_STORE_DEFAULTS,
       ...endpoints!,
       timeoutMs: 60_000,
       retries: 2,

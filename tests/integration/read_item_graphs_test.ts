@@ -11,7 +11,7 @@ import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
 import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_store.ts";
 import type { TripleStore } from "../../src/store/triple_store.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
-import { GROUP_COMMIT } from "../support/config_defaults.ts";
+import { GROUP_COMMIT, SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
 
 const { namedNode, literal, blankNode, quad } = DataFactory;
 const RUN = `https://test.example.org/read-graphs/${crypto.randomUUID()}`;
@@ -86,7 +86,7 @@ Deno.test({
   ignore: !endpoints,
   fn: async () => {
     const store = new SparqlTripleStore({
-      groupCommit: GROUP_COMMIT,
+      ...SPARQL_STORE_DEFAULTS,
       ...endpoints!,
       timeoutMs: 60_000,
       retries: 2,

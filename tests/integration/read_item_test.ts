@@ -15,7 +15,7 @@ import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_s
 import type { TripleStore } from "../../src/store/triple_store.ts";
 import { problemOf as asProblem } from "../../src/http/problem.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
-import { GROUP_COMMIT } from "../support/config_defaults.ts";
+import { GROUP_COMMIT, SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
 
 const { namedNode, literal, quad } = DataFactory;
 const RUN = `https://test.example.org/read-item/${crypto.randomUUID()}`;
@@ -108,7 +108,7 @@ Deno.test({
   ignore: !endpoints,
   fn: async () => {
     const store = new SparqlTripleStore({
-      groupCommit: GROUP_COMMIT,
+      ...SPARQL_STORE_DEFAULTS,
       ...endpoints!,
       timeoutMs: 60_000,
       retries: 2,

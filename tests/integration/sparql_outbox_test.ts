@@ -8,7 +8,7 @@ import { strict as assert } from "node:assert";
 import { DataFactory } from "n3";
 import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_store.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
-import { GROUP_COMMIT } from "../support/config_defaults.ts";
+import { SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
 
 const endpoints = sparqlEndpointsFromEnv();
 if (!endpoints) console.log(SPARQL_SUITE_SKIPPED);
@@ -25,8 +25,8 @@ function twoInstances(): [SparqlTripleStore, SparqlTripleStore, string] {
     retries: 0,
   };
   return [
-    new SparqlTripleStore({ ...config, groupCommit: GROUP_COMMIT }),
-    new SparqlTripleStore({ ...config, groupCommit: GROUP_COMMIT }),
+    new SparqlTripleStore({ ...config, ...SPARQL_STORE_DEFAULTS }),
+    new SparqlTripleStore({ ...config, ...SPARQL_STORE_DEFAULTS }),
     run,
   ];
 }

@@ -30,7 +30,7 @@ import {
   type SparqlEndpoints,
   sparqlEndpointsFromEnv,
 } from "../support/fuseki.ts";
-import { GROUP_COMMIT } from "../support/config_defaults.ts";
+import { SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
 
 const endpoints = sparqlEndpointsFromEnv();
 if (!endpoints) console.log(SPARQL_SUITE_SKIPPED);
@@ -55,7 +55,7 @@ function openStore(
   target: SparqlEndpoints = endpoints!,
 ): OpenStore {
   const store = new SparqlTripleStore({
-    groupCommit: GROUP_COMMIT,
+    ...SPARQL_STORE_DEFAULTS,
     ...target,
     timeoutMs: 60_000,
     retries: 2,

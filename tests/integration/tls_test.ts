@@ -37,7 +37,7 @@ import { freePort } from "../support/ports.ts";
 import { startTestService } from "../support/service.ts";
 import { dropIsolatedGraphs } from "../support/sparql_isolation.ts";
 import { makeTestCertificates, type TestCertificates } from "../support/tls.ts";
-import { GROUP_COMMIT } from "../support/config_defaults.ts";
+import { GROUP_COMMIT, SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
 
 const openSearch = openSearchUrl();
 if (!openSearch) reportOpenSearchSkipped();
@@ -170,13 +170,13 @@ Deno.test({
       const ca = { caCertificates: [certificates.caPem] };
       const credentials = { username: "writer", password: "tls-pw-8c" };
       const store = new SparqlTripleStore({
-        groupCommit: GROUP_COMMIT,
+        ...SPARQL_STORE_DEFAULTS,
         ...settings,
         ...ca,
         ...credentials,
       });
       const untrusting = new SparqlTripleStore({
-        groupCommit: GROUP_COMMIT,
+        ...SPARQL_STORE_DEFAULTS,
         ...settings,
         ...credentials,
       });

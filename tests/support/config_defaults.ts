@@ -9,3 +9,9 @@ export const CONFIG_DEFAULTS = configSchema.parse({}).service;
 
 /** `service.store.groupCommit` at its defaults. */
 export const GROUP_COMMIT = CONFIG_DEFAULTS.store.groupCommit;
+
+/** What a `SparqlTripleStore` built by hand needs besides its endpoints, at the defaults. */
+export const SPARQL_STORE_DEFAULTS = {
+  groupCommit: GROUP_COMMIT,
+  maxInlineTriples: CONFIG_DEFAULTS.store.sparql.maxInlineTriples,
+};

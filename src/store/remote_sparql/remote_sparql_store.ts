@@ -123,8 +123,11 @@ export interface SparqlTripleStoreConfig extends SparqlEndpointConfig {
    * security, docs/backends.md). Its query URL defaults to `queryUrl`.
    */
   userQueries?: { queryUrl?: string; username?: string; password?: string };
-  /** Items with more triples are staged through the Graph Store Protocol. Default 500. */
-  maxInlineTriples?: number;
+  /**
+   * Items with more triples are staged through the Graph Store Protocol (see the module
+   * comment); `service.store.sparql.maxInlineTriples`.
+   */
+  maxInlineTriples: number;
   /** The hash of an item's triples, for stores that rewrite literal forms. */
   hash?: (quads: Quad[]) => Promise<string>;
   /** Bounds of a group of writes sent as one update request (`service.store.groupCommit`). */
@@ -140,8 +143,6 @@ const CONFIRM_ATTEMPTS = 3;
 const CONFIRM_BACKOFF_MS = 250;
 /** Items per query of a batch read: short enough a query, few enough round trips. */
 const GRAPHS_PER_QUERY = 100;
-/** Triples written out in an update at most; larger items are staged (see the module comment). */
-const DEFAULT_MAX_INLINE_TRIPLES = 500;
 /**
  * Most bytes of written-out triples in one group's request, whatever `groupCommit.maxBytes`
  * says: Virtuoso refuses requests of much more than 1,400 triples (a refused group is sent
@@ -577,7 +578,7 @@ export class SparqlTripleStore implements TripleStore {
   async #graphBody(write: ItemWrite): Promise<GraphBody> {
     const { lines, count } = triplesToSparql(write.quads, this.#blankNodePrefix());
     const rewrites = this.#capabilities?.rewritesLiterals === true && hasTypedLiteral(write.quads);
-    const limit = this.#config.maxInlineTriples ?? DEFAULT_MAX_INLINE_TRIPLES;
+    const limit = this.#config.maxInlineTriples;
     if (count <= limit && !rewrites) {
       return {
         hash: write.hash,
