@@ -18,10 +18,7 @@ import { openLocalDatabase } from "./local_database.ts";
 import { storageReadiness, withStorageFaults } from "./store/sqlite/storage_faults.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { EmbeddedTripleStore } from "./store/sqlite/sqlite_store.ts";
-import {
-  DEFAULT_METADATA_GRAPH,
-  SparqlTripleStore,
-} from "./store/remote_sparql/remote_sparql_store.ts";
+import { SparqlTripleStore } from "./store/remote_sparql/remote_sparql_store.ts";
 import type { TripleStore } from "./store/triple_store.ts";
 import { ItemCache } from "./store/item_cache.ts";
 import { CachingTripleStore } from "./store/caching_triple_store.ts";
@@ -299,7 +296,7 @@ function sparqlMetadata(config: ServiceConfig): SparqlMetadata | undefined {
   if (backend === "embedded") return undefined;
   return {
     client: new SparqlHttpClient(sparqlEndpoint(config)),
-    graph: sparql.metadataGraph ?? DEFAULT_METADATA_GRAPH,
+    graph: sparql.metadataGraph,
   };
 }
 

@@ -260,10 +260,13 @@ export const configSchema = z.object({
         /** Sent as default-graph-uri with tool queries (Fuseki: urn:x-arq:UnionGraph). */
         queryDefaultGraph: optionalString,
         /**
-         * Where item metadata lives (default urn:rdf-content-service:meta). Services that
-         * share one dataset each need their own, and their own graphTemplate.
+         * Where item metadata lives. Services that share one dataset each need their own, and
+         * their own graphTemplate.
          */
-        metadataGraph: z.preprocess(emptyAsUndefined, absoluteIri.optional()),
+        metadataGraph: z.preprocess(
+          emptyAsUndefined,
+          absoluteIri.default("urn:rdf-content-service:meta"),
+        ),
       }).prefault({}),
       cache: z.object({
         /**

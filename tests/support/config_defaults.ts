@@ -14,4 +14,5 @@ export const GROUP_COMMIT = CONFIG_DEFAULTS.store.groupCommit;
 export const SPARQL_STORE_DEFAULTS = {
   groupCommit: GROUP_COMMIT,
   maxInlineTriples: CONFIG_DEFAULTS.store.sparql.maxInlineTriples,
+  metadataGraph: CONFIG_DEFAULTS.store.sparql.metadataGraph,
 };

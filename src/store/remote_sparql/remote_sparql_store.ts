@@ -104,17 +104,14 @@ import {
 } from "../group_commit.ts";
 import { SPARQL_RESULTS_JSON } from "../../sparql_protocol/results_formats.ts";
 
-/** The graph that holds item metadata unless configured otherwise. */
-export const DEFAULT_METADATA_GRAPH = "urn:rdf-content-service:meta";
-
 export { METADATA_NAMESPACE };
 
 /** Configuration of a {@link SparqlTripleStore}. */
 export interface SparqlTripleStoreConfig extends SparqlEndpointConfig {
   /** Item graph name; `{item}` is replaced by the item URI. Unset: the item URI. */
   graphTemplate?: string;
-  /** Where item metadata lives. Default {@link DEFAULT_METADATA_GRAPH}. */
-  metadataGraph?: string;
+  /** Where item metadata lives (`service.store.sparql.metadataGraph`). */
+  metadataGraph: string;
   /** Sent as `default-graph-uri` with `query()`; unset, the endpoint's default graph. */
   queryDefaultGraph?: string;
   /**
@@ -195,7 +192,7 @@ export class SparqlTripleStore implements TripleStore {
         password: config.userQueries.password,
       })
       : this.#client;
-    const metadataGraph = config.metadataGraph ?? DEFAULT_METADATA_GRAPH;
+    const { metadataGraph } = config;
     this.#meta = iriToSparql(metadataGraph);
     this.#metadataGraph = metadataGraph;
     this.outbox = new SparqlIndexOutbox(this.#client, metadataGraph);
