@@ -82,7 +82,11 @@ export async function benchIndexing(options: IndexingBenchOptions): Promise<Inde
   const db = openLocalDatabase(dir);
   const rows: IndexingBenchRow[] = [];
   try {
-    const store = new EmbeddedTripleStore(db, join(dir, LOCAL_DB_FILE));
+    const store = new EmbeddedTripleStore(
+      db,
+      join(dir, LOCAL_DB_FILE),
+      config.service.store.groupCommit,
+    );
     const started = performance.now();
     await createItems(db, store, options.items, linked);
     rows.push({
@@ -145,7 +149,14 @@ async function benchOpenSearch(
     const rawCpu: number[] = [];
     for (let round = 0; round < OPENSEARCH_ROUNDS; round++) {
       const config = benchConfig(dir, `${prefix}${round}-`, linked);
-      const engine = new OpenSearchEngine({ node, limits: config.service.search.query });
+      const { search } = config.service;
+      const engine = new OpenSearchEngine({
+        node,
+        limits: search.query,
+        rawSearchTimeoutMs: search.opensearch.dsl.timeoutMs,
+        timeouts: search.opensearch.timeouts,
+        failFast: config.service.failFast,
+      });
       engines.push(engine);
       let cpu = process.cpuUsage();
       job.push(documents.length / await timeJob(config, db, store, engine));

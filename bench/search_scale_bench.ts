@@ -42,7 +42,7 @@ async function main(items: number, repeats: number): Promise<void> {
   const fresh = !(await Deno.stat(dir).then(() => true, () => false));
   const db = openLocalDatabase(dir);
   const engine = new EmbeddedSearchEngine(db, {
-    limits: { maxResultsLimit: 10000, maxWindow: 10000 },
+    limits: { maxResultsLimit: 10000, maxWindow: 10000, trackTotalHits: 10_000 },
     warn: () => {},
   });
   const ref: CollectionIndexRef = { collection: COLLECTION, indexName: "scale" };

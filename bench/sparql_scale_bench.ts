@@ -135,7 +135,10 @@ async function generate(): Promise<number> {
   const { openLocalDatabase } = await import(`${SRC}/src/local_database.ts`);
   const { EmbeddedTripleStore } = await import(`${SRC}/src/store/sqlite/sqlite_store.ts`);
   const db = openLocalDatabase(DIR);
-  const store = EmbeddedTripleStore.open(db, join(DIR, DB_FILE));
+  // The tree's own defaults (older trees take them as an optional third argument).
+  const { configSchema } = await import(`${SRC}/src/config/schema.ts`);
+  const groupCommit = configSchema.parse({}).service.store.groupCommit;
+  const store = EmbeddedTripleStore.open(db, join(DIR, DB_FILE), groupCommit);
   const started = performance.now();
   const inFlight = 256;
   for (let start = 0; start < ITEMS; start += inFlight) {

@@ -8,7 +8,7 @@ import type { AppDeps } from "./routes/app_deps.ts";
 import { requestId } from "./http/request_id.ts";
 import { accessLog } from "./http/access_log.ts";
 import { requestMetrics } from "./http/request_metrics.ts";
-import { authenticate } from "./http/auth.ts";
+import { authenticate, requireRole } from "./http/auth.ts";
 import { localCallersOnly } from "./http/local_callers.ts";
 import { corsForOrigins } from "./http/cors.ts";
 import { handleError, handleNotFound } from "./http/errors.ts";
@@ -27,7 +27,6 @@ import { searchRoutes } from "./routes/search.ts";
 import { labelRoutes } from "./routes/labels.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
-import { roleRequirement } from "./routes/access.ts";
 import { catalogFreshness } from "./http/catalog_freshness.ts";
 import { catalogAdminRoutes } from "./routes/catalog_admin.ts";
 
@@ -41,7 +40,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { origins } = deps.config.service.http.cors;
   if (tokens.length === 0) app.use("*", localCallersOnly(origins));
   app.use("*", corsForOrigins(origins));
-  app.use("*", authenticate(tokens, roleRequirement(deps.config.service.search.dsl.role)));
+  // Reads the token only; each route checks the role its contract declares.
+  app.use("*", authenticate(tokens));
   app.use("*", async (c, next) => {
     await next();
     c.res.headers.set("X-Service-Version", deps.version);
@@ -63,7 +63,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", searchRoutes(deps));
   app.route("/", labelRoutes(deps));
   app.route("/", itemRoutes(deps));
-  app.notFound(handleNotFound);
+  // A request no route takes needs a valid token too, so that 404 tells strangers nothing.
+  app.notFound((c) => {
+    requireRole(c, "reader");
+    return handleNotFound(c);
+  });
   app.onError(handleError);
   return app;
 }

@@ -18,10 +18,7 @@ import { openLocalDatabase } from "./local_database.ts";
 import { storageReadiness, withStorageFaults } from "./store/sqlite/storage_faults.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { EmbeddedTripleStore } from "./store/sqlite/sqlite_store.ts";
-import {
-  DEFAULT_METADATA_GRAPH,
-  SparqlTripleStore,
-} from "./store/remote_sparql/remote_sparql_store.ts";
+import { SparqlTripleStore } from "./store/remote_sparql/remote_sparql_store.ts";
 import type { TripleStore } from "./store/triple_store.ts";
 import { ItemCache } from "./store/item_cache.ts";
 import { CachingTripleStore } from "./store/caching_triple_store.ts";
@@ -70,7 +67,7 @@ export function buildServices(config: ServiceConfig): Services {
   const dbPath = dataDir === ":memory:" ? undefined : join(resolve(dataDir), LOCAL_DB_FILE);
   const jsonldContexts = loadJsonLdContexts(config.service.jsonld.contexts);
   const rdfWork = new RdfWork({
-    workers: config.service.workers.count ?? 0,
+    workers: config.service.workers.count,
     maxQueue: config.service.workers.queue,
     contexts: jsonldContexts,
     maxWorkFactor: config.service.hash.maxWorkFactor,
@@ -78,9 +75,12 @@ export function buildServices(config: ServiceConfig): Services {
   const hash = (quads: Quad[]) => rdfWork.hash(quads);
   const metrics = new ServiceMetrics();
   // Timed beneath the item cache: the metrics tell how the store itself answers.
-  const backing = openTripleStore(config, db, dbPath, hash);
-  const store = withItemCache(metrics.timed("store", backing), config);
-  const catalog = new Catalog(config.workspaces, openCatalogStore(config, db));
+  const { store: backing, checkCapabilities } = openTripleStore(config, db, dbPath, hash);
+  const cache = itemCache(config);
+  const timedStore = metrics.timed("store", backing);
+  const store = cache ? new CachingTripleStore(timedStore, cache) : timedStore;
+  const metadata = sparqlMetadata(config);
+  const catalog = new Catalog(config.workspaces, openCatalogStore(metadata, db));
   void catalog.ready();
   // One instance owns an embedded store: its own writes are all the changes there are.
   if (store.kind === "sparql") catalog.startPolling(CATALOG_POLL_MS);
@@ -110,7 +110,7 @@ export function buildServices(config: ServiceConfig): Services {
   });
   const owner = instanceId(dataDir);
   const indexJobs = new IndexJobRunner({
-    jobs: openJobStore(config, db),
+    jobs: openJobStore(metadata, db, leaseMs),
     store,
     engine: search,
     catalog,
@@ -126,7 +126,7 @@ export function buildServices(config: ServiceConfig): Services {
     clockAllowanceMs: store.kind === "embedded" ? 0 : CLOCK_ALLOWANCE_MS,
   });
   const importJobs = new ImportJobRunner({
-    jobs: openImportJobStore(config, db),
+    jobs: openImportJobStore(metadata, db, leaseMs),
     items,
     rdfWork,
     catalog,
@@ -167,8 +167,8 @@ export function buildServices(config: ServiceConfig): Services {
       // Never failing: the rest of the backlog goes on; the count says what is missing.
       deadLetters: () => Promise.resolve({ ok: true, detail: indexOutbox.deadLetters.describe() }),
       ...(dataDir === ":memory:" ? {} : { storage: () => Promise.resolve(storageReadiness(db)) }),
-      ...(store instanceof CachingTripleStore
-        ? { itemCache: () => Promise.resolve({ ok: true, detail: describeCache(store.cache) }) }
+      ...(cache
+        ? { itemCache: () => Promise.resolve({ ok: true, detail: describeCache(cache) }) }
         : {}),
     },
     metrics,
@@ -177,14 +177,14 @@ export function buildServices(config: ServiceConfig): Services {
   metrics.observe({
     outbox: indexOutbox,
     jobs: indexJobs,
-    cache: store instanceof CachingTripleStore ? store.cache : undefined,
+    cache,
   });
   if (store.kind === "sparql") void handOverLocalOutbox(db, store.outbox);
   indexOutbox.start();
   return {
     deps,
     checkStore: async () => {
-      if (backing instanceof SparqlTripleStore) await backing.checkCapabilities();
+      await checkCapabilities?.();
     },
     close: async () => {
       catalog.close();
@@ -200,20 +200,23 @@ export function buildServices(config: ServiceConfig): Services {
   };
 }
 
-/** The configured triple store: the SQLite file, or a SPARQL 1.1 endpoint. */
+/**
+ * The configured triple store: the SQLite file, or a SPARQL 1.1 endpoint, whose
+ * capabilities start-up checks.
+ */
 function openTripleStore(
   config: ServiceConfig,
   db: DatabaseSync,
   dbPath: string | undefined,
   hash: (quads: Quad[]) => Promise<string>,
-): TripleStore {
+): { store: TripleStore; checkCapabilities?: () => Promise<unknown> } {
   const { backend, sparql, groupCommit } = config.service.store;
   if (backend === "embedded") {
     // A full or read-only data directory answers 507 rather than a bare 500.
-    return withStorageFaults(db, new EmbeddedTripleStore(db, dbPath, groupCommit));
+    return { store: withStorageFaults(db, new EmbeddedTripleStore(db, dbPath, groupCommit)) };
   }
   const { userQueries } = sparql;
-  return new SparqlTripleStore({
+  const store = new SparqlTripleStore({
     ...sparqlEndpoint(config),
     groupCommit,
     graphTemplate: sparql.graphTemplate,
@@ -223,6 +226,7 @@ function openTripleStore(
     maxInlineTriples: sparql.maxInlineTriples,
     hash,
   });
+  return { store, checkCapabilities: () => store.checkCapabilities() };
 }
 
 /** One fail-fast breaker per configured SPARQL store, shared by all its clients. */
@@ -279,42 +283,55 @@ function sparqlEndpointWithout(config: ServiceConfig) {
 }
 
 /**
+ * On a SPARQL store, where the service keeps its own records (jobs, import jobs, the
+ * run-time catalog) beside the items: one client for all of them, and their graph.
+ * Undefined on the embedded store, whose records are in the SQLite file.
+ */
+interface SparqlMetadata {
+  client: SparqlHttpClient;
+  graph: string;
+}
+
+/** The {@link SparqlMetadata} of the configured store, built once. */
+function sparqlMetadata(config: ServiceConfig): SparqlMetadata | undefined {
+  const { backend, sparql } = config.service.store;
+  if (backend === "embedded") return undefined;
+  return {
+    client: new SparqlHttpClient(sparqlEndpoint(config)),
+    graph: sparql.metadataGraph,
+  };
+}
+
+/**
  * Where indexing jobs are recorded: beside the items, so that every instance sharing a
  * SPARQL store shares the jobs and their lock (the embedded store has one instance).
  */
-function openJobStore(config: ServiceConfig, db: DatabaseSync): JobStore<IndexJob, JobRebuild> {
-  const { backend, sparql } = config.service.store;
-  if (backend === "embedded") return new SqliteJobStore<IndexJob, JobRebuild>(db);
-  return new SparqlJobStore<IndexJob, JobRebuild>(
-    new SparqlHttpClient(sparqlEndpoint(config)),
-    sparql.metadataGraph ?? DEFAULT_METADATA_GRAPH,
-    config.service.cluster.leaseMs,
-  );
+function openJobStore(
+  metadata: SparqlMetadata | undefined,
+  db: DatabaseSync,
+  leaseMs: number,
+): JobStore<IndexJob, JobRebuild> {
+  if (!metadata) return new SqliteJobStore<IndexJob, JobRebuild>(db);
+  return new SparqlJobStore<IndexJob, JobRebuild>(metadata.client, metadata.graph, leaseMs);
 }
 
 /** How often an instance on a shared store looks whether the catalog changed. */
 const CATALOG_POLL_MS = 1000;
 
 /** Where run-time workspaces and collections are kept: beside jobs, shared as they are. */
-function openCatalogStore(config: ServiceConfig, db: DatabaseSync): CatalogStore {
-  const { backend, sparql } = config.service.store;
-  if (backend === "embedded") return new SqliteCatalogStore(db);
-  return new SparqlCatalogStore(
-    new SparqlHttpClient(sparqlEndpoint(config)),
-    sparql.metadataGraph ?? DEFAULT_METADATA_GRAPH,
-  );
+function openCatalogStore(metadata: SparqlMetadata | undefined, db: DatabaseSync): CatalogStore {
+  if (!metadata) return new SqliteCatalogStore(db);
+  return new SparqlCatalogStore(metadata.client, metadata.graph);
 }
 
 /** Where import jobs are recorded: beside indexing jobs, as their own kind. */
-function openImportJobStore(config: ServiceConfig, db: DatabaseSync): JobStore<ImportJob> {
-  const { backend, sparql } = config.service.store;
-  if (backend === "embedded") return new SqliteKindJobStore<ImportJob>(db, "import");
-  return new SparqlJobStore<ImportJob>(
-    new SparqlHttpClient(sparqlEndpoint(config)),
-    sparql.metadataGraph ?? DEFAULT_METADATA_GRAPH,
-    config.service.cluster.leaseMs,
-    "import-job",
-  );
+function openImportJobStore(
+  metadata: SparqlMetadata | undefined,
+  db: DatabaseSync,
+  leaseMs: number,
+): JobStore<ImportJob> {
+  if (!metadata) return new SqliteKindJobStore<ImportJob>(db, "import");
+  return new SparqlJobStore<ImportJob>(metadata.client, metadata.graph, leaseMs, "import-job");
 }
 
 /**
@@ -330,11 +347,10 @@ function instanceId(dataDir: string): string {
   return id;
 }
 
-/** The store behind an item cache, unless `service.store.cache.maxBytes` is 0. */
-function withItemCache(store: TripleStore, config: ServiceConfig) {
+/** The item cache in front of the store, unless `service.store.cache.maxBytes` is 0. */
+function itemCache(config: ServiceConfig): ItemCache | undefined {
   const { maxBytes } = config.service.store.cache;
-  if (maxBytes === 0) return store;
-  return new CachingTripleStore(store, new ItemCache({ maxBytes }));
+  return maxBytes === 0 ? undefined : new ItemCache({ maxBytes });
 }
 
 /** The item cache's use in one line, e.g. "12 items, 1.5 of 64.0 MiB, 93% hits (…)". */
@@ -383,7 +399,7 @@ async function handOverLocalOutbox(db: DatabaseSync, outbox: IndexOutbox): Promi
 }
 
 /** Clamp warnings go to the service log as one `warn` line each. */
-export const logClampWarning: ClampWarning = (entry) => {
+const logClampWarning: ClampWarning = (entry) => {
   const { msg, ...fields } = entry;
   log("warn", typeof msg === "string" ? msg : "search query clamped", fields);
 };
@@ -393,7 +409,7 @@ export const logClampWarning: ClampWarning = (entry) => {
  * file), or an OpenSearch client for the nodes of `service.search.opensearch.node`
  * (connects lazily). Throws a ConfigError when the configured CA file cannot be used.
  */
-export function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): SearchEngine {
+function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): SearchEngine {
   const search = config.service.search;
   const limits = search.query;
   if (search.backend === "opensearch") {
@@ -407,7 +423,7 @@ export function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): Sear
         : undefined,
       limits,
       warn: logClampWarning,
-      rawSearchTimeoutMs: search.dsl.timeoutMs,
+      rawSearchTimeoutMs: search.opensearch.dsl.timeoutMs,
       timeouts: search.opensearch.timeouts,
       failFast: config.service.failFast,
     });

@@ -1,6 +1,6 @@
 /**
  * Splits a streamed N-Quads or TriG document into graph blocks, one per item, without
- * parsing it: each block's text is then parsed alone (`item_blocks.ts`), so that a syntax
+ * parsing it: each block's text is then parsed alone (`block_item.ts`), so that a syntax
  * error stays inside its item and the rest of the file still imports, and only one block is
  * held in memory at a time.
  *

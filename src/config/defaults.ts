@@ -45,14 +45,14 @@ export const BUILT_IN_CUSTOMER_YML = `service:
         searchMs: \${SERVICE_OPENSEARCH_SEARCH_TIMEOUT_MS:10000}
         bulkMs: \${SERVICE_OPENSEARCH_BULK_TIMEOUT_MS:30000}
         adminMs: \${SERVICE_OPENSEARCH_ADMIN_TIMEOUT_MS:10000}
+      dsl:                # POST /api/search: the raw query DSL, behind an allow-list (docs/backends.md)
+        role: \${SERVICE_OPENSEARCH_DSL_ROLE:editor}            # reader | editor | admin | none (off)
+        expensiveQueries: \${SERVICE_OPENSEARCH_DSL_EXPENSIVE:false}   # leading wildcards, regexp, fuzzy
+        timeoutMs: \${SERVICE_OPENSEARCH_DSL_TIMEOUT_MS:10000}     # a slower query answers 504
     query:
       maxResultsLimit: \${SERVICE_ES_MAX_RESULTS:10000}
       maxWindow: \${SERVICE_ES_MAX_WINDOW:10000}
       trackTotalHits: \${SERVICE_SEARCH_TRACK_TOTAL_HITS:10000}   # hits counted exactly; beyond, totalRelation is gte
-    dsl:                # POST /api/search: the raw query DSL, behind an allow-list (docs/backends.md)
-      role: \${SERVICE_SEARCH_DSL_ROLE:editor}            # reader | editor | admin | none (off)
-      expensiveQueries: \${SERVICE_SEARCH_DSL_EXPENSIVE:false}   # leading wildcards, regexp, fuzzy
-      timeoutMs: \${SERVICE_SEARCH_DSL_TIMEOUT_MS:10000}     # a slower query answers 504
   ready:
     timeoutMs: \${SERVICE_READY_TIMEOUT_MS:1500}       # /ready answers within this budget
     requireSearch: \${SERVICE_READY_REQUIRE_SEARCH:false}   # search down: 503 instead of 200 degraded
@@ -63,6 +63,9 @@ export const BUILT_IN_CUSTOMER_YML = `service:
     leaseMs: \${SERVICE_CLUSTER_LEASE_MS:30000}   # claims on shared work (outbox entries, jobs)
   workers:            # threads that parse and hash writes and imports
     count: \${SERVICE_WORKERS:}              # empty or 0: on the request thread; N: N worker threads
+  query:             # SPARQL queries run for callers: /sparql, the query tool, label lookups
+    timeoutMs: \${SERVICE_QUERY_TIMEOUT_MS:30000}   # 504 query-timeout beyond
+    maxRows: \${SERVICE_QUERY_MAX_ROWS:10000}       # more rows are cut (X-Results-Truncated: true)
   security:
     tokens: []          # [{name, token, role: reader|editor|admin}]
   sparqlEndpoints: []   # extra endpoints for the query tool: [{id, name, url, username?, password?, caFile?, readOnly}]

@@ -1,7 +1,7 @@
 /**
  * Finding, reading and validating `customer.yml`.
  *
- * Search order (API.md): `--config PATH`, `$CUSTOMER_YML`, `./customer.yml`, the copy beside
+ * Search order (docs/api.md): `--config PATH`, `$CUSTOMER_YML`, `./customer.yml`, the copy beside
  * the executable, else the built-in defaults. The first that exists wins; the result says
  * which, so start-up can log it.
  */

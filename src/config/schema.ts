@@ -260,10 +260,13 @@ export const configSchema = z.object({
         /** Sent as default-graph-uri with tool queries (Fuseki: urn:x-arq:UnionGraph). */
         queryDefaultGraph: optionalString,
         /**
-         * Where item metadata lives (default urn:rdf-content-service:meta). Services that
-         * share one dataset each need their own, and their own graphTemplate.
+         * Where item metadata lives. Services that share one dataset each need their own, and
+         * their own graphTemplate.
          */
-        metadataGraph: z.preprocess(emptyAsUndefined, absoluteIri.optional()),
+        metadataGraph: z.preprocess(
+          emptyAsUndefined,
+          absoluteIri.default("urn:rdf-content-service:meta"),
+        ),
       }).prefault({}),
       cache: z.object({
         /**
@@ -311,21 +314,24 @@ export const configSchema = z.object({
           bulkMs: integer(100, 600_000).default(30_000),
           adminMs: integer(100, 300_000).default(10_000),
         }).prefault({}),
+        /**
+         * `POST /api/search`: the raw query DSL, which only OpenSearch answers, behind the gate
+         * of src/search/opensearch/dsl_gate.ts.
+         */
+        dsl: z.object({
+          /** The least role that may use it; `none` switches it off. */
+          role: z.enum(["reader", "editor", "admin", "none"]).default("editor"),
+          /** Leading wildcards, `regexp`, fuzzy matching and `prefix` on text fields. */
+          expensiveQueries: flag.default(false),
+          /** OpenSearch's search timeout; the service answers 504 once it passes. */
+          timeoutMs: integer(100, 300_000).default(10_000),
+        }).prefault({}),
       }).prefault({}),
       query: z.object({
         maxResultsLimit: integer(1).default(10000),
         maxWindow: integer(1).default(10000),
         /** Hits counted exactly; beyond, the total is "at least" this (`totalRelation: gte`). */
         trackTotalHits: integer(1).default(10000),
-      }).prefault({}),
-      /** `POST /api/search`: the raw query DSL, behind the gate of src/search/opensearch/dsl_gate.ts. */
-      dsl: z.object({
-        /** The least role that may use it; `none` switches it off. */
-        role: z.enum(["reader", "editor", "admin", "none"]).default("editor"),
-        /** Leading wildcards, `regexp`, fuzzy matching and `prefix` on text fields. */
-        expensiveQueries: flag.default(false),
-        /** OpenSearch's search timeout; the service answers 504 once it passes. */
-        timeoutMs: integer(100, 300_000).default(10_000),
       }).prefault({}),
       indexing: z.object({
         /**
@@ -380,7 +386,7 @@ export const configSchema = z.object({
        * on a quiet machine: on the loaded 2-core machine of the first measurements they cost
        * CPU and memory, bench/RESULTS.md).
        */
-      count: z.preprocess(emptyAsUndefined, integer(0, 1024).optional()),
+      count: z.preprocess(emptyAsUndefined, integer(0, 1024).default(0)),
       /** Tasks that may wait for a busy worker; a request beyond them is refused with 503. */
       queue: integer(1, 1_000_000).default(256),
     }).prefault({}),
@@ -388,9 +394,15 @@ export const configSchema = z.object({
       /** rdf-canonize work limit: graphs needing more work are refused with 422. */
       maxWorkFactor: integer(0, 10).optional(),
     }).prefault({}),
+    /**
+     * SPARQL queries the service runs for its callers: `/sparql`, the admin query tool and
+     * label lookups (initialise rules are trusted configuration and have no such bounds).
+     */
     query: z.object({
-      /** Timeout of the admin query tool (initialise rules are trusted configuration). */
+      /** Each query's timeout. */
       timeoutMs: integer(100).default(30_000),
+      /** Most rows one query answers; more are cut (`X-Results-Truncated: true`). */
+      maxRows: integer(1).default(10_000),
       /**
        * Longest query text the tool parses (UTF-8 bytes). The SPARQL parser holds the event
        * loop for about 2 ms per KiB, so this bounds how long one query can stall the service.

@@ -11,5 +11,10 @@ export interface AppEnv {
     requestId: string;
     /** Role of the authenticated caller (always `admin` when no tokens are configured). */
     role: "reader" | "editor" | "admin";
+    /**
+     * Who called, as the bearer token tells (src/http/auth.ts): a token's name and role, or
+     * nobody, with whether a token that matches none was sent.
+     */
+    caller: { name: string; role: "reader" | "editor" | "admin" } | { presentedToken: boolean };
   };
 }

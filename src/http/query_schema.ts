@@ -1,5 +1,5 @@
 /**
- * Zod building blocks for query parameters as API.md fixes them: absolute IRIs, strict
+ * Zod building blocks for query parameters as docs/api.md fixes them: absolute IRIs, strict
  * booleans, repeated lists, non-negative integers and free text.
  *
  * The same schemas validate requests (through `readQuery`) and describe them in the OpenAPI
@@ -31,7 +31,7 @@ export function problemOfIssue(issue: z.core.$ZodIssue): ParameterProblem | unde
   return (issue.params as { problem?: ParameterProblem } | undefined)?.problem;
 }
 
-/** Why an IRI is refused, as API.md words the rule. */
+/** Why an IRI is refused, as docs/api.md words the rule. */
 export const IRI_RULE =
   'must be an absolute IRI (RFC 3987: a scheme, no spaces, none of <>"{}|\\^`, well-formed %XX)';
 

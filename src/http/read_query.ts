@@ -1,7 +1,7 @@
 /**
  * Reads a request's query parameters through its route contract: gathers them, validates
  * them with the contract's zod schema, and turns the first failure into the precise 400
- * problem API.md asks for (`missing-parameter`, `invalid-iri`, `invalid-boolean`,
+ * problem docs/api.md asks for (`missing-parameter`, `invalid-iri`, `invalid-boolean`,
  * `invalid-parameter`), naming the parameter in `errors[].path` so clients can act on it.
  */
 import type { Context } from "hono";

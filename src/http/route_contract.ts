@@ -1,14 +1,15 @@
 /**
  * A route contract: everything a client needs to know about one operation — method, path,
  * parameters (as the zod schemas that validate them), body media types, responses and the
- * role it needs — declared once. Routes are registered from their contract (`handle`),
- * requests are validated against it (`readQuery`), and the OpenAPI document is built from
- * the list of contracts, so the three cannot disagree.
+ * role it needs — declared once. Routes are registered from their contract (`handle`, which
+ * puts the contract's role check in front of the handler), requests are validated against
+ * it (`readQuery`), and the OpenAPI document is built from the list of contracts, so the
+ * four cannot disagree.
  */
 import type { Context, Hono } from "hono";
 import type { z } from "zod";
 import type { AppEnv } from "./app_env.ts";
-import type { Role } from "./auth.ts";
+import { type Access, authorize } from "./auth.ts";
 
 /** HTTP methods the service routes. */
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
@@ -42,7 +43,7 @@ export interface RouteContract<Query extends z.ZodObject = z.ZodObject> {
   description?: string;
   tags: string[];
   /** The role a bearer token needs when tokens are configured; `open` for none. */
-  access: Role | "open";
+  access: Access;
   /** The query parameters: one zod field per parameter, in the order they are checked. */
   query: Query;
   /** Path parameters, one string field per `{name}` in `path`. */
@@ -69,7 +70,10 @@ export function honoPath(path: string): string {
 /** A route handler. */
 export type ContractHandler = (c: Context<AppEnv>) => Response | Promise<Response>;
 
-/** Registers `handler` for the contract's method and path on `app`. */
+/**
+ * Registers `handler` for the contract's method and path on `app`, behind the check of the
+ * role the contract declares.
+ */
 export function handle(app: Hono<AppEnv>, contract: RouteContract, handler: ContractHandler): void {
-  app.on(contract.method, honoPath(contract.path), handler);
+  app.on(contract.method, honoPath(contract.path), authorize(contract.access), handler);
 }

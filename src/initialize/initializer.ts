@@ -1,5 +1,5 @@
 /**
- * Initialise (API.md): add a collection's default data to an RDF body by running its
+ * Initialise (docs/api.md): add a collection's default data to an RDF body by running its
  * `initialize` rules (workspace rules first, then the collection's) with `?this` bound to
  * each listed URI. Results are added; nothing is removed.
  *

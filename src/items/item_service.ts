@@ -1,5 +1,5 @@
 /**
- * Item create, read, update and delete: the rules of API.md's Items section, written once
+ * Item create, read, update and delete: the rules of docs/api.md's Items section, written once
  * over the TripleStore interface.
  */
 import type { Quad } from "n3";
@@ -36,7 +36,7 @@ export class ItemService {
     private readonly shapes?: ShapeValidator,
   ) {}
 
-  /** Creates an item and returns its record (its URI chosen per API.md). */
+  /** Creates an item and returns its record (its URI chosen per docs/api.md). */
   async create(
     collection: string,
     itemParameter: string | undefined,

@@ -1,5 +1,5 @@
 /**
- * Which URI a created item gets (API.md, Items): the `item` parameter if given; otherwise the
+ * Which URI a created item gets (docs/api.md, Items): the `item` parameter if given; otherwise the
  * body's single root subject; a blank-node root is named by minting a URI from the
  * collection's `itemUriTemplate`.
  */

@@ -29,7 +29,7 @@ export interface LabelOptions {
   /** The reader's languages, best first (`languagesOf`). */
   languages: readonly string[];
   timeoutMs: number;
-  /** The store's row cap (`maxResultsLimit`). */
+  /** The row cap of SPARQL queries (`service.query.maxRows`). */
   maxRows: number;
 }
 

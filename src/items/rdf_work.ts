@@ -1,8 +1,9 @@
 /**
  * Where the CPU-heavy steps of a write run: parsing bodies and import blocks, and the
- * RDFC-1.0 hash (also the hash operation's). With workers (`service.workers.count`, one per core by default) they run
- * in a pool of worker threads (`worker_pool.ts`, `rdf_worker.ts`), so that the request
- * thread only does HTTP, routing and the store call; with 0 they run on the request thread.
+ * RDFC-1.0 hash (also the hash operation's). With workers (`service.workers.count`, 0 by
+ * default) they run in a pool of worker threads (`worker_pool.ts`, `rdf_worker.ts`), so that
+ * the request thread only does HTTP, routing and the store call; with 0 they run on the
+ * request thread.
  *
  * A body parsed for a write is hashed in the same task. The hash is remembered for the very
  * array of quads handed back, so that the item service's hash of that graph answers at once

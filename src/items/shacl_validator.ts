@@ -1,5 +1,5 @@
 /**
- * SHACL validation of item writes (API.md: a collection with `shapes` validates every
+ * SHACL validation of item writes (docs/api.md: a collection with `shapes` validates every
  * write; violations are unprocessable with the report's results in `errors`).
  *
  * Shapes files are read and parsed once at start-up, so a missing or broken file stops the

@@ -185,9 +185,10 @@ interface Match {
   position: number;
 }
 
-function matchFormat(format: RdfFormat, ranges: MediaRange[]): Match | undefined {
+/** The best match of media types (the registered one first) among an `Accept` header's ranges. */
+function matchMediaTypes(mediaTypes: readonly string[], ranges: MediaRange[]): Match | undefined {
   let best: Match | undefined;
-  for (const [index, mediaType] of acceptableTypes(format).entries()) {
+  for (const [index, mediaType] of mediaTypes.entries()) {
     const [type, subtype] = mediaType.split("/");
     // Wildcards match the registered type only: `application/*` must not pick Turtle
     // through `application/x-turtle`, nor `text/*` JSON-LD through `text/json`.
@@ -214,24 +215,26 @@ function matchFormat(format: RdfFormat, ranges: MediaRange[]): Match | undefined
 }
 
 /**
- * Picks the response format from an `Accept` header among `allowed` formats.
+ * Picks a format from an `Accept` header among `candidates`, each with the media types that
+ * ask for it (the registered one first; wildcards match only that one): the one negotiation
+ * of the service, for RDF formats and SPARQL results formats alike.
  *
  * No header, an empty one, or one without a single well-formed media range gives
  * `fallback`. Otherwise the highest weight wins; ties go to the more specific range
  * (`text/turtle` over `text/*` over `*\/*`), then to the range the client listed first,
- * then to `fallback`, then to the order of `allowed`. Undefined means nothing allowed is
+ * then to `fallback`, then to the order of `candidates`. Undefined means nothing offered is
  * acceptable: the caller answers 406.
  */
-export function negotiateFormat(
+export function negotiateMediaType<F extends string>(
   accept: string | undefined,
-  allowed: RdfFormat[],
-  fallback: RdfFormat,
-): RdfFormat | undefined {
+  candidates: readonly (readonly [format: F, mediaTypes: readonly string[]])[],
+  fallback: F,
+): F | undefined {
   const ranges = accept === undefined ? [] : parseAccept(accept);
   if (ranges.length === 0) return fallback;
-  let chosen: { format: RdfFormat; match: Match } | undefined;
-  for (const format of allowed) {
-    const match = matchFormat(format, ranges);
+  let chosen: { format: F; match: Match } | undefined;
+  for (const [format, mediaTypes] of candidates) {
+    const match = matchMediaTypes(mediaTypes, ranges);
     if (!match || match.quality <= 0) continue;
     if (!chosen || isBetter(match, format, chosen.match, chosen.format, fallback)) {
       chosen = { format, match };
@@ -240,12 +243,25 @@ export function negotiateFormat(
   return chosen?.format;
 }
 
-function isBetter(
-  candidate: Match,
-  candidateFormat: RdfFormat,
-  current: Match,
-  currentFormat: RdfFormat,
+/** Picks the response format from an `Accept` header among `allowed` RDF formats. */
+export function negotiateFormat(
+  accept: string | undefined,
+  allowed: RdfFormat[],
   fallback: RdfFormat,
+): RdfFormat | undefined {
+  return negotiateMediaType(
+    accept,
+    allowed.map((format) => [format, acceptableTypes(format)] as const),
+    fallback,
+  );
+}
+
+function isBetter<F extends string>(
+  candidate: Match,
+  candidateFormat: F,
+  current: Match,
+  currentFormat: F,
+  fallback: F,
 ): boolean {
   if (candidate.quality !== current.quality) return candidate.quality > current.quality;
   if (candidate.specificity !== current.specificity) {

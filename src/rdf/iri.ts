@@ -1,7 +1,7 @@
 /**
  * IRI checks shared by parameter validation and the RDF parsers.
  *
- * The service only ever stores absolute IRIs. The check API.md fixes for URI parameters is
+ * The service only ever stores absolute IRIs. The check docs/api.md fixes for URI parameters is
  * a scheme, then nothing that can never appear in an IRI (space, control characters,
  * `<>"{}|\^` and backtick). On top of that an IRI must follow RFC 3987's grammar
  * (well-formed `%XX` escapes, one `#`, brackets only around an IP literal, a numeric port,

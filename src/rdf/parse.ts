@@ -35,7 +35,10 @@ export interface ParseResult {
   format: RdfFormat;
 }
 
-const N3_MEDIA_TYPES: Partial<Record<RdfFormat, string>> = {
+/** The formats the N3 parser reads. */
+type N3Format = "turtle" | "ntriples" | "nquads" | "trig" | "n3";
+
+const N3_MEDIA_TYPES: Record<N3Format, string> = {
   turtle: "text/turtle",
   ntriples: "application/n-triples",
   nquads: "application/n-quads",
@@ -83,9 +86,26 @@ async function parseBody(
       return { quads: checkRdfJsonLiterals(parseRdfJson(parseJson(body, "RDF/JSON"))), format };
     case "rdfxml":
       return { quads: parseRdfXml(body, options.baseIri), format };
-    default:
+    case "turtle":
+    case "ntriples":
+    case "nquads":
+    case "trig":
+    case "n3":
       return { quads: parseWithN3(body, format, options.baseIri), format };
+    default:
+      return unknownFormat(format);
   }
+}
+
+/**
+ * A format no parser reads: the type system rules it out (adding a format to `RdfFormat`
+ * without a parser fails to compile here), but a caller outside it (a worker message) could
+ * still send one.
+ */
+function unknownFormat(format: never): never {
+  throw new DomainError("unsupported-media-type", {
+    detail: `The service reads no RDF format named ${JSON.stringify(format)}.`,
+  });
 }
 
 /** Which JSON flavour a parsed body is, or a 415 when it looks like neither. */
@@ -209,7 +229,7 @@ function locateJsonError(text: string): number | undefined {
 // ---------------------------------------------------------------------------------------
 // Turtle family (N3.js)
 
-function parseWithN3(text: string, format: RdfFormat, baseIri?: string): Quad[] {
+function parseWithN3(text: string, format: N3Format, baseIri?: string): Quad[] {
   const label = RDF_FORMATS[format].label;
   let quads: Quad[];
   try {

@@ -1,7 +1,7 @@
 /**
  * Root subjects of a graph: the candidates for the item a request body describes.
  *
- * API.md (Items): the created item's URI is the body's single root subject, an IRI
+ * docs/api.md (Items): the created item's URI is the body's single root subject, an IRI
  * subject that is no other triple's object; a blank root gets a minted URI.
  */
 import type { Quad } from "n3";

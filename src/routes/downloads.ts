@@ -1,4 +1,7 @@
-/** `/api/item.{ttl,rdf,nt,n3,jsonld}`: an item as a file, streamed (API.md, Item downloads). */
+/**
+ * `/api/item.{ttl,rdf,nt,n3,jsonld}`: an item as a file, streamed (docs/api.md, Item
+ * downloads).
+ */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "./app_deps.ts";

@@ -1,6 +1,6 @@
 /**
- * `/api/item/hash`: the stable hash of RDF data sent in the body — of a GET, as the seed
- * defines it (served through node:http so the body arrives), or of a POST.
+ * `/api/item/hash`: the stable hash of RDF data sent in the body — of a GET, as the original
+ * API contract defines it (served through node:http so the body arrives), or of a POST.
  */
 import { Hono } from "hono";
 import type { Context } from "hono";

@@ -1,4 +1,4 @@
-/** `/api/admin/index`: indexing jobs (API.md, Indexing). */
+/** `/api/admin/index`: indexing jobs (docs/api.md, Indexing). */
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app_env.ts";

@@ -1,4 +1,4 @@
-/** `POST /api/item/initialize`: the body plus the collection's default data (API.md). */
+/** `POST /api/item/initialize`: the body plus the collection's default data (docs/api.md). */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "./app_deps.ts";

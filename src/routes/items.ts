@@ -1,4 +1,4 @@
-/** `/api/item`: create, read, update, delete (API.md, Items). */
+/** `/api/item`: create, read, update, delete (docs/api.md, Items). */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "./app_deps.ts";

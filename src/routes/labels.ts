@@ -1,5 +1,5 @@
 /**
- * `GET /api/labels` (API.md, Labels): what the workbench shows beside IRIs, for a whole page
+ * `GET /api/labels` (docs/api.md, Labels): what the workbench shows beside IRIs, for a whole page
  * in one request and one store query.
  */
 import { Hono } from "hono";
@@ -30,7 +30,7 @@ export function labelRoutes(deps: AppDeps): Hono<AppEnv> {
     const labels = await findLabels(deps.store, query.iri, {
       languages: languagesOf(query.lang ?? c.req.header("accept-language")),
       timeoutMs: deps.config.service.query.timeoutMs,
-      maxRows: deps.config.service.search.query.maxResultsLimit,
+      maxRows: deps.config.service.query.maxRows,
     });
     return c.json({ labels, prefixes });
   });

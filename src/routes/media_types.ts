@@ -18,7 +18,7 @@ export const ITEM_READ_FORMATS: RdfFormat[] = [
 /** The formats a CONSTRUCT or DESCRIBE is answered in, Turtle first (the default). */
 export const GRAPH_FORMATS: RdfFormat[] = ["turtle", "ntriples", "rdfxml", "jsonld"];
 
-/** The formats an item downloads as (API.md, Item downloads), by their first extension. */
+/** The formats an item downloads as (docs/api.md, Item downloads), by their first extension. */
 export const DOWNLOAD_FORMATS: Record<string, RdfFormat> = Object.fromEntries(
   (["turtle", "rdfxml", "ntriples", "n3", "jsonld"] as const).map((
     format,

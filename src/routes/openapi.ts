@@ -1,4 +1,4 @@
-/** `GET /openapi.json`: the OpenAPI 3.1 description of every route (API.md, Operations). */
+/** `GET /openapi.json`: the OpenAPI 3.1 description of every route (docs/api.md, Operations). */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "./app_deps.ts";
@@ -14,7 +14,7 @@ export function openApiRoutes(deps: AppDeps): Hono<AppEnv> {
   let document: string | undefined;
   handle(app, openApiDocument, (c) => {
     document ??= JSON.stringify(
-      buildOpenApiDocument(configuredContracts(deps.config.service.search.dsl.role), {
+      buildOpenApiDocument(configuredContracts(deps.config.service.search.opensearch.dsl.role), {
         version: deps.version,
       }),
     );

@@ -1,5 +1,5 @@
 /**
- * `/api/search` (API.md, Search): a simple search as query parameters, or an OpenSearch
+ * `/api/search` (docs/api.md, Search): a simple search as query parameters, or an OpenSearch
  * query DSL body, which passes the DSL gate (src/search/opensearch/dsl_gate.ts) first. Windows beyond
  * the limits are clamped by the engine, never refused.
  *
@@ -29,6 +29,7 @@ import {
 import { gateQueryBody } from "../search/opensearch/dsl_gate.ts";
 import { searchItems, searchItemsWithDsl } from "./contracts/search.ts";
 import { DomainError } from "../errors/domain_error.ts";
+import { dslSearchContract } from "./access.ts";
 
 /** The search routes. */
 export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -59,12 +60,12 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json(answer);
   });
 
-  handle(app, searchItemsWithDsl, async (c) => {
-    const dsl = deps.config.service.search.dsl;
+  handle(app, dslSearchContract(deps.config.service.search.opensearch.dsl.role), async (c) => {
+    const dsl = deps.config.service.search.opensearch.dsl;
     if (dsl.role === "none") {
       throw new DomainError("search-dsl-disabled", {
-        detail:
-          "This service takes no query DSL (service.search.dsl.role is none); use GET /api/search.",
+        detail: "This service takes no query DSL (service.search.opensearch.dsl.role is none); " +
+          "use GET /api/search.",
       });
     }
     const { collection } = readQuery(c, searchItemsWithDsl);

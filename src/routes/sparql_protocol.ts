@@ -1,10 +1,10 @@
 /**
- * `/sparql` and `/sparql/{id}`: the SPARQL 1.1 Protocol's query operation (API.md, SPARQL
+ * `/sparql` and `/sparql/{id}`: the SPARQL 1.1 Protocol's query operation (docs/api.md, SPARQL
  * endpoint), so that standard clients (Jena, rdflib, SPARQLWrapper, YASGUI) can query the
  * service's store and the configured endpoints.
  *
  * The rules are the query tool's: read-only (an update is refused whatever its spelling),
- * no SERVICE, rows capped at `maxResultsLimit`, `service.query.timeoutMs` and
+ * no SERVICE, rows capped at `service.query.maxRows`, `service.query.timeoutMs` and
  * `maxQueryBytes`. Each item is a named graph; with no dataset given, the default graph is
  * the union of the graphs.
  */
@@ -58,7 +58,7 @@ export function sparqlProtocolRoutes(deps: AppDeps): Hono<AppEnv> {
     const { form, projection } = analyzeQuery(request.query);
     const format = negotiate(form, c.req.header("accept"));
     const result = await endpoints.query(id, request.query, {
-      limit: deps.config.service.search.query.maxResultsLimit,
+      limit: deps.config.service.query.maxRows,
       timeoutMs: deps.config.service.query.timeoutMs,
       dataset: request.dataset,
     });

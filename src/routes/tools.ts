@@ -1,6 +1,6 @@
 /**
  * `/api/admin/tools/…`: the SPARQL endpoint list and query tool, the settings dump and
- * SHACL generation (API.md, Admin tools).
+ * SHACL generation (docs/api.md, Admin tools).
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -44,7 +44,7 @@ export function toolRoutes(deps: AppDeps): Hono<AppEnv> {
     const sparql = await readQueryText(c, maxBodyBytes);
     refuseLongQuery(sparql, deps.config.service.query.maxQueryBytes);
     const result = await endpoints.query(id, sparql, {
-      limit: deps.config.service.search.query.maxResultsLimit,
+      limit: deps.config.service.query.maxRows,
       timeoutMs: deps.config.service.query.timeoutMs,
     });
     return queryResponse(result, c.req.header("accept"));

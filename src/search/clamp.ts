@@ -1,23 +1,27 @@
 /**
  * Search limits: every query the service sends to a search engine goes through here.
  *
- * Queries are clamped, never rejected (API.md "Limits"): the window is
+ * Queries are clamped, never rejected (docs/api.md "Limits"): the window is
  * `from' = min(from, maxWindow)`, `size' = min(size, maxResultsLimit, maxWindow - from')`,
  * and sizes nested in a query DSL body (aggregations, `top_hits`, `inner_hits`, suggesters)
  * are capped at `maxResultsLimit`. Each clamp writes one warning line.
  */
 
-/** The configured limits (`service.search.query`). */
-export interface SearchLimits {
+/** The limits of a result window (`service.search.query`): what the clamps read. */
+export interface WindowLimits {
   /** Most results asked for in one query. */
   maxResultsLimit: number;
   /** Most `from + size`. */
   maxWindow: number;
+}
+
+/** The configured limits (`service.search.query`) an engine is built with. */
+export interface SearchLimits extends WindowLimits {
   /**
    * Hits counted exactly; beyond, the total is reported as at least this many
-   * (`totalRelation: "gte"`), as OpenSearch's `track_total_hits`. 10,000 when not set.
+   * (`totalRelation: "gte"`), as OpenSearch's `track_total_hits`.
    */
-  trackTotalHits?: number;
+  trackTotalHits: number;
 }
 
 /** A result window. */
@@ -71,7 +75,7 @@ export function writeClampWarning(entry: Record<string, unknown>): void {
  */
 export function clampWindow(
   requested: { from?: unknown; size?: unknown },
-  limits: SearchLimits,
+  limits: WindowLimits,
   warn: ClampWarning = writeClampWarning,
 ): ClampedWindow {
   const result = applyWindowLimits(requested, limits);
@@ -92,7 +96,7 @@ export function clampWindow(
  */
 export function clampQueryBody(
   body: Record<string, unknown>,
-  limits: SearchLimits,
+  limits: WindowLimits,
   warn: ClampWarning = writeClampWarning,
 ): ClampedQueryBody {
   const copy = structuredClone(body);
@@ -131,7 +135,7 @@ export function clampQueryBody(
  */
 export function clampResponseBuckets(
   response: Record<string, unknown>,
-  limits: SearchLimits,
+  limits: WindowLimits,
   warn: ClampWarning = writeClampWarning,
 ): { response: Record<string, unknown>; changes: ClampChange[] } {
   const changes: ClampChange[] = [];
@@ -188,7 +192,7 @@ const SIZED_AGGREGATIONS = new Set([
 
 function applyWindowLimits(
   requested: { from?: unknown; size?: unknown },
-  limits: SearchLimits,
+  limits: WindowLimits,
 ): ClampedWindow {
   const from = nonNegativeInteger(requested.from) ?? 0;
   const size = nonNegativeInteger(requested.size) ?? DEFAULT_SEARCH_SIZE;

@@ -3,15 +3,12 @@
  * like any other size (warned about, never refused); and the answer a search starts from.
  * Both engines use them, so both clamp and report alike.
  */
-import type { ClampWarning, SearchLimits, SearchWindow } from "./clamp.ts";
+import type { ClampWarning, SearchWindow, WindowLimits } from "./clamp.ts";
 import { clampWindow, writeClampWarning } from "./clamp.ts";
 import type { SearchRequest, SearchResponse } from "./search_engine.ts";
 
 /** Values per facet when the request does not say. */
 export const DEFAULT_FACET_SIZE = 10;
-
-/** Hits counted exactly when `trackTotalHits` is not configured (OpenSearch's default). */
-export const DEFAULT_TRACK_TOTAL_HITS = 10_000;
 
 /** The facet size an engine asks for, and what the response says about clamping. */
 export interface ClampedFacetSize {
@@ -22,7 +19,7 @@ export interface ClampedFacetSize {
 /** Applies `maxResultsLimit` to `requested` (default {@link DEFAULT_FACET_SIZE}). */
 export function clampFacetSize(
   requested: number | undefined,
-  limits: SearchLimits,
+  limits: WindowLimits,
   warn: ClampWarning = writeClampWarning,
 ): ClampedFacetSize {
   const asked = requested !== undefined && Number.isSafeInteger(requested) && requested >= 0
@@ -47,7 +44,7 @@ export interface SearchStart {
 /** Clamps the request's window and facet size, and starts its answer. */
 export function startSearch(
   request: SearchRequest,
-  limits: SearchLimits,
+  limits: WindowLimits,
   warn?: ClampWarning,
 ): SearchStart {
   const window = clampWindow(request, limits, warn);

@@ -1,8 +1,9 @@
 /**
  * The search index contract: one index per collection, documents keyed by item URI.
  *
- * Two real implementations: `embedded.ts` (SQLite FTS5 in the service's own file) and
- * `opensearch.ts`. Routes, indexing jobs and the outbox worker only see this interface.
+ * Two real implementations: `EmbeddedSearchEngine` (`sqlite_fts/sqlite_fts_engine.ts`, SQLite
+ * FTS5 in the service's own file) and `OpenSearchEngine` (`opensearch/opensearch_engine.ts`).
+ * Routes, indexing jobs and the outbox worker only see this interface.
  *
  * Readers always go through the collection's index name, which is an alias for one
  * physical index. A rebuild (`clear=true`) fills a new physical index and then swaps the
@@ -184,7 +185,7 @@ export interface FacetValue {
   count: number;
 }
 
-/** API.md's search response. `from` and `size` are the applied (clamped) values. */
+/** docs/api.md's search response. `from` and `size` are the applied (clamped) values. */
 export interface SearchResponse {
   /** Hits, counted exactly up to the configured `trackTotalHits`; see `totalRelation`. */
   total: number;

@@ -7,7 +7,7 @@
  * found either buffer the whole document or pull in a whole RDF framework.
  */
 import type { Term } from "n3";
-import { parseAccept } from "../rdf/formats.ts";
+import { negotiateMediaType } from "../rdf/formats.ts";
 import { termToJson } from "./results_json.ts";
 
 /** A results format of the SPARQL 1.1 Protocol. */
@@ -25,40 +25,21 @@ export const RESULTS_MEDIA_TYPES: Record<ResultsFormat, string> = {
 };
 
 /** Media types that ask for each format, the registered one first. */
-const ACCEPTED: Record<ResultsFormat, string[]> = {
-  json: [SPARQL_RESULTS_JSON, "application/json"],
-  xml: ["application/sparql-results+xml", "application/xml", "text/xml"],
-  csv: ["text/csv"],
-  tsv: ["text/tab-separated-values"],
-};
+const ACCEPTED: readonly (readonly [ResultsFormat, readonly string[]])[] = [
+  ["json", [SPARQL_RESULTS_JSON, "application/json"]],
+  ["xml", ["application/sparql-results+xml", "application/xml", "text/xml"]],
+  ["csv", ["text/csv"]],
+  ["tsv", ["text/tab-separated-values"]],
+];
 
 /**
  * The results format an `Accept` header asks for; JSON without a header or for `*\/*`,
- * undefined (406) when none is acceptable. The highest weight wins, then the client's order.
+ * undefined (406) when none is acceptable. Negotiated as RDF formats are
+ * (`negotiateMediaType`): the highest weight, then the most specific range, then the
+ * client's order.
  */
 export function negotiateResultsFormat(accept: string | undefined): ResultsFormat | undefined {
-  const ranges = accept ? parseAccept(accept) : [];
-  if (ranges.length === 0) return "json";
-  let chosen: { format: ResultsFormat; quality: number; position: number } | undefined;
-  for (const format of Object.keys(ACCEPTED) as ResultsFormat[]) {
-    for (const [index, mediaType] of ACCEPTED[format].entries()) {
-      const [type, subtype] = mediaType.split("/");
-      for (const range of ranges) {
-        const matches = (range.type === type && range.subtype === subtype) ||
-          // Wildcards pick the registered type only.
-          (index === 0 && range.type === type && range.subtype === "*") ||
-          (index === 0 && range.type === "*" && range.subtype === "*");
-        if (!matches || range.quality <= 0) continue;
-        if (
-          !chosen || range.quality > chosen.quality ||
-          (range.quality === chosen.quality && range.position < chosen.position)
-        ) {
-          chosen = { format, quality: range.quality, position: range.position };
-        }
-      }
-    }
-  }
-  return chosen?.format;
+  return negotiateMediaType(accept, ACCEPTED, "json");
 }
 
 /** SELECT rows in `format`, as a stream of UTF-8 chunks. */

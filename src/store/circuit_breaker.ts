@@ -23,9 +23,6 @@ export interface FailFastOptions {
   probeIntervalMs: number;
 }
 
-/** The defaults of `service.failFast`. */
-export const DEFAULT_FAIL_FAST: FailFastOptions = { failures: 3, probeIntervalMs: 2000 };
-
 /** What the breaker knows of its engine, for `/ready` and the metrics. */
 export interface BreakerState {
   up: boolean;
@@ -52,7 +49,7 @@ export class CircuitBreaker {
   constructor(
     name: string,
     refusal: (retryAfterSeconds: number) => DomainError,
-    options: FailFastOptions = DEFAULT_FAIL_FAST,
+    options: FailFastOptions,
   ) {
     this.#name = name;
     this.#refusal = refusal;

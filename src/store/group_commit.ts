@@ -24,13 +24,6 @@ export interface GroupCommitOptions {
   maxWaitMs: number;
 }
 
-/** The defaults of `service.store.groupCommit`. */
-export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = {
-  maxWrites: 64,
-  maxBytes: 8 * 1024 * 1024,
-  maxWaitMs: 1000,
-};
-
 /** Commits beside each other at most, when the ones in flight are slow. */
 export const MAX_IN_FLIGHT = 4;
 
@@ -60,7 +53,7 @@ export class GroupCommitter<W, R> {
   /** Group sizes committed so far (for tests and metrics). */
   readonly stats = { groups: 0, writes: 0, largest: 0 };
 
-  constructor(commit: CommitGroup<W, R>, options: GroupCommitOptions = DEFAULT_GROUP_COMMIT) {
+  constructor(commit: CommitGroup<W, R>, options: GroupCommitOptions) {
     this.#commit = commit;
     this.#options = options;
   }

@@ -1,8 +1,9 @@
 /**
  * The triple store contract: where item graphs live.
  *
- * Two real implementations: `embedded.ts` (SQLite file + in-process SPARQL engine) and
- * `sparql.ts` (any SPARQL 1.1 endpoint). Routes and domain code only see this interface.
+ * Two real implementations: `EmbeddedTripleStore` (`sqlite/sqlite_store.ts`, the SQLite file
+ * and an in-process SPARQL engine) and `SparqlTripleStore` (`remote_sparql/remote_sparql_store.ts`,
+ * any SPARQL 1.1 endpoint). Routes and domain code only see this interface.
  */
 import type { Quad, Term } from "n3";
 import type { IndexOutbox } from "./index_outbox.ts";

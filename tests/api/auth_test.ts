@@ -5,7 +5,7 @@
 import { strict as assert } from "node:assert";
 import { DEMO_COLLECTION, itemQuery, startTestService, uniqueItemUri } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
-import { requiredRole } from "../../src/routes/access.ts";
+import { requiredRole } from "../support/route_roles.ts";
 import { rawRequest } from "../support/raw_http.ts";
 
 const TOKENS = {
@@ -23,29 +23,29 @@ const YAML = SHIPPED.replace(
       - { name: a, token: "${TOKENS.admin}", role: admin }`,
 );
 
-Deno.test("roles needed per route", () => {
-  assert.equal(requiredRole("GET", "/health"), undefined);
-  assert.equal(requiredRole("GET", "/api/item"), "reader");
-  assert.equal(requiredRole("GET", "/api/item.ttl"), "reader");
-  assert.equal(requiredRole("GET", "/api/item/hash"), "reader");
-  assert.equal(requiredRole("GET", "/api/search"), "reader");
-  assert.equal(requiredRole("POST", "/api/search"), "editor");
-  assert.equal(requiredRole("POST", "/api/search", "reader"), "reader");
-  assert.equal(requiredRole("POST", "/api/search", "admin"), "admin");
+Deno.test("roles needed per route", async () => {
+  assert.equal(await requiredRole("GET", "/health"), undefined);
+  assert.equal(await requiredRole("GET", "/api/item"), "reader");
+  assert.equal(await requiredRole("GET", "/api/item.ttl"), "reader");
+  assert.equal(await requiredRole("GET", "/api/item/hash"), "reader");
+  assert.equal(await requiredRole("GET", "/api/search"), "reader");
+  assert.equal(await requiredRole("POST", "/api/search"), "editor");
+  assert.equal(await requiredRole("POST", "/api/search", "reader"), "reader");
+  assert.equal(await requiredRole("POST", "/api/search", "admin"), "admin");
   // Off, a valid token is still needed; the route answers search-dsl-disabled.
-  assert.equal(requiredRole("POST", "/api/search", "none"), "reader");
-  assert.equal(requiredRole("PUT", "/api/item"), "editor");
-  assert.equal(requiredRole("DELETE", "/api/item"), "editor");
-  assert.equal(requiredRole("POST", "/api/item/initialize"), "editor");
-  assert.equal(requiredRole("POST", "/api/admin/index"), "admin");
+  assert.equal(await requiredRole("POST", "/api/search", "none"), "reader");
+  assert.equal(await requiredRole("PUT", "/api/item"), "editor");
+  assert.equal(await requiredRole("DELETE", "/api/item"), "editor");
+  assert.equal(await requiredRole("POST", "/api/item/initialize"), "editor");
+  assert.equal(await requiredRole("POST", "/api/admin/index"), "admin");
   // The workbench's pages and files hold no data: they load without a token.
-  assert.equal(requiredRole("GET", "/admin/sparqlui"), undefined);
-  assert.equal(requiredRole("GET", "/"), undefined);
-  assert.equal(requiredRole("GET", "/ui/sparql"), undefined);
-  assert.equal(requiredRole("GET", "/ui/assets/workbench.js"), undefined);
-  assert.equal(requiredRole("POST", "/ui/sparql"), "reader");
-  assert.equal(requiredRole("GET", "/api/workspaces"), "reader");
-  assert.equal(requiredRole("GET", "/metrics"), "admin");
+  assert.equal(await requiredRole("GET", "/admin/sparqlui"), undefined);
+  assert.equal(await requiredRole("GET", "/"), undefined);
+  assert.equal(await requiredRole("GET", "/ui/sparql"), undefined);
+  assert.equal(await requiredRole("GET", "/ui/assets/workbench.js"), undefined);
+  assert.equal(await requiredRole("POST", "/ui/sparql"), "reader");
+  assert.equal(await requiredRole("GET", "/api/workspaces"), "reader");
+  assert.equal(await requiredRole("GET", "/metrics"), "admin");
 });
 
 Deno.test({

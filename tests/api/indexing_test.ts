@@ -25,6 +25,7 @@ import { openLocalDatabase } from "../../src/local_database.ts";
 import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
 import { EmbeddedSearchEngine } from "../../src/search/sqlite_fts/sqlite_fts_engine.ts";
 import type { TripleStore } from "../../src/store/triple_store.ts";
+import { GROUP_COMMIT } from "../support/config_defaults.ts";
 
 const { namedNode, literal, quad } = DataFactory;
 
@@ -555,7 +556,7 @@ async function raceJobAgainstWrite(withChangeFeed: boolean): Promise<string | un
     (name) => name === "SERVICE_DATA_DIR" ? ":memory:" : undefined,
   );
   const db = openLocalDatabase(":memory:");
-  const store = new EmbeddedTripleStore(db);
+  const store = new EmbeddedTripleStore(db, undefined, GROUP_COMMIT);
   const engine = new EmbeddedSearchEngine(db, {
     limits: config.service.search.query,
     warn: () => {},

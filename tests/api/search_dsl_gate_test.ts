@@ -2,8 +2,8 @@
  * The DSL gate over HTTP against a real OpenSearch node (issue 22): the node also holds a
  * foreign index, which every cross-index clause names and none reads (its `_stats` search
  * and get counters stay put); scripts and expensive queries refused by default; the role
- * of `service.search.dsl.role`; hostile bodies answered 4xx quickly; a query slower than
- * `service.search.dsl.timeoutMs` answered 504 within the timeout plus 1 s.
+ * of `service.search.opensearch.dsl.role`; hostile bodies answered 4xx quickly; a query slower than
+ * `service.search.opensearch.dsl.timeoutMs` answered 504 within the timeout plus 1 s.
  */
 import { strict as assert } from "node:assert";
 import { DEMO_COLLECTION, startTestService, type TestService } from "../support/service.ts";
@@ -43,7 +43,7 @@ async function withService(
       SERVICE_SEARCH_BACKEND: "opensearch",
       SERVICE_OPENSEARCH_URL: OPENSEARCH,
       SERVICE_OPENSEARCH_INDEX_PREFIX: prefix,
-      SERVICE_SEARCH_DSL_TIMEOUT_MS: String(TIMEOUT_MS),
+      SERVICE_OPENSEARCH_DSL_TIMEOUT_MS: String(TIMEOUT_MS),
       ...env,
     },
   });
@@ -171,7 +171,7 @@ test("hostile bodies are answered 4xx quickly and the service stays healthy", ()
   }));
 
 test("expensive queries when enabled; a slower query than the timeout answers 504 in time", () =>
-  withService({ SERVICE_SEARCH_DSL_EXPENSIVE: "true" }, async (service) => {
+  withService({ SERVICE_OPENSEARCH_DSL_EXPENSIVE: "true" }, async (service) => {
     const regexp = JSON.stringify({
       size: 0,
       query: {
@@ -224,10 +224,10 @@ test("expensive queries when enabled; a slower query than the timeout answers 50
     console.log(`504 search-timeout after ${Math.round(elapsed)} ms (timeout ${TIMEOUT_MS} ms)`);
   }));
 
-test("service.search.dsl.role none switches the raw DSL off", async () => {
+test("service.search.opensearch.dsl.role none switches the raw DSL off", async () => {
   const service = await startTestService({
     yaml: YAML,
-    env: { SERVICE_SEARCH_DSL_ROLE: "none" },
+    env: { SERVICE_OPENSEARCH_DSL_ROLE: "none" },
   });
   try {
     await expectProblem(await post(service, "{}"), 403, "search-dsl-disabled");

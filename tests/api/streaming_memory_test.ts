@@ -9,6 +9,7 @@ import { openLocalDatabase } from "../../src/local_database.ts";
 import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
 import { startServiceProcess } from "../support/process.ts";
 import { DEMO_COLLECTION, itemQuery } from "../support/service.ts";
+import { GROUP_COMMIT } from "../support/config_defaults.ts";
 
 const TRIPLES = 1_000_000;
 const LIMIT_BYTES = 200 * 1024 * 1024;
@@ -43,7 +44,7 @@ Deno.test({
     try {
       // Seeded through the store itself: a 1M-triple body is far past the HTTP body limit.
       const db = openLocalDatabase(dataDir);
-      const store = new EmbeddedTripleStore(db);
+      const store = new EmbeddedTripleStore(db, undefined, GROUP_COMMIT);
       await store.createItem({
         collection: DEMO_COLLECTION,
         uri: ITEM,

@@ -50,6 +50,7 @@ ${STORE_YAML}      queryDefaultGraph: \${SERVICE_SPARQL_USER_DEFAULT_GRAPH:}
 ${options.searchExtra ?? ""}
   query:
     timeoutMs: ${options.timeoutMs ?? 30000}
+    maxRows: \${SERVICE_QUERY_MAX_ROWS:10000}
 ${options.serviceExtra ?? ""}
 workspaces:
   - uri: https://data.example.org/workspace/demo
@@ -334,8 +335,8 @@ serviceTest(
   },
 );
 
-serviceTest("rows are capped at maxResultsLimit, with X-Results-Truncated", {
-  env: { SERVICE_ES_MAX_RESULTS: "2" },
+serviceTest("rows are capped at service.query.maxRows, with X-Results-Truncated", {
+  env: { SERVICE_QUERY_MAX_ROWS: "2" },
 }, async (service) => {
   const { prefix, uris } = await createDocuments(service);
   const cut = await query(service, "store", TITLES(prefix));
@@ -458,7 +459,7 @@ for (const backend of BACKENDS) {
     - { id: refuse, name: Refuse, url: "${base}/refuse" }
     - { id: dead, name: Dead, url: "http://127.0.0.1:${deadPort}/sparql" }`,
         }),
-        env: { ...backend.env, SERVICE_ES_MAX_RESULTS: "3" },
+        env: { ...backend.env, SERVICE_QUERY_MAX_ROWS: "3" },
       });
       try {
         const rows = await query(service, "url-auth", "SELECT ?n WHERE { ?s ?p ?n }");
@@ -544,7 +545,7 @@ for (const backend of BACKENDS) {
       name: Fuseki
       url: "${FUSEKI_QUERY_URL}"${credentials}`,
         }),
-        env: { ...backend.env, SERVICE_ES_MAX_RESULTS: "2" },
+        env: { ...backend.env, SERVICE_QUERY_MAX_ROWS: "2" },
       });
       try {
         const list = await (await service.fetch(ENDPOINTS)).json();

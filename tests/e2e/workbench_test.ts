@@ -159,7 +159,7 @@ Deno.test({
   sanitizeOps: false,
   fn: async (t) => {
     // A small row cap, so that a query can be cut by it.
-    const service = await startTestService({ env: { SERVICE_ES_MAX_RESULTS: String(ROW_CAP) } });
+    const service = await startTestService({ env: { SERVICE_QUERY_MAX_ROWS: String(ROW_CAP) } });
     const userDataDir = await Deno.makeTempDir({ prefix: "rcs-chromium-" });
     const foreign: string[] = [];
     const problems: string[] = [];

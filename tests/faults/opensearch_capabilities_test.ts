@@ -6,11 +6,11 @@
  */
 import { strict as assert } from "node:assert";
 import { freePort } from "../support/ports.ts";
-import { openSearchUrl } from "../support/opensearch.ts";
+import { OPENSEARCH_DEFAULTS, openSearchUrl } from "../support/opensearch.ts";
 import { OpenSearchEngine } from "../../src/search/opensearch/opensearch_engine.ts";
 
 const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
-const LIMITS = { maxResultsLimit: 100, maxWindow: 100 };
+const LIMITS = { maxResultsLimit: 100, maxWindow: 100, trackTotalHits: 10_000 };
 
 Deno.test({
   name: "[faults/capabilities] a node without analysis-common: the service refuses to start",
@@ -54,7 +54,11 @@ Deno.test({
   name: "[faults/capabilities] the test node has what the mappings need",
   ignore: openSearchUrl() === undefined,
   fn: async () => {
-    const engine = new OpenSearchEngine({ node: openSearchUrl()!, limits: LIMITS });
+    const engine = new OpenSearchEngine({
+      ...OPENSEARCH_DEFAULTS,
+      node: openSearchUrl()!,
+      limits: LIMITS,
+    });
     try {
       assert.deepEqual(await engine.missingCapabilities(), []);
     } finally {

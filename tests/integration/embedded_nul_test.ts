@@ -9,6 +9,7 @@ import { DataFactory } from "n3";
 import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
 import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
+import { GROUP_COMMIT } from "../support/config_defaults.ts";
 
 const { namedNode, literal, quad } = DataFactory;
 const COLLECTION = "https://data.example.org/collection/nul";
@@ -16,7 +17,7 @@ const COLLECTION = "https://data.example.org/collection/nul";
 Deno.test("literals with U+0000 survive the embedded store's reads", async () => {
   const dir = await Deno.makeTempDir({ prefix: "rcs-nul-" });
   const db = openLocalDatabase(dir);
-  const store = new EmbeddedTripleStore(db, join(dir, LOCAL_DB_FILE));
+  const store = new EmbeddedTripleStore(db, join(dir, LOCAL_DB_FILE), GROUP_COMMIT);
   try {
     const uri = "https://data.example.org/id/nul";
     const values = ["x\u0000y", "\u0000", "plain", "tab\there"];

@@ -20,6 +20,7 @@ import { loadQuads, nquadsTerm, planLoad } from "../../src/store/sqlite/sparql_f
 import { parseSparqlJsonResults } from "../../src/sparql_protocol/results_json.ts";
 import type { SparqlQueryResult } from "../../src/store/triple_store.ts";
 import { isProblem } from "../../src/errors/domain_error.ts";
+import { GROUP_COMMIT } from "../support/config_defaults.ts";
 
 const { namedNode, literal, blankNode, quad } = DataFactory;
 const COLLECTION = "https://data.example.org/collection/sparql";
@@ -124,7 +125,7 @@ async function withStore(
 ) {
   const dir = await Deno.makeTempDir({ prefix: "rcs-sparql-" });
   const db = openLocalDatabase(dir);
-  const store = EmbeddedTripleStore.open(db, join(dir, LOCAL_DB_FILE));
+  const store = EmbeddedTripleStore.open(db, join(dir, LOCAL_DB_FILE), GROUP_COMMIT);
   const reference = new oxigraph.Store();
   try {
     const all: Quad[] = [];

@@ -18,6 +18,7 @@ import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_s
 import type { ItemRecord, TripleStore } from "../../src/store/triple_store.ts";
 import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
+import { GROUP_COMMIT, SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
 
 const { namedNode, literal, quad, variable, blankNode } = DataFactory;
 const endpoints = sparqlEndpointsFromEnv();
@@ -140,7 +141,7 @@ async function oneGroupWithRefusals(store: GroupStore, run: string): Promise<voi
 Deno.test("group commit, embedded store: one write refused, the rest of its group stored", async () => {
   const dir = await Deno.makeTempDir({ prefix: "rcs-group-" });
   const db = openLocalDatabase(dir);
-  const store = new EmbeddedTripleStore(db, `${dir}/${LOCAL_DB_FILE}`);
+  const store = new EmbeddedTripleStore(db, `${dir}/${LOCAL_DB_FILE}`, GROUP_COMMIT);
   try {
     await oneGroupWithRefusals(store, crypto.randomUUID());
     // Every acknowledged write left its outbox entry; refused ones left none.
@@ -168,6 +169,7 @@ Deno.test({
   fn: async () => {
     const run = crypto.randomUUID();
     const store = new SparqlTripleStore({
+      ...SPARQL_STORE_DEFAULTS,
       ...endpoints!,
       timeoutMs: 60_000,
       retries: 2,

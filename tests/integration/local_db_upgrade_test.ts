@@ -14,11 +14,12 @@ import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
 import { EmbeddedSearchEngine } from "../../src/search/sqlite_fts/sqlite_fts_engine.ts";
 import type { SearchDocument } from "../../src/search/search_engine.ts";
 import { SqliteJobStore } from "../../src/jobs/sqlite_job_store.ts";
+import { GROUP_COMMIT } from "../support/config_defaults.ts";
 
 const FIXTURE = new URL("../fixtures/local-db/schema-v4.sql", import.meta.url);
 const COLLECTION = "https://data.example.org/collection/upgrade";
 const ITEM = "https://data.example.org/id/upgrade/1";
-const LIMITS = { maxResultsLimit: 100, maxWindow: 10_000 };
+const LIMITS = { maxResultsLimit: 100, maxWindow: 10_000, trackTotalHits: 10_000 };
 const REF = { collection: COLLECTION, indexName: "upgrade-test" };
 
 /** A data directory holding a version-4 file: with the search tables or without. */
@@ -92,7 +93,7 @@ Deno.test("a version-4 file with the embedded search tables upgrades with its da
     const db = openLocalDatabase(dir);
     try {
       assert.equal(version(db), SCHEMA_VERSION);
-      const store = new EmbeddedTripleStore(db);
+      const store = new EmbeddedTripleStore(db, undefined, GROUP_COMMIT);
       const read = await store.readItem(COLLECTION, ITEM);
       assert.equal(read.record.hash, "h1");
       const quads = [];

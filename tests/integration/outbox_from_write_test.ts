@@ -14,6 +14,7 @@ import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
 import { type IndexedCollection, readItemDocuments } from "../../src/indexing/index_item.ts";
 import type { CollectionIndexRef } from "../../src/search/search_engine.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
+import { SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
 
 const { namedNode, literal, quad } = DataFactory;
 const endpoints = sparqlEndpointsFromEnv();
@@ -48,7 +49,7 @@ Deno.test({
       metadataGraph: `urn:rcs-test:outbox-from-write:${run}:meta`,
       graphTemplate: `urn:rcs-test:outbox-from-write:${run}:{item}`,
     };
-    const inner = new SparqlTripleStore(config);
+    const inner = new SparqlTripleStore({ ...config, ...SPARQL_STORE_DEFAULTS });
     let readBacks = 0;
     const counting = new Proxy(inner, {
       get(target, property) {
@@ -63,7 +64,7 @@ Deno.test({
       },
     });
     const store = new CachingTripleStore(counting, new ItemCache({ maxBytes: 1 << 20 }));
-    const otherInstance = new SparqlTripleStore(config);
+    const otherInstance = new SparqlTripleStore({ ...config, ...SPARQL_STORE_DEFAULTS });
     const uri = `https://data.example.org/id/outbox-from-write/${run}`;
     const indexClaimed = async () => {
       const claim = await store.outbox.claim(10, 60_000);

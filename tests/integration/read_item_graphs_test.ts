@@ -11,6 +11,7 @@ import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
 import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_store.ts";
 import type { TripleStore } from "../../src/store/triple_store.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
+import { GROUP_COMMIT, SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
 
 const { namedNode, literal, blankNode, quad } = DataFactory;
 const RUN = `https://test.example.org/read-graphs/${crypto.randomUUID()}`;
@@ -67,7 +68,7 @@ async function checkBatchRead(store: TripleStore, sizes: number[]): Promise<void
 
 Deno.test("readItemGraphs on the embedded store: batches, big items paged, others left out", async () => {
   const db = openLocalDatabase(":memory:");
-  const store = new EmbeddedTripleStore(db);
+  const store = new EmbeddedTripleStore(db, undefined, GROUP_COMMIT);
   try {
     // 12k + 12k passes one statement's triple budget; 25k is read in pages on its own.
     await checkBatchRead(store, [5, 12_000, 12_000, 25_000, 1, 40]);
@@ -84,7 +85,12 @@ Deno.test({
   name: "readItemGraphs on the SPARQL store (real Fuseki)",
   ignore: !endpoints,
   fn: async () => {
-    const store = new SparqlTripleStore({ ...endpoints!, timeoutMs: 60_000, retries: 2 });
+    const store = new SparqlTripleStore({
+      ...SPARQL_STORE_DEFAULTS,
+      ...endpoints!,
+      timeoutMs: 60_000,
+      retries: 2,
+    });
     try {
       await checkBatchRead(store, [5, 300, 1, 40]);
     } finally {

@@ -15,6 +15,7 @@ import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_s
 import type { TripleStore } from "../../src/store/triple_store.ts";
 import { problemOf as asProblem } from "../../src/http/problem.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
+import { GROUP_COMMIT, SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
 
 const { namedNode, literal, quad } = DataFactory;
 const RUN = `https://test.example.org/read-item/${crypto.randomUUID()}`;
@@ -77,7 +78,7 @@ async function checkReadIsOneVersion(store: TripleStore, name: string, triples: 
 Deno.test("readItem on the embedded store: small and large items are one version", async () => {
   const dir = await Deno.makeTempDir({ prefix: "rcs-read-item-" });
   const db = openLocalDatabase(dir);
-  const store = new EmbeddedTripleStore(db, join(dir, LOCAL_DB_FILE));
+  const store = new EmbeddedTripleStore(db, join(dir, LOCAL_DB_FILE), GROUP_COMMIT);
   try {
     await checkReadIsOneVersion(store, "small", 40);
     await checkReadIsOneVersion(store, "large", LARGE);
@@ -90,7 +91,7 @@ Deno.test("readItem on the embedded store: small and large items are one version
 
 Deno.test("readItem on an in-memory embedded store: a large item is one version", async () => {
   const db = openLocalDatabase(":memory:");
-  const store = new EmbeddedTripleStore(db);
+  const store = new EmbeddedTripleStore(db, undefined, GROUP_COMMIT);
   try {
     await checkReadIsOneVersion(store, "large", LARGE);
   } finally {
@@ -106,7 +107,12 @@ Deno.test({
   name: "readItem on the SPARQL store (real Fuseki): one version",
   ignore: !endpoints,
   fn: async () => {
-    const store = new SparqlTripleStore({ ...endpoints!, timeoutMs: 60_000, retries: 2 });
+    const store = new SparqlTripleStore({
+      ...SPARQL_STORE_DEFAULTS,
+      ...endpoints!,
+      timeoutMs: 60_000,
+      retries: 2,
+    });
     try {
       await checkReadIsOneVersion(store, "small", 40);
     } finally {

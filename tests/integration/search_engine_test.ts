@@ -20,13 +20,18 @@ import {
 } from "../../src/search/search_engine.ts";
 import {
   deleteIndicesWithPrefix,
+  OPENSEARCH_DEFAULTS,
   openSearchUrl,
   reportOpenSearchSkipped,
   uniqueIndexPrefix,
 } from "../support/opensearch.ts";
 import { freePort } from "../support/ports.ts";
 
-const DEFAULT_LIMITS: SearchLimits = { maxResultsLimit: 10000, maxWindow: 10000 };
+const DEFAULT_LIMITS: SearchLimits = {
+  maxResultsLimit: 10000,
+  maxWindow: 10000,
+  trackTotalHits: 10_000,
+};
 const COLLECTION = "https://data.example.org/collection/books";
 const WORKSPACE = "https://data.example.org/workspace/demo";
 const BOOK = "https://schema.org/Book";
@@ -421,7 +426,7 @@ export function defineSearchEngineSuite(
       assert.deepEqual(result.facets?.genre.map((entry) => entry.value), ["G1", "G2", "G3"]);
       assert.ok(warnings.some((entry) => entry.msg === "search facet size clamped"));
     },
-    { maxResultsLimit: 3, maxWindow: 100 },
+    { maxResultsLimit: 3, maxWindow: 100, trackTotalHits: 10_000 },
   );
 
   test("an older version of a document never replaces a newer one", async ({ engine, index }) => {
@@ -546,7 +551,7 @@ export function defineSearchEngineSuite(
       assert.equal(big.hits.length, 5);
       assert.equal(warnings.length, 3);
     },
-    { maxResultsLimit: 5, maxWindow: 8 },
+    { maxResultsLimit: 5, maxWindow: 8, trackTotalHits: 10_000 },
   );
 
   test("remove deletes documents and ignores unknown URIs", async ({ engine, index }) => {
@@ -572,7 +577,7 @@ export function defineSearchEngineSuite(
       assert.deepEqual(uris, documents.map((document) => document.uri).sort());
       assert.deepEqual(await collect(engine.listDocumentUris(index())), []);
     },
-    { maxResultsLimit: 7, maxWindow: 10000 },
+    { maxResultsLimit: 7, maxWindow: 10000, trackTotalHits: 10_000 },
   );
 
   test("rebuild fills a new index and swaps it in at commit", async ({ engine, index }) => {
@@ -751,7 +756,7 @@ export function defineSearchEngineSuite(
         "invalid-search-query",
       );
     },
-    { maxResultsLimit: 3, maxWindow: 10000 },
+    { maxResultsLimit: 3, maxWindow: 10000, trackTotalHits: 10_000 },
   );
 
   test("URIs longer than an OpenSearch _id are stored and removed", async ({ engine, index }) => {
@@ -792,7 +797,7 @@ if (url === undefined) reportOpenSearchSkipped();
 defineSearchEngineSuite(
   "opensearch",
   (limits, warn, indexPrefix) => {
-    const engine = new OpenSearchEngine({ node: url!, limits, warn });
+    const engine = new OpenSearchEngine({ ...OPENSEARCH_DEFAULTS, node: url!, limits, warn });
     return Promise.resolve({
       engine,
       dispose: async () => {
@@ -806,6 +811,7 @@ defineSearchEngineSuite(
 
 Deno.test("OpenSearchEngine: an unreachable node is 503 search-unavailable", async () => {
   const engine = new OpenSearchEngine({
+    ...OPENSEARCH_DEFAULTS,
     node: "http://127.0.0.1:9",
     limits: DEFAULT_LIMITS,
     timeouts: { searchMs: 2000, bulkMs: 2000, adminMs: 2000 },
@@ -843,6 +849,7 @@ Deno.test("OpenSearchEngine: bulk writes retry 429 and 5xx answers (stand-in nod
     return answers[Math.min(bulkSizes.length - 1, answers.length - 1)](lines);
   });
   const engine = new OpenSearchEngine({
+    ...OPENSEARCH_DEFAULTS,
     node: `http://127.0.0.1:${server.addr.port}`,
     limits: DEFAULT_LIMITS,
     bulk: { initialBackoffMs: 1, maxDocuments: 3 },
@@ -866,7 +873,11 @@ Deno.test({
     // Nothing listens there: the round goes to it first, then on to the real node.
     const dead = `http://127.0.0.1:${freePort()}`;
     const prefix = uniqueIndexPrefix("failover");
-    const engine = new OpenSearchEngine({ node: [dead, url!], limits: DEFAULT_LIMITS });
+    const engine = new OpenSearchEngine({
+      ...OPENSEARCH_DEFAULTS,
+      node: [dead, url!],
+      limits: DEFAULT_LIMITS,
+    });
     const ref = { collection: COLLECTION, indexName: `${prefix}books` };
     try {
       assert.deepEqual(
@@ -893,7 +904,11 @@ Deno.test({
 
 Deno.test("OpenSearchEngine: no node answers, the 503 names every node, not a password", async () => {
   const nodes = [freePort(), freePort()].map((port) => `http://svc:pw-4e1@127.0.0.1:${port}/`);
-  const engine = new OpenSearchEngine({ node: nodes, limits: DEFAULT_LIMITS });
+  const engine = new OpenSearchEngine({
+    ...OPENSEARCH_DEFAULTS,
+    node: nodes,
+    limits: DEFAULT_LIMITS,
+  });
   try {
     await assert.rejects(
       engine.search({ collection: COLLECTION, indexName: "gone" }, {}),
@@ -959,12 +974,17 @@ Deno.test({
     const prefix = uniqueIndexPrefix("auth");
     const ref = { collection: COLLECTION, indexName: `${prefix}books` };
     const engine = new OpenSearchEngine({
+      ...OPENSEARCH_DEFAULTS,
       node: nodeUrls,
       username: "indexer",
       password: "s3cret",
       limits: DEFAULT_LIMITS,
     });
-    const anonymous = new OpenSearchEngine({ node: nodeUrls, limits: DEFAULT_LIMITS });
+    const anonymous = new OpenSearchEngine({
+      ...OPENSEARCH_DEFAULTS,
+      node: nodeUrls,
+      limits: DEFAULT_LIMITS,
+    });
     try {
       assert.deepEqual(await engine.upsert(ref, [book(1, { title: "Guarded fox" })]), {
         succeeded: 1,

@@ -14,7 +14,7 @@ Deno.test("embedded search: a rebuild leaves the file no larger than before it",
   const db = openLocalDatabase(dir);
   try {
     const engine = new EmbeddedSearchEngine(db, {
-      limits: { maxResultsLimit: 100, maxWindow: 100 },
+      limits: { maxResultsLimit: 100, maxWindow: 100, trackTotalHits: 10_000 },
       warn: () => {},
     });
     const ref = { collection: "c", indexName: "space" };

@@ -41,7 +41,7 @@ Deno.test("embedded search: an index of the first layout is copied into its own 
     const db = openLocalDatabase(dir);
     try {
       const engine = new EmbeddedSearchEngine(db, {
-        limits: { maxResultsLimit: 100, maxWindow: 100 },
+        limits: { maxResultsLimit: 100, maxWindow: 100, trackTotalHits: 10_000 },
         warn: () => {},
       });
       const ref = { collection: "c", indexName: "legacy" };

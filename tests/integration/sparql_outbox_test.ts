@@ -8,6 +8,7 @@ import { strict as assert } from "node:assert";
 import { DataFactory } from "n3";
 import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_store.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
+import { SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
 
 const endpoints = sparqlEndpointsFromEnv();
 if (!endpoints) console.log(SPARQL_SUITE_SKIPPED);
@@ -23,7 +24,11 @@ function twoInstances(): [SparqlTripleStore, SparqlTripleStore, string] {
     timeoutMs: 30_000,
     retries: 0,
   };
-  return [new SparqlTripleStore(config), new SparqlTripleStore(config), run];
+  return [
+    new SparqlTripleStore({ ...config, ...SPARQL_STORE_DEFAULTS }),
+    new SparqlTripleStore({ ...config, ...SPARQL_STORE_DEFAULTS }),
+    run,
+  ];
 }
 
 const collection = "https://data.example.org/collection/c";

@@ -30,6 +30,7 @@ import {
   type SparqlEndpoints,
   sparqlEndpointsFromEnv,
 } from "../support/fuseki.ts";
+import { SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
 
 const endpoints = sparqlEndpointsFromEnv();
 if (!endpoints) console.log(SPARQL_SUITE_SKIPPED);
@@ -53,7 +54,13 @@ function openStore(
   overrides: Partial<SparqlTripleStoreConfig> = {},
   target: SparqlEndpoints = endpoints!,
 ): OpenStore {
-  const store = new SparqlTripleStore({ ...target, timeoutMs: 60_000, retries: 2, ...overrides });
+  const store = new SparqlTripleStore({
+    ...SPARQL_STORE_DEFAULTS,
+    ...target,
+    timeoutMs: 60_000,
+    retries: 2,
+    ...overrides,
+  });
   return {
     store,
     async [Symbol.asyncDispose]() {

@@ -28,6 +28,7 @@ import {
 import { LoopbackProxy } from "../support/loopback_proxy.ts";
 import {
   deleteIndicesWithPrefix,
+  OPENSEARCH_DEFAULTS,
   openSearchUrl,
   reportOpenSearchSkipped,
   uniqueIndexPrefix,
@@ -36,13 +37,14 @@ import { freePort } from "../support/ports.ts";
 import { startTestService } from "../support/service.ts";
 import { dropIsolatedGraphs } from "../support/sparql_isolation.ts";
 import { makeTestCertificates, type TestCertificates } from "../support/tls.ts";
+import { GROUP_COMMIT, SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
 
 const openSearch = openSearchUrl();
 if (!openSearch) reportOpenSearchSkipped();
 const fuseki = sparqlEndpointsFromEnv();
 if (!fuseki) console.log(SPARQL_SUITE_SKIPPED);
 
-const LIMITS = { maxResultsLimit: 100, maxWindow: 100 };
+const LIMITS = { maxResultsLimit: 100, maxWindow: 100, trackTotalHits: 10_000 };
 const COLLECTION = "https://data.example.org/collection/documents";
 const RUN = `https://test.example.org/tls/${crypto.randomUUID()}`;
 const { namedNode, literal, quad } = DataFactory;
@@ -111,11 +113,12 @@ Deno.test({
     const prefix = uniqueIndexPrefix("tls");
     const ref = { collection: COLLECTION, indexName: `${prefix}docs` };
     const trusting = new OpenSearchEngine({
+      ...OPENSEARCH_DEFAULTS,
       node,
       caCertificates: [certificates.caPem],
       limits: LIMITS,
     });
-    const untrusting = new OpenSearchEngine({ node, limits: LIMITS });
+    const untrusting = new OpenSearchEngine({ ...OPENSEARCH_DEFAULTS, node, limits: LIMITS });
     try {
       const document = {
         uri: `${RUN}/doc-1`,
@@ -166,8 +169,17 @@ Deno.test({
       const settings = { ...endpoints, timeoutMs: 30_000, retries: 0 };
       const ca = { caCertificates: [certificates.caPem] };
       const credentials = { username: "writer", password: "tls-pw-8c" };
-      const store = new SparqlTripleStore({ ...settings, ...ca, ...credentials });
-      const untrusting = new SparqlTripleStore({ ...settings, ...credentials });
+      const store = new SparqlTripleStore({
+        ...SPARQL_STORE_DEFAULTS,
+        ...settings,
+        ...ca,
+        ...credentials,
+      });
+      const untrusting = new SparqlTripleStore({
+        ...SPARQL_STORE_DEFAULTS,
+        ...settings,
+        ...credentials,
+      });
       const anonymous = new SparqlHttpClient({ ...settings, ...ca });
       try {
         // With the CA and the credentials: an update, queries and an item read.
@@ -251,7 +263,7 @@ service:
 `;
     const config = parseConfigText(endpointsYaml(ca.caFile), "test", () => undefined);
     const db = openLocalDatabase(":memory:");
-    const ownStore = new EmbeddedTripleStore(db);
+    const ownStore = new EmbeddedTripleStore(db, undefined, GROUP_COMMIT);
     try {
       const registry = new SparqlEndpointRegistry(config, ownStore, []);
       const options = { limit: 10, timeoutMs: 30_000 };

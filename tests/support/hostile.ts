@@ -8,10 +8,8 @@ import { strict as assert } from "node:assert";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
-import {
-  DEFAULT_METADATA_GRAPH,
-  METADATA_NAMESPACE,
-} from "../../src/store/remote_sparql/remote_sparql_store.ts";
+import { METADATA_NAMESPACE } from "../../src/store/remote_sparql/remote_sparql_store.ts";
+import { CONFIG_DEFAULTS } from "./config_defaults.ts";
 import { type ServiceProcess, startServiceProcess } from "./process.ts";
 import { expectProblem } from "./problems.ts";
 import { DEMO_COLLECTION, DEMO_WORKSPACE, type StoreBackend } from "./service.ts";
@@ -157,7 +155,7 @@ export async function storeSnapshot(service: HostileService): Promise<StoreSnaps
   const queryUrl = Deno.env.get("SERVICE_SPARQL_QUERY_URL")!;
   const query = `SELECT (COUNT(?item) AS ?items) (SUM(?count) AS ?triples)
     (MAX(STR(?modified)) AS ?lastModified) WHERE {
-      GRAPH <${DEFAULT_METADATA_GRAPH}> {
+      GRAPH <${CONFIG_DEFAULTS.store.sparql.metadataGraph}> {
         ?item <${METADATA_NAMESPACE}collection> "${service.collection}" ;
           <${METADATA_NAMESPACE}tripleCount> ?count ; <${METADATA_NAMESPACE}modified> ?modified
       } }`;

@@ -4,6 +4,7 @@
  * Integration tests that need OpenSearch run only when `SERVICE_OPENSEARCH_URL` is set and
  * are registered as ignored otherwise, with {@link OPENSEARCH_SKIP_MESSAGE} printed once.
  */
+import { CONFIG_DEFAULTS } from "./config_defaults.ts";
 
 /** The one line printed when the OpenSearch suite cannot run. */
 export const OPENSEARCH_SKIP_MESSAGE =
@@ -70,3 +71,13 @@ export function searchBackends(label: string): SearchBackend[] {
     },
   ];
 }
+
+/**
+ * The engine settings an `OpenSearchEngine` built by hand needs, at the configuration's
+ * defaults: read from the schema, the one place defaults are written.
+ */
+export const OPENSEARCH_DEFAULTS = {
+  rawSearchTimeoutMs: CONFIG_DEFAULTS.search.opensearch.dsl.timeoutMs,
+  timeouts: CONFIG_DEFAULTS.search.opensearch.timeouts,
+  failFast: CONFIG_DEFAULTS.failFast,
+};

@@ -11,6 +11,7 @@ import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
 import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
 import type { ItemRecord, TripleStore } from "../../src/store/triple_store.ts";
+import { GROUP_COMMIT } from "../support/config_defaults.ts";
 
 const { namedNode, literal, quad, blankNode } = DataFactory;
 const COLLECTION = "https://data.example.org/collection/c";
@@ -137,7 +138,7 @@ Deno.test("item cache: bulk writes stay in a small probation segment and never f
 /** The embedded store, counting graph reads that reach it. */
 function countingStore(): { store: TripleStore; reads: () => number; close: () => void } {
   const db = openLocalDatabase(":memory:");
-  const inner = new EmbeddedTripleStore(db);
+  const inner = new EmbeddedTripleStore(db, undefined, GROUP_COMMIT);
   let reads = 0;
   const counted = new Proxy(inner, {
     get(target, property) {

@@ -513,3 +513,12 @@ ${RDF_OPEN}
 ex:d a ex:Document ; ex:title "Title"@en ; ex:parts ( ex:a ) ; ex:author [ ex:name "Ann"@en ] .`;
   assert.equal(await canonicalOf(xml, "rdfxml"), await canonicalOf(turtle, "turtle"));
 });
+
+Deno.test("a format no parser reads is a 415, not a guess at N3", async () => {
+  // Valid Turtle: the N3 parser would have read it.
+  const turtle = "<http://example.org/a> <http://example.org/b> <http://example.org/c> .";
+  const format = "text/x-unknown" as Parameters<typeof parseRdf>[1];
+  const problem = await problemOf(parseRdf(turtle, format));
+  assert.equal(problem.status, 415);
+  assert.equal(problem.slug, "unsupported-media-type");
+});

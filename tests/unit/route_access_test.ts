@@ -5,28 +5,12 @@
  */
 import { strict as assert } from "node:assert";
 import { createApp } from "../../src/app.ts";
-import type { AppDeps } from "../../src/routes/app_deps.ts";
-import { BUILT_IN_CUSTOMER_YML } from "../../src/config/defaults.ts";
-import { parseConfigText } from "../../src/config/load.ts";
-import { configuredContracts, contractRouter, requiredRole } from "../../src/routes/access.ts";
+import { configuredContracts } from "../../src/routes/access.ts";
+import { contractRouter, requiredRole, unusedDeps } from "../support/route_roles.ts";
 
 const ACCESS = ["open", "reader", "editor", "admin"];
 
-/**
- * Dependencies that are never called: building the app only registers routes. Any property
- * is another such stand-in, so the test needs no store or engine.
- */
-function unusedDeps(): AppDeps {
-  const stub: object = new Proxy(() => stub, {
-    get: (_target, key) => key === "then" ? undefined : stub,
-  });
-  const config = parseConfigText(BUILT_IN_CUSTOMER_YML, "test", () => undefined);
-  return new Proxy({ config, version: "test" }, {
-    get: (target, key) => key in target ? target[key as keyof typeof target] : stub,
-  }) as unknown as AppDeps;
-}
-
-Deno.test("every registered route has an access declaration, and it is the one enforced", () => {
+Deno.test("every registered route has an access declaration, and it is the one enforced", async () => {
   const app = createApp(unusedDeps());
   const contractOf = contractRouter(configuredContracts());
   const routes = app.routes.filter((route) =>
@@ -45,14 +29,14 @@ Deno.test("every registered route has an access declaration, and it is the one e
     assert.ok(ACCESS.includes(contract.access), `${key}: access ${contract.access}`);
     const concrete = route.path.replace(/:[^/]+/g, "x");
     const expected = contract.access === "open" ? undefined : contract.access;
-    assert.equal(requiredRole(route.method, concrete), expected, key);
+    assert.equal(await requiredRole(route.method, concrete), expected, key);
   }
 });
 
-Deno.test("a request no route takes needs a valid token, then is answered 404", () => {
-  assert.equal(requiredRole("GET", "/no/such/path"), "reader");
-  assert.equal(requiredRole("POST", "/ui/sparql"), "reader");
+Deno.test("a request no route takes needs a valid token, then is answered 404", async () => {
+  assert.equal(await requiredRole("GET", "/no/such/path"), "reader");
+  assert.equal(await requiredRole("POST", "/ui/sparql"), "reader");
   // HEAD is routed as GET.
-  assert.equal(requiredRole("HEAD", "/health"), undefined);
-  assert.equal(requiredRole("HEAD", "/metrics"), "admin");
+  assert.equal(await requiredRole("HEAD", "/health"), undefined);
+  assert.equal(await requiredRole("HEAD", "/metrics"), "admin");
 });

@@ -7,7 +7,7 @@ import {
   writeClampWarning,
 } from "../../src/search/clamp.ts";
 
-const LIMITS: SearchLimits = { maxResultsLimit: 100, maxWindow: 250 };
+const LIMITS: SearchLimits = { maxResultsLimit: 100, maxWindow: 250, trackTotalHits: 10_000 };
 
 function recorder() {
   const entries: Record<string, unknown>[] = [];

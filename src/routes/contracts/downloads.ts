@@ -1,4 +1,4 @@
-/** Contracts of `GET /api/item.{ttl,rdf,nt,n3,jsonld}` (API.md, Item downloads). */
+/** Contracts of `GET /api/item.{ttl,rdf,nt,n3,jsonld}` (docs/api.md, Item downloads). */
 import { z } from "zod";
 import { defineContract } from "../../http/route_contract.ts";
 import { DOWNLOAD_FORMATS, mediaTypeOf } from "../media_types.ts";

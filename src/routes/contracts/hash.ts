@@ -1,4 +1,7 @@
-/** Contracts of `/api/item/hash` (API.md, Hash): a GET with a body, as in the seed, or a POST. */
+/**
+ * Contracts of `/api/item/hash` (docs/api.md, Hash): a GET with a body, the form of the
+ * original API contract, or a POST.
+ */
 import { z } from "zod";
 import { defineContract, type HttpMethod } from "../../http/route_contract.ts";
 import { bodyMediaTypes } from "../../http/rdf_body.ts";
@@ -63,7 +66,7 @@ function hashContract(method: HttpMethod, operationId: string, note: string) {
 export const hashGet = hashContract(
   "GET",
   "hashItemGet",
-  "The seed's form: a GET whose body is the data (the service reads GET bodies).",
+  "The original contract's form: a GET whose body is the data (the service reads GET bodies).",
 );
 
 /** `POST /api/item/hash`, for clients that cannot send a GET body. */

@@ -1,4 +1,4 @@
-/** Contracts of `/api/admin/index` (API.md, Indexing). */
+/** Contracts of `/api/admin/index` (docs/api.md, Indexing). */
 import { z } from "zod";
 import { booleanParam, integerParam, iriList, requiredIri } from "../../http/query_schema.ts";
 import { defineContract, type ResponseContract } from "../../http/route_contract.ts";

@@ -1,4 +1,4 @@
-/** Contract of `POST /api/item/initialize` (API.md, Initialise with extra data). */
+/** Contract of `POST /api/item/initialize` (docs/api.md, Initialise with extra data). */
 import { z } from "zod";
 import { iriList } from "../../http/query_schema.ts";
 import { JSON_BODY_FORMATS } from "../../http/rdf_body.ts";

@@ -1,4 +1,4 @@
-/** Contracts of `/api/item`: create, read, update, delete (API.md, Items). */
+/** Contracts of `/api/item`: create, read, update, delete (docs/api.md, Items). */
 import { z } from "zod";
 import { optionalIri } from "../../http/query_schema.ts";
 import { defineContract } from "../../http/route_contract.ts";

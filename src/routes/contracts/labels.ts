@@ -1,4 +1,4 @@
-/** Contract of `GET /api/labels` (API.md, Labels). */
+/** Contract of `GET /api/labels` (docs/api.md, Labels). */
 import { z } from "zod";
 import { iriList, optionalIri, optionalText } from "../../http/query_schema.ts";
 import { defineContract } from "../../http/route_contract.ts";

@@ -1,4 +1,4 @@
-/** Contracts of `/api/search` (API.md, Search). */
+/** Contracts of `/api/search` (docs/api.md, Search). */
 import { z } from "zod";
 import { booleanParam, integerParam, optionalText, textList } from "../../http/query_schema.ts";
 import { defineContract } from "../../http/route_contract.ts";
@@ -112,7 +112,8 @@ const GATE = "The body passes an allow-list first. Top level: `query`, `post_fil
   "`more_like_this`, `geo_shape`, `percolate`, `indices_boost`), scripts, runtime fields, " +
   "`stored_fields`, `timeout` — is `search-query-refused` naming the clause's JSON pointer. " +
   "Leading wildcards, `regexp`, fuzzy matching and `prefix` on text fields need " +
-  "`service.search.dsl.expensiveQueries`. The role is `service.search.dsl.role`.";
+  "`service.search.opensearch.dsl.expensiveQueries`. The role is " +
+  "`service.search.opensearch.dsl.role`.";
 
 /** `POST /api/search`: an OpenSearch query DSL body (opensearch backend only). */
 export const searchItemsWithDsl = defineContract({
@@ -123,7 +124,7 @@ export const searchItemsWithDsl = defineContract({
   description: `${GATE} ${CLAMPING} Sizes nested in the body (aggregations, \`top_hits\`, ` +
     "`inner_hits`) are capped at `maxResultsLimit`.",
   tags: TAGS,
-  // The default of `service.search.dsl.role`; the document states the configured one.
+  // The default of `service.search.opensearch.dsl.role`; the document states the configured one.
   access: "editor",
   query: z.object({ collection: COLLECTION }),
   body: {
@@ -141,12 +142,13 @@ export const searchItemsWithDsl = defineContract({
   problems: {
     400: `${BAD_PARAMETERS} Or a body that is not a JSON object, that the gate refuses ` +
       "(`search-query-refused`, the clause in `errors[0].path`) or that the engine refuses.",
-    403: "The token's role is weaker than `service.search.dsl.role`, or the query DSL is " +
+    403:
+      "The token's role is weaker than `service.search.opensearch.dsl.role`, or the query DSL is " +
       "switched off (`search-dsl-disabled`).",
     404: UNKNOWN_COLLECTION,
     413: BODY_TOO_LARGE,
     501: "The embedded search engine takes no query DSL (`not-implemented`).",
     503: ENGINE_DOWN,
-    504: "The query ran longer than `service.search.dsl.timeoutMs` (`search-timeout`).",
+    504: "The query ran longer than `service.search.opensearch.dsl.timeoutMs` (`search-timeout`).",
   },
 });

@@ -16,7 +16,7 @@ export const COLLECTION = requiredIri(
 /** `item`: the item's URI. */
 export const ITEM = requiredIri("The item's URI (an absolute IRI).");
 
-/** `base`: the base IRI of an RDF body's relative IRIs (API.md, Conventions). */
+/** `base`: the base IRI of an RDF body's relative IRIs (docs/api.md, Conventions). */
 export const BASE = optionalIri(
   "The base IRI relative IRIs in the body resolve against (an absolute IRI, as the URL the " +
     "document was fetched from); the document's own @base, xml:base or JSON-LD @base " +
@@ -28,7 +28,7 @@ export function bodyContent(mediaTypes: string[]): BodyContract["content"] {
   return Object.fromEntries(mediaTypes.map((type) => [type, undefined]));
 }
 
-/** A body of RDF in JSON only (initialise; API.md, Conventions). */
+/** A body of RDF in JSON only (initialise; docs/api.md, Conventions). */
 export function rdfJsonBody(description: string): BodyContract {
   return { description, required: true, content: bodyContent(bodyMediaTypes("json")) };
 }

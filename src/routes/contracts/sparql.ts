@@ -1,4 +1,4 @@
-/** Contracts of the SPARQL 1.1 Protocol endpoints (API.md, SPARQL endpoint). */
+/** Contracts of the SPARQL 1.1 Protocol endpoints (docs/api.md, SPARQL endpoint). */
 import { z } from "zod";
 import { GRAPH_FORMATS, mediaTypeOf } from "../media_types.ts";
 import { defineContract, type RouteContract } from "../../http/route_contract.ts";
@@ -32,7 +32,7 @@ const RESPONSES = {
       "DESCRIBE as Turtle, N-Triples, RDF/XML or JSON-LD, as `Accept` asks.",
     content: RESULT_TYPES,
     headers: {
-      "X-Results-Truncated": "`true` when the rows were cut at `maxResultsLimit`.",
+      "X-Results-Truncated": "`true` when the rows were cut at `service.query.maxRows`.",
     },
   },
 };

@@ -1,4 +1,4 @@
-/** Contracts of the admin tools (API.md, Admin tools). */
+/** Contracts of the admin tools (docs/api.md, Admin tools). */
 import { z } from "zod";
 import { requiredIri, requiredText } from "../../http/query_schema.ts";
 import { mediaTypeOf } from "../media_types.ts";
@@ -48,7 +48,7 @@ export const querySparqlEndpoint = defineContract({
   operationId: "querySparqlEndpoint",
   summary: "Run a read-only SPARQL query on a configured endpoint",
   description: "Only configured endpoints, never a URL from the request. Rows are capped at " +
-    "`maxResultsLimit` (`X-Results-Truncated: true` when cut).",
+    "`service.query.maxRows` (`X-Results-Truncated: true` when cut).",
   tags: TAGS,
   access: "admin",
   query: z.object({

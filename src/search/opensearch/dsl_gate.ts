@@ -1,6 +1,6 @@
 /**
  * The query DSL gate: every body of `POST /api/search` is checked here before it reaches
- * OpenSearch (issue 22). A pure function over the parsed JSON, beside the size clamp.
+ * OpenSearch. A pure function over the parsed JSON, beside the size clamp.
  *
  * The body is read against allow-lists: of top-level keys, of query clauses, of
  * aggregation types and of each one's parameters. Anything else is refused, with the JSON
@@ -81,7 +81,7 @@ const NAMED_REFUSALS: Record<string, string> = {
   stored_fields: "stored_fields is not accepted; use _source",
   index: "naming an index is not accepted",
   _index: "naming an index is not accepted",
-  timeout: "the service sets the timeout (service.search.dsl.timeoutMs)",
+  timeout: "the service sets the timeout (service.search.opensearch.dsl.timeoutMs)",
 };
 
 /** Parameters every query clause takes. */
@@ -787,7 +787,7 @@ class Gate {
 
   expensive(path: string, what: string): void {
     if (this.options.expensiveQueries) return;
-    this.refuse(path, `${what} need service.search.dsl.expensiveQueries`);
+    this.refuse(path, `${what} need service.search.opensearch.dsl.expensiveQueries`);
   }
 
   countClause(path: string): void {

@@ -17,13 +17,6 @@ export interface OpenSearchTimeouts {
   adminMs: number;
 }
 
-/** The defaults of `service.search.opensearch.timeouts`. */
-export const DEFAULT_OPENSEARCH_TIMEOUTS: OpenSearchTimeouts = {
-  searchMs: 10_000,
-  bulkMs: 30_000,
-  adminMs: 10_000,
-};
-
 type RequestParams = Parameters<Transport["request"]>[0];
 type RequestOptions = NonNullable<Parameters<Transport["request"]>[1]>;
 type Callback = (error: unknown, result: unknown) => void;

@@ -9,7 +9,7 @@
  */
 import { DomainError } from "../../errors/domain_error.ts";
 import { analyzerOf, languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
-import type { SearchLimits } from "../clamp.ts";
+import type { WindowLimits } from "../clamp.ts";
 import { KEYWORD_IGNORE_ABOVE } from "../mapped_fields.ts";
 import { asObject, fitsType, SERVICE_FIELD_TYPES } from "../declared_mappings.ts";
 import type { SearchAnyFilter, SearchFilter, SearchRange, SearchSort } from "../search_engine.ts";
@@ -32,7 +32,7 @@ const SERVICE_FIELD_MAPPINGS: Record<string, Record<string, unknown>> = {
  * are never refused by the engine's own window checks) and the merged mappings.
  */
 export function indexCreationBody(
-  limits: SearchLimits,
+  limits: WindowLimits,
   overrides?: Record<string, unknown>,
 ): { settings: Record<string, unknown>; mappings: Record<string, unknown> } {
   return {

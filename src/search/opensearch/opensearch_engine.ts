@@ -32,14 +32,9 @@ import {
 } from "../clamp.ts";
 import { fieldResolver, indexCreationBody } from "./mappings.ts";
 import { documentVersion } from "../document_version.ts";
-import {
-  DEFAULT_OPENSEARCH_TIMEOUTS,
-  guardedTransport,
-  type OpenSearchTimeouts,
-  PROBE_OPTIONS,
-} from "./guarded_transport.ts";
+import { guardedTransport, type OpenSearchTimeouts, PROBE_OPTIONS } from "./guarded_transport.ts";
 import { CircuitBreaker, engineDown, type FailFastOptions } from "../../store/circuit_breaker.ts";
-import { DEFAULT_TRACK_TOTAL_HITS, startSearch } from "../facets.ts";
+import { startSearch } from "../facets.ts";
 import { languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
 import {
   type BulkFailure,
@@ -96,13 +91,13 @@ export interface OpenSearchEngineOptions {
   warn?: ClampWarning;
   /**
    * Client-side timeouts by kind of request (search, bulk, admin): every request is aborted
-   * when its own passes (guarded_transport.ts).
+   * when its own passes (guarded_transport.ts). `service.search.opensearch.timeouts`.
    */
-  timeouts?: Partial<OpenSearchTimeouts>;
+  timeouts: OpenSearchTimeouts;
   /** When to mark the engine down and fail fast (`service.failFast`). */
-  failFast?: FailFastOptions;
-  /** Search-side budget of a query DSL body (`service.search.dsl.timeoutMs`, 10 s). */
-  rawSearchTimeoutMs?: number;
+  failFast: FailFastOptions;
+  /** Search-side budget of a query DSL body (`service.search.opensearch.dsl.timeoutMs`). */
+  rawSearchTimeoutMs: number;
   bulk?: Partial<BulkPolicy>;
 }
 
@@ -172,14 +167,14 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     this.#limits = options.limits;
     this.#warn = options.warn;
     this.#bulk = { ...DEFAULT_BULK_POLICY, ...options.bulk };
-    const timeouts = { ...DEFAULT_OPENSEARCH_TIMEOUTS, ...options.timeouts };
+    const { timeouts } = options;
     this.#requestTimeoutMs = timeouts.bulkMs;
     this.breaker = new CircuitBreaker(
       `OpenSearch at ${this.#where}`,
       engineDown("search-unavailable", `OpenSearch at ${this.#where}`),
       options.failFast,
     );
-    this.#rawSearchTimeoutMs = options.rawSearchTimeoutMs ?? 10_000;
+    this.#rawSearchTimeoutMs = options.rawSearchTimeoutMs;
     this.#client = new Client({
       nodes,
       auth: options.username
@@ -404,7 +399,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
       const body: Record<string, unknown> = {
         from: window.from,
         size: window.size,
-        track_total_hits: this.#limits.trackTotalHits ?? DEFAULT_TRACK_TOTAL_HITS,
+        track_total_hits: this.#limits.trackTotalHits,
         track_scores: q !== undefined,
         query: {
           bool: {
@@ -751,7 +746,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
   #searchTimeout(): DomainError {
     return new DomainError("search-timeout", {
       detail: `The query did not finish within ${this.#rawSearchTimeoutMs} ms ` +
-        "(service.search.dsl.timeoutMs); narrow it down.",
+        "(service.search.opensearch.dsl.timeoutMs); narrow it down.",
     });
   }
 

@@ -36,7 +36,7 @@ import {
   stemText,
   textMatch,
 } from "./fts_query.ts";
-import { DEFAULT_TRACK_TOTAL_HITS, startSearch } from "../facets.ts";
+import { startSearch } from "../facets.ts";
 import {
   createIndexTablesSql,
   dropIndexTablesSql,
@@ -788,9 +788,9 @@ function physicalOf(row: PhysicalRow): Physical {
 /** `text_<language>` fields: searched by words and stems, not sorted or counted. */
 const LANGUAGE_TEXT = new Set(LANGUAGE_TEXT_FIELDS);
 
-/** The total counted exactly: `trackTotalHits` of the limits, 10,000 when not set. */
+/** The total counted exactly: `trackTotalHits` of the limits, at least 1. */
 function trackTotalHits(limits: SearchLimits): number {
-  return Math.max(1, limits.trackTotalHits ?? DEFAULT_TRACK_TOTAL_HITS);
+  return Math.max(1, limits.trackTotalHits);
 }
 
 function where(conditions: string[]): string {

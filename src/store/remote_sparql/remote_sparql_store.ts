@@ -97,24 +97,20 @@ import { streamNTriples } from "../../sparql_protocol/ntriples_stream.ts";
 import { iriToSparql, stringToSparql, triplesToSparql } from "../../sparql_protocol/terms.ts";
 import { groupBySubject } from "../../rdf/subject_groups.ts";
 import {
-  DEFAULT_GROUP_COMMIT,
   type GroupCommitOptions,
   GroupCommitter,
   type WriteOutcome as Settled,
 } from "../group_commit.ts";
 import { SPARQL_RESULTS_JSON } from "../../sparql_protocol/results_formats.ts";
 
-/** The graph that holds item metadata unless configured otherwise. */
-export const DEFAULT_METADATA_GRAPH = "urn:rdf-content-service:meta";
-
 export { METADATA_NAMESPACE };
 
 /** Configuration of a {@link SparqlTripleStore}. */
 export interface SparqlTripleStoreConfig extends SparqlEndpointConfig {
-  /** Item graph name; `{item}` is replaced by the item URI. Default `{item}`. */
+  /** Item graph name; `{item}` is replaced by the item URI. Unset: the item URI. */
   graphTemplate?: string;
-  /** Where item metadata lives. Default {@link DEFAULT_METADATA_GRAPH}. */
-  metadataGraph?: string;
+  /** Where item metadata lives (`service.store.sparql.metadataGraph`). */
+  metadataGraph: string;
   /** Sent as `default-graph-uri` with `query()`; unset, the endpoint's default graph. */
   queryDefaultGraph?: string;
   /**
@@ -123,12 +119,15 @@ export interface SparqlTripleStoreConfig extends SparqlEndpointConfig {
    * security, docs/backends.md). Its query URL defaults to `queryUrl`.
    */
   userQueries?: { queryUrl?: string; username?: string; password?: string };
-  /** Items with more triples are staged through the Graph Store Protocol. Default 1000. */
-  maxInlineTriples?: number;
+  /**
+   * Items with more triples are staged through the Graph Store Protocol (see the module
+   * comment); `service.store.sparql.maxInlineTriples`.
+   */
+  maxInlineTriples: number;
   /** The hash of an item's triples, for stores that rewrite literal forms. */
   hash?: (quads: Quad[]) => Promise<string>;
-  /** Bounds of a group of writes sent as one update request. */
-  groupCommit?: GroupCommitOptions;
+  /** Bounds of a group of writes sent as one update request (`service.store.groupCommit`). */
+  groupCommit: GroupCommitOptions;
 }
 
 const RECEIPT_PREFIX = `${METADATA_NAMESPACE}receipt:`;
@@ -140,8 +139,6 @@ const CONFIRM_ATTEMPTS = 3;
 const CONFIRM_BACKOFF_MS = 250;
 /** Items per query of a batch read: short enough a query, few enough round trips. */
 const GRAPHS_PER_QUERY = 100;
-/** Triples written out in an update at most; larger items are staged (see the module comment). */
-const DEFAULT_MAX_INLINE_TRIPLES = 500;
 /**
  * Most bytes of written-out triples in one group's request, whatever `groupCommit.maxBytes`
  * says: Virtuoso refuses requests of much more than 1,400 triples (a refused group is sent
@@ -194,11 +191,11 @@ export class SparqlTripleStore implements TripleStore {
         password: config.userQueries.password,
       })
       : this.#client;
-    const metadataGraph = config.metadataGraph ?? DEFAULT_METADATA_GRAPH;
+    const { metadataGraph } = config;
     this.#meta = iriToSparql(metadataGraph);
     this.#metadataGraph = metadataGraph;
     this.outbox = new SparqlIndexOutbox(this.#client, metadataGraph);
-    const group = config.groupCommit ?? DEFAULT_GROUP_COMMIT;
+    const group = config.groupCommit;
     this.#writes = new GroupCommitter(
       (writes) => this.#commitGroup(writes),
       { ...group, maxBytes: Math.min(group.maxBytes, MAX_GROUP_BYTES) },
@@ -561,10 +558,11 @@ export class SparqlTripleStore implements TripleStore {
     }
   }
 
-  /** The graph name of an item. */
+  /** The graph name of an item: its URI, or the configured template filled with it. */
   #graphOf(uri: string): string {
+    const template = this.#config.graphTemplate;
     // A function, so that `$&` and the like in the URI are not replacement patterns.
-    return (this.#config.graphTemplate ?? "{item}").replaceAll("{item}", () => uri);
+    return template === undefined ? uri : template.replaceAll("{item}", () => uri);
   }
 
   /**
@@ -576,7 +574,7 @@ export class SparqlTripleStore implements TripleStore {
   async #graphBody(write: ItemWrite): Promise<GraphBody> {
     const { lines, count } = triplesToSparql(write.quads, this.#blankNodePrefix());
     const rewrites = this.#capabilities?.rewritesLiterals === true && hasTypedLiteral(write.quads);
-    const limit = this.#config.maxInlineTriples ?? DEFAULT_MAX_INLINE_TRIPLES;
+    const limit = this.#config.maxInlineTriples;
     if (count <= limit && !rewrites) {
       return {
         hash: write.hash,

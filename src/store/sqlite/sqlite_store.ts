@@ -25,7 +25,6 @@ import { termColumn, TermDictionary, termText } from "./term_dictionary.ts";
 import { QUAD_TABLES_MIGRATION } from "./quad_tables.ts";
 import { EmbeddedSparqlEngine } from "./sparql_engine.ts";
 import {
-  DEFAULT_GROUP_COMMIT,
   type GroupCommitOptions,
   GroupCommitter,
   outcomeOf,
@@ -173,7 +172,7 @@ export class EmbeddedTripleStore implements TripleStore {
   /** Item writes, committed in groups (see `group_commit.ts`). */
   readonly #writes: GroupCommitter<PendingWrite, ItemRow>;
 
-  constructor(db: DatabaseSync, path?: string, groupCommit = DEFAULT_GROUP_COMMIT) {
+  constructor(db: DatabaseSync, path: string | undefined, groupCommit: GroupCommitOptions) {
     this.#db = db;
     this.#path = path;
     this.#writes = new GroupCommitter((writes) => this.#commitGroup(writes), groupCommit);
@@ -204,8 +203,8 @@ export class EmbeddedTripleStore implements TripleStore {
   /** Opens the store on an already opened local database file. */
   static open(
     db: DatabaseSync,
-    path?: string,
-    groupCommit?: GroupCommitOptions,
+    path: string | undefined,
+    groupCommit: GroupCommitOptions,
   ): EmbeddedTripleStore {
     return new EmbeddedTripleStore(db, path, groupCommit);
   }

@@ -86,7 +86,7 @@ function showOutcome(response) {
   if (response?.headers?.get?.("X-Results-Truncated") === "true") {
     const rows = rowCount(response.content);
     truncatedBox.textContent = `Only the first ${rows ?? "rows"} result(s) are shown: the ` +
-      "service cut the answer at its row cap (service.search.query.maxResultsLimit). " +
+      "service cut the answer at its row cap (service.query.maxRows). " +
       "Narrow the query, or page through it with LIMIT and OFFSET.";
     truncatedBox.hidden = false;
   }
