@@ -154,7 +154,7 @@ for (const backend of storeBackends({ allStores: true })) {
     const one = (n: number, title: string) =>
       `<${book(n)}> <http://purl.org/dc/terms/title> "${title}" <${book(n)}> .\n`;
     const first = await importText(service, one(1, "a") + one(2, "a"), "application/n-quads");
-    assert.deepEqual([first.written, first.refused], [2, 0]);
+    assert.deepEqual([first.written, first.refused], [2, 0], JSON.stringify(first));
     const before = await etag(service, book(1));
 
     const create = await importText(service, one(1, "b") + one(3, "b"), "application/n-quads");

@@ -13,6 +13,7 @@ import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import type { ServiceConfig } from "../../src/config/schema.ts";
 import { SparqlHttpClient } from "../../src/sparql_protocol/client.ts";
+import { CONFIG_DEFAULTS } from "./config_defaults.ts";
 
 /** The prefix of every graph of a test service on the SPARQL store. */
 export const TEST_GRAPH_PREFIX = "urn:rcs-test:";
@@ -24,7 +25,12 @@ export const TEST_GRAPH_PREFIX = "urn:rcs-test:";
 export function isolateSparqlStore(config: ServiceConfig, dataDir: string): boolean {
   const { store } = config.service;
   if (store.backend !== "sparql") return false;
-  if (store.sparql.metadataGraph !== undefined || store.sparql.graphTemplate !== "{item}") {
+  // A layout other than the defaults is the test's own choice.
+  const defaults = CONFIG_DEFAULTS.store.sparql;
+  if (
+    store.sparql.metadataGraph !== defaults.metadataGraph ||
+    store.sparql.graphTemplate !== defaults.graphTemplate
+  ) {
     return false;
   }
   const id = createHash("sha256").update(resolve(dataDir)).digest("hex").slice(0, 20);
