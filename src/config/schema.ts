@@ -5,10 +5,10 @@
  * coerced here; an empty string means "not set" for optional values.
  */
 import { z } from "zod";
-import { FIELD_TYPES } from "../search/mapped_fields.ts";
+import { FIELD_TYPES } from "../search_fields/field_types.ts";
 import { parseFieldPath, prefixesOf } from "../search/field_paths.ts";
 import { SEARCH_LANGUAGES } from "../search/languages.ts";
-import { SERVICE_SEARCH_FIELDS } from "../search/documents.ts";
+import { SERVICE_SEARCH_FIELDS } from "../search_fields/field_names.ts";
 import { maskUrlCredentials } from "./secret_masking.ts";
 
 const emptyAsUndefined = (value: unknown) => value === "" || value === null ? undefined : value;

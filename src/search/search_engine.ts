@@ -18,7 +18,7 @@ import type { ClampChange, SearchWindow } from "./clamp.ts";
  * instead of retrying them (src/indexing/dead_letters.ts).
  */
 export class EngineRefusal extends DomainError {}
-import type { BackendHealth } from "../store/triple_store.ts";
+import type { BackendHealth } from "../backend/backend_health.ts";
 
 /** The collection an index belongs to and how it is named. */
 export interface CollectionIndexRef {

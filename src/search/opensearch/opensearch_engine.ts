@@ -22,7 +22,7 @@ import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { Client, errors } from "@opensearch-project/opensearch";
 import { DomainError } from "../../errors/domain_error.ts";
-import type { BackendHealth } from "../../store/triple_store.ts";
+import type { BackendHealth } from "../../backend/backend_health.ts";
 import {
   clampQueryBody,
   clampResponseBuckets,

@@ -24,7 +24,7 @@ import {
   type Migration,
 } from "../../store/sqlite/local_db.ts";
 import { DomainError } from "../../errors/domain_error.ts";
-import type { BackendHealth } from "../../store/triple_store.ts";
+import type { BackendHealth } from "../../backend/backend_health.ts";
 import { isOlderDocument } from "../document_version.ts";
 import { type ClampWarning, clampWindow, type SearchLimits } from "../clamp.ts";
 import {
@@ -46,7 +46,7 @@ import {
 } from "./index_tables.ts";
 import { FacetColumn, type StoredValue, storedValue } from "./facet_values.ts";
 import { type FieldValue, fieldValues, flatFields, keyTokens } from "./field_keys.ts";
-import { LANGUAGE_TEXT_FIELDS } from "../documents.ts";
+import { LANGUAGE_TEXT_FIELDS } from "../../search_fields/field_names.ts";
 import {
   DROP_LEGACY_TABLES_SQL,
   hasLegacyLayout,
