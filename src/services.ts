@@ -408,6 +408,7 @@ export function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): Sear
       limits,
       warn: logClampWarning,
       rawSearchTimeoutMs: search.dsl.timeoutMs,
+      dslGate: { expensiveQueries: search.dsl.expensiveQueries },
       timeouts: search.opensearch.timeouts,
       failFast: config.service.failFast,
     });

@@ -26,7 +26,6 @@ import {
   type SearchRequest,
   type SearchSort,
 } from "../search/search_engine.ts";
-import { gateQueryBody } from "../search/opensearch/dsl_gate.ts";
 import { searchItems, searchItemsWithDsl } from "./contracts/search.ts";
 import { DomainError } from "../errors/domain_error.ts";
 
@@ -71,13 +70,6 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
     const index = deps.searchIndexes(collection).ref;
     const text = await readBodyText(c, deps.config.service.http.maxBodyBytes);
     const body = parseQueryBody(text);
-    const gate = gateQueryBody(body, { expensiveQueries: dsl.expensiveQueries });
-    if (!gate.ok) {
-      throw new DomainError("search-query-refused", {
-        detail: `The query DSL body is refused at ${gate.path}: ${gate.message}.`,
-        errors: [{ path: gate.path, message: gate.message }],
-      });
-    }
     const result = await rawSearch(deps.search, index, body);
     return c.json(result.response);
   });

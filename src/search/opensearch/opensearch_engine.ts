@@ -23,6 +23,7 @@ import { createHash } from "node:crypto";
 import { Client, errors } from "@opensearch-project/opensearch";
 import { DomainError } from "../../errors/domain_error.ts";
 import type { BackendHealth } from "../../backend/backend_health.ts";
+import { type DslGateOptions, gateQueryBody } from "./dsl_gate.ts";
 import {
   clampQueryBody,
   clampResponseBuckets,
@@ -103,6 +104,12 @@ export interface OpenSearchEngineOptions {
   failFast?: FailFastOptions;
   /** Search-side budget of a query DSL body (`service.search.dsl.timeoutMs`, 10 s). */
   rawSearchTimeoutMs?: number;
+  /**
+   * The gate every query DSL body passes before it reaches OpenSearch
+   * (`service.search.dsl.expensiveQueries`). The service always sets it; left out, bodies go
+   * to OpenSearch unchecked, which only tests of OpenSearch's own refusals want.
+   */
+  dslGate?: DslGateOptions;
   bulk?: Partial<BulkPolicy>;
 }
 
@@ -158,6 +165,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
   readonly #bulk: BulkPolicy;
   readonly #requestTimeoutMs: number;
   readonly #rawSearchTimeoutMs: number;
+  readonly #dslGate?: DslGateOptions;
   /** Aliases known to exist, so that writes do not ask every time. */
   readonly #ensured = new Set<string>();
   readonly #ensuring = new Map<string, Promise<void>>();
@@ -180,6 +188,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
       options.failFast,
     );
     this.#rawSearchTimeoutMs = options.rawSearchTimeoutMs ?? 10_000;
+    this.#dslGate = options.dslGate;
     this.#client = new Client({
       nodes,
       auth: options.username
@@ -478,6 +487,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     index: CollectionIndexRef,
     body: Record<string, unknown>,
   ): Promise<RawSearchResult> {
+    if (this.#dslGate) refuseGated(body, this.#dslGate);
     const clamped = clampQueryBody(body, this.#limits, this.#warn);
     const budget = `${this.#rawSearchTimeoutMs}ms`;
     try {
@@ -886,5 +896,15 @@ function facetValues(aggregation: unknown): FacetValue[] {
       value = bucket.key_as_string === "true";
     }
     return { value, count: bucket.doc_count };
+  });
+}
+
+/** Refuses, as 400 `search-query-refused` naming where, a body the DSL gate does not let in. */
+function refuseGated(body: Record<string, unknown>, options: DslGateOptions): void {
+  const gate = gateQueryBody(body, options);
+  if (gate.ok) return;
+  throw new DomainError("search-query-refused", {
+    detail: `The query DSL body is refused at ${gate.path}: ${gate.message}.`,
+    errors: [{ path: gate.path, message: gate.message }],
   });
 }
