@@ -1,6 +1,6 @@
 /**
  * `/api/search` (API.md, Search): a simple search as query parameters, or an OpenSearch
- * query DSL body, which passes the DSL gate (src/search/opensearch/dsl_gate.ts) first. Windows beyond
+ * query DSL body, which passes the DSL gate (src/search_opensearch/dsl_gate.ts) first. Windows beyond
  * the limits are clamped by the engine, never refused.
  *
  * `filter=field:value` splits at the first colon, so values may hold colons (IRIs:
@@ -15,7 +15,7 @@ import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { readBodyText } from "../http/body.ts";
-import { prefixesOf } from "../search/field_paths.ts";
+import { prefixesOf } from "../fields/field_paths.ts";
 import { expandFilter } from "../search/prefixed_names.ts";
 import { declaredFields, refuseUnknownFields } from "../search/field_check.ts";
 import {

@@ -13,8 +13,8 @@
  */
 import type { BlankNode, Literal, NamedNode, Quad, Term } from "n3";
 import type { SearchDocument, SearchFieldValue } from "./search_engine.ts";
-import { languageTextField, searchLanguageOf } from "./languages.ts";
-import { LINKED_ITEMS_FIELD, SERVICE_SEARCH_FIELDS } from "../search_fields/field_names.ts";
+import { languageTextField, searchLanguageOf } from "../fields/languages.ts";
+import { LINKED_ITEMS_FIELD, SERVICE_SEARCH_FIELDS } from "../fields/field_names.ts";
 
 /** What the index needs to know about one item. */
 export interface SearchItem {

@@ -10,10 +10,10 @@
  * that breaks its mapping: the item's indexing error names the field and the value.
  */
 import type { Literal, Term } from "n3";
-import { type FieldPath, parseFieldPath, prefixesOf } from "./field_paths.ts";
-import { analyzerOf, searchLanguageOf } from "./languages.ts";
+import { type FieldPath, parseFieldPath, prefixesOf } from "../fields/field_paths.ts";
+import { analyzerOf, searchLanguageOf } from "../fields/languages.ts";
 import type { SearchFieldValue } from "./search_engine.ts";
-import type { FieldType } from "../search_fields/field_types.ts";
+import type { FieldType } from "../fields/field_types.ts";
 
 /** Longest string that `<field>.keyword` indexes; longer values are only full-text. */
 export const KEYWORD_IGNORE_ABOVE = 2048;

@@ -10,7 +10,7 @@
  */
 import { displayUrl } from "../log/display_url.ts";
 import { DomainError, type ProblemOptions } from "../errors/domain_error.ts";
-import type { CircuitBreaker } from "../store/circuit_breaker.ts";
+import type { CircuitBreaker } from "../backend/circuit_breaker.ts";
 import { DigestCredentials } from "./digest_auth.ts";
 
 /** Where the endpoint is and how to talk to it. */

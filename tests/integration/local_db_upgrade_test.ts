@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { DataFactory } from "n3";
 import { LOCAL_MIGRATIONS, openLocalDatabase, SCHEMA_VERSION } from "../../src/local_database.ts";
-import { LOCAL_DB_FILE, openMigratedDatabase } from "../../src/store/sqlite/local_db.ts";
-import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
-import { EmbeddedSearchEngine } from "../../src/search/sqlite_fts/sqlite_fts_engine.ts";
+import { LOCAL_DB_FILE, openMigratedDatabase } from "../../src/sqlite/local_db.ts";
+import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
+import { EmbeddedSearchEngine } from "../../src/search_embedded/embedded_search_engine.ts";
 import type { SearchDocument } from "../../src/search/search_engine.ts";
 import { SqliteJobStore } from "../../src/jobs/sqlite_job_store.ts";
 

@@ -7,11 +7,11 @@
 import { strict as assert } from "node:assert";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
-import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
+import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import {
   DEFAULT_METADATA_GRAPH,
   METADATA_NAMESPACE,
-} from "../../src/store/remote_sparql/remote_sparql_store.ts";
+} from "../../src/store_sparql/sparql_triple_store.ts";
 import { type ServiceProcess, startServiceProcess } from "./process.ts";
 import { expectProblem } from "./problems.ts";
 import { DEMO_COLLECTION, DEMO_WORKSPACE, type StoreBackend } from "./service.ts";

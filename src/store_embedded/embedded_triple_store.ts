@@ -17,21 +17,21 @@ import { DatabaseSync as Database } from "node:sqlite";
 import { open } from "node:fs/promises";
 import { DataFactory } from "n3";
 import type { Quad } from "n3";
-import { itemExists, itemNotFound, preconditionFailed } from "../store_problems.ts";
-import { invalidTerm } from "../../sparql_protocol/terms.ts";
-import { inUnsyncedTransaction, type Migration } from "./local_db.ts";
+import { itemExists, itemNotFound, preconditionFailed } from "../store/store_problems.ts";
+import { invalidTerm } from "../sparql_protocol/terms.ts";
+import { inUnsyncedTransaction, type Migration } from "../sqlite/local_db.ts";
 import { SqliteIndexOutbox } from "./sqlite_index_outbox.ts";
 import { decodeObject, decodePredicate, decodeSubject, encodeTerm } from "./term_ids.ts";
 import { termColumn, TermDictionary, termText } from "./term_dictionary.ts";
 import { QUAD_TABLES_MIGRATION } from "./quad_tables.ts";
-import { EmbeddedSparqlEngine } from "./sparql_engine.ts";
+import { EmbeddedSparqlEngine } from "./embedded_sparql_engine.ts";
 import {
   DEFAULT_GROUP_COMMIT,
   type GroupCommitOptions,
   GroupCommitter,
   outcomeOf,
   type WriteOutcome,
-} from "../group_commit.ts";
+} from "../store/group_commit.ts";
 import type {
   BackendHealth,
   ItemGraph,
@@ -42,7 +42,7 @@ import type {
   SparqlQueryResult,
   TripleStore,
   WriteCondition,
-} from "../triple_store.ts";
+} from "../store/triple_store.ts";
 
 /**
  * The store's tables: items, the index outbox, whose entries commit with the item writes

@@ -22,8 +22,8 @@
  *   staging graph and are moved by a small pattern update (remote_sparql_store.ts), and bulk
  *   metadata updates are sent in chunks of {@link UPDATE_CHUNK}.
  */
-import type { SparqlRow } from "../../sparql_protocol/results_json.ts";
-import { stringToSparql } from "../../sparql_protocol/terms.ts";
+import type { SparqlRow } from "../sparql_protocol/results_json.ts";
+import { stringToSparql } from "../sparql_protocol/terms.ts";
 
 /** Rows per page of a listing: far below Virtuoso's stock cap of 10,000. */
 export const PAGE_ROWS = 2000;

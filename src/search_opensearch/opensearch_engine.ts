@@ -17,12 +17,12 @@
  *   for a leftover while its job lives (leftovers are dropped only by the next rebuild,
  *   which runs under the indexing job lock, or by the clean-up of a dead job).
  */
-import { displayUrl } from "../../log/display_url.ts";
+import { displayUrl } from "../log/display_url.ts";
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { Client, errors } from "@opensearch-project/opensearch";
-import { DomainError } from "../../errors/domain_error.ts";
-import type { BackendHealth } from "../../backend/backend_health.ts";
+import { DomainError } from "../errors/domain_error.ts";
+import type { BackendHealth } from "../backend/backend_health.ts";
 import { type DslGateOptions, gateQueryBody } from "./dsl_gate.ts";
 import {
   clampQueryBody,
@@ -30,18 +30,18 @@ import {
   type ClampWarning,
   clampWindow,
   type SearchLimits,
-} from "../clamp.ts";
+} from "../search/clamp.ts";
 import { fieldResolver, indexCreationBody } from "./mappings.ts";
-import { documentVersion } from "../document_version.ts";
+import { documentVersion } from "../search/document_version.ts";
 import {
   DEFAULT_OPENSEARCH_TIMEOUTS,
   guardedTransport,
   type OpenSearchTimeouts,
   PROBE_OPTIONS,
 } from "./guarded_transport.ts";
-import { CircuitBreaker, engineDown, type FailFastOptions } from "../../store/circuit_breaker.ts";
-import { DEFAULT_TRACK_TOTAL_HITS, startSearch } from "../facets.ts";
-import { languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
+import { CircuitBreaker, engineDown, type FailFastOptions } from "../backend/circuit_breaker.ts";
+import { DEFAULT_TRACK_TOTAL_HITS, startSearch } from "../search/facets.ts";
+import { languageTextField, SEARCH_LANGUAGES } from "../fields/languages.ts";
 import {
   type BulkFailure,
   type BulkResult,
@@ -65,7 +65,7 @@ import {
   type SearchRequest,
   type SearchResponse,
   type WriteOptions,
-} from "../search_engine.ts";
+} from "../search/search_engine.ts";
 
 /** How bulk writes are cut and retried. */
 export interface BulkPolicy {

@@ -2,7 +2,7 @@
  * The names of the search fields the service sets itself. Configuration refuses them as a
  * collection's own field names, and search writes them, so they sit below both.
  */
-import { languageTextField, SEARCH_LANGUAGES } from "../search/languages.ts";
+import { languageTextField, SEARCH_LANGUAGES } from "./languages.ts";
 
 /** Field names the service sets on every document; a predicate never takes them. */
 export const RESERVED_SEARCH_FIELDS: readonly string[] = [
