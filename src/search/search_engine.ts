@@ -1,8 +1,9 @@
 /**
  * The search index contract: one index per collection, documents keyed by item URI.
  *
- * Two real implementations: `embedded.ts` (SQLite FTS5 in the service's own file) and
- * `opensearch.ts`. Routes, indexing jobs and the outbox worker only see this interface.
+ * Two engines, each in a folder beside this one: `src/search_embedded/` (SQLite FTS5 in the
+ * service's own file) and `src/search_opensearch/`. Routes, indexing jobs and the outbox worker
+ * only see this interface.
  *
  * Readers always go through the collection's index name, which is an alias for one
  * physical index. A rebuild (`clear=true`) fills a new physical index and then swaps the

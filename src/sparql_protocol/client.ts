@@ -21,7 +21,7 @@ export interface SparqlEndpointConfig {
   updateUrl: string;
   /**
    * SPARQL 1.1 Graph Store HTTP Protocol endpoint: large items are staged through it
-   * (remote_sparql_store.ts); reads are queries, which carry the item's record along.
+   * (sparql_triple_store.ts); reads are queries, which carry the item's record along.
    */
   graphStoreUrl: string;
   /**

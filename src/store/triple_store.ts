@@ -1,8 +1,9 @@
 /**
  * The triple store contract: where item graphs live.
  *
- * Two real implementations: `embedded.ts` (SQLite file + in-process SPARQL engine) and
- * `sparql.ts` (any SPARQL 1.1 endpoint). Routes and domain code only see this interface.
+ * Two engines, each in a folder beside this one: `src/store_embedded/` (SQLite file +
+ * in-process SPARQL engine) and `src/store_sparql/` (any SPARQL 1.1 endpoint). Routes and
+ * domain code only see this interface.
  */
 import type { Quad } from "n3";
 import type { IndexOutbox } from "./index_outbox.ts";

@@ -1,7 +1,7 @@
 /**
  * The embedded triple store: item graphs in the service's SQLite file, the system of record,
  * as integer quads over a term dictionary (`quad_tables.ts`), with an in-process SPARQL engine
- * that evaluates queries over those tables (`sparql_engine.ts`).
+ * that evaluates queries over those tables (`embedded_sparql_engine.ts`).
  *
  * Every write is applied in a SQLite transaction together with the item's index outbox
  * entry, so it is never half-applied, and is acknowledged only once the WAL holding it has
