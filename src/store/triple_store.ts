@@ -8,18 +8,10 @@
 import type { Quad } from "n3";
 import type { IndexOutbox } from "./index_outbox.ts";
 import type { ItemRecord } from "./item_record.ts";
-
 import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
 import type { BackendHealth } from "../backend/backend_health.ts";
 
 export type { ItemRecord } from "./item_record.ts";
-// The query and health shapes the contract speaks, owned below it (the protocol, the backends).
-export type {
-  QueryDataset,
-  SparqlQueryOptions,
-  SparqlQueryResult,
-} from "../sparql_protocol/query_types.ts";
-export type { BackendHealth } from "../backend/backend_health.ts";
 
 /**
  * One version of an item, as {@link TripleStore.readItem} returns it: a record and the

@@ -14,7 +14,7 @@
 import { Parser } from "n3";
 import type { DatabaseSync } from "node:sqlite";
 import { DomainError, isErrorKind } from "../errors/domain_error.ts";
-import type { SparqlQueryOptions, SparqlQueryResult } from "../store/triple_store.ts";
+import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
 import { termFromId } from "n3";
 import type { Term } from "n3";
 import type { QueryFailure, SparqlWorkerReply } from "./sparql_worker_protocol.ts";

@@ -33,16 +33,15 @@ import {
   type WriteOutcome,
 } from "../store/group_commit.ts";
 import type {
-  BackendHealth,
   ItemGraph,
   ItemRead,
   ItemRecord,
   ItemWrite,
-  SparqlQueryOptions,
-  SparqlQueryResult,
   TripleStore,
   WriteCondition,
 } from "../store/triple_store.ts";
+import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
+import type { BackendHealth } from "../backend/backend_health.ts";
 
 /**
  * The store's tables: items, the index outbox, whose entries commit with the item writes

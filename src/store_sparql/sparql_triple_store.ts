@@ -72,16 +72,15 @@ import { probeCapabilities, type StoreCapabilities, StoreIncapable } from "./cap
 import { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
 import { itemExists, itemNotFound, preconditionFailed } from "../store/store_problems.ts";
 import type {
-  BackendHealth,
   ItemGraph,
   ItemRead,
   ItemRecord,
   ItemWrite,
-  SparqlQueryOptions,
-  SparqlQueryResult,
   TripleStore,
   WriteCondition,
 } from "../store/triple_store.ts";
+import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
+import type { BackendHealth } from "../backend/backend_health.ts";
 import {
   type SparqlEndpointConfig,
   SparqlHttpClient,

@@ -18,7 +18,7 @@ import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_st
 import { compileQuery } from "../../src/store_embedded/sparql_to_sql.ts";
 import { loadQuads, nquadsTerm, planLoad } from "../../src/store_embedded/sparql_fallback.ts";
 import { parseSparqlJsonResults } from "../../src/sparql_protocol/results_json.ts";
-import type { SparqlQueryResult } from "../../src/store/triple_store.ts";
+import type { SparqlQueryResult } from "../../src/sparql_protocol/query_types.ts";
 import { isProblem } from "../../src/errors/domain_error.ts";
 
 const { namedNode, literal, blankNode, quad } = DataFactory;
