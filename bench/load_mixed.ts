@@ -11,7 +11,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { startServiceProcess } from "../tests/support/process.ts";
-import { LOCAL_DB_FILE } from "../src/store/sqlite/local_db.ts";
+import { LOCAL_DB_FILE } from "../src/sqlite/local_db.ts";
 
 const SCRIPT = new URL("./wrk/mixed.lua", import.meta.url).pathname;
 const ITEM_BASE = "https://data.example.org/id/load/";

@@ -10,7 +10,7 @@
 import process from "node:process";
 import { openLocalDatabase } from "../src/local_database.ts";
 import { buildSearchDocument } from "../src/search/documents.ts";
-import { EmbeddedSearchEngine } from "../src/search/sqlite_fts/sqlite_fts_engine.ts";
+import { EmbeddedSearchEngine } from "../src/search_embedded/embedded_search_engine.ts";
 import type { CollectionIndexRef, SearchRequest } from "../src/search/search_engine.ts";
 import { scaleItem, type ScaleQueries, WordFrequencies } from "./lib/scale_data.ts";
 

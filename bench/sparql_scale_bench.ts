@@ -133,7 +133,9 @@ export function scaleItem(n: number): Quad[] {
 async function generate(): Promise<number> {
   await Deno.mkdir(DIR, { recursive: true });
   const { openLocalDatabase } = await import(`${SRC}/src/local_database.ts`);
-  const { EmbeddedTripleStore } = await import(`${SRC}/src/store/sqlite/sqlite_store.ts`);
+  const { EmbeddedTripleStore } = await import(
+    `${SRC}/src/store_embedded/embedded_triple_store.ts`
+  );
   const db = openLocalDatabase(DIR);
   // The tree's own defaults (older trees take them as an optional third argument).
   const { configSchema } = await import(`${SRC}/src/config/schema.ts`);
@@ -172,8 +174,8 @@ async function generate(): Promise<number> {
 async function generateBulk(): Promise<number> {
   await Deno.mkdir(DIR, { recursive: true });
   const { openLocalDatabase } = await import("../src/local_database.ts");
-  const { encodeTerm } = await import("../src/store/sqlite/term_ids.ts");
-  const { termHash } = await import("../src/store/sqlite/term_dictionary.ts");
+  const { encodeTerm } = await import("../src/store_embedded/term_ids.ts");
+  const { termHash } = await import("../src/store_embedded/term_dictionary.ts");
   const db = openLocalDatabase(DIR);
   const started = performance.now();
   db.exec(`DROP INDEX quads_spo; DROP INDEX quads_pos; DROP INDEX quads_osp;

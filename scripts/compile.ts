@@ -59,7 +59,7 @@ const args = [
   "--unstable-raw-imports",
   // The SPARQL worker is loaded by URL at run time, so it must be embedded explicitly.
   "--include",
-  "src/store/sqlite/sparql_worker.ts",
+  "src/store_embedded/sparql_worker.ts",
   // Likewise the worker threads that parse and hash writes (src/items/rdf_work.ts).
   "--include",
   "src/items/rdf_worker.ts",

@@ -1,18 +1,18 @@
 /**
  * The service's SQLite file as this version of the code lays it out: every owner's schema
  * migrations (each declared beside the code that owns its tables) in one list, applied in
- * version order by src/store/sqlite/local_db.ts. Here, at the wiring level, because the owners sit
+ * version order by src/sqlite/local_db.ts. Here, at the wiring level, because the owners sit
  * in several layers (store, indexing, search) and the store may not import the others.
  */
 import { DatabaseSync } from "node:sqlite";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { LOCAL_DB_FILE, type Migration, openMigratedDatabase } from "./store/sqlite/local_db.ts";
-import { EMBEDDED_STORE_MIGRATIONS } from "./store/sqlite/sqlite_store.ts";
+import { LOCAL_DB_FILE, type Migration, openMigratedDatabase } from "./sqlite/local_db.ts";
+import { EMBEDDED_STORE_MIGRATIONS } from "./store_embedded/embedded_triple_store.ts";
 import { INDEX_JOB_MIGRATIONS } from "./jobs/sqlite_job_store.ts";
 import { KIND_JOB_MIGRATIONS } from "./jobs/sqlite_kind_job_store.ts";
 import { CATALOG_MIGRATIONS } from "./catalog/sqlite_catalog_store.ts";
-import { EMBEDDED_SEARCH_MIGRATIONS } from "./search/sqlite_fts/sqlite_fts_engine.ts";
+import { EMBEDDED_SEARCH_MIGRATIONS } from "./search_embedded/embedded_search_engine.ts";
 
 /** Every migration of the file, in version order. */
 export const LOCAL_MIGRATIONS: readonly Migration[] = [

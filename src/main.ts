@@ -7,14 +7,14 @@
 import { parseArgs } from "node:util";
 import { compiledExecutableDir, ConfigError, loadConfig } from "./config/load.ts";
 import { buildServices, type Services } from "./services.ts";
-import { OpenSearchEngine } from "./search/opensearch/opensearch_engine.ts";
+import { OpenSearchEngine } from "./search_opensearch/opensearch_engine.ts";
 import { createApp } from "./app.ts";
 import { startServer } from "./http/server.ts";
 import { log } from "./log/logger.ts";
 import { isLoopbackHost } from "./http/loopback.ts";
-import { backupDestination, backupLocalDatabase } from "./store/sqlite/backup.ts";
+import { backupDestination, backupLocalDatabase } from "./sqlite/backup.ts";
 import { SERVICE_VERSION } from "./version.ts";
-import { StoreIncapable } from "./store/remote_sparql/capabilities.ts";
+import { StoreIncapable } from "./store_sparql/capabilities.ts";
 
 /** `--help`: every flag and exit status. */
 const USAGE = `usage: deno task start [--config PATH]      (or: rdf-content-service [flags])

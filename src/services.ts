@@ -13,12 +13,12 @@ import { CatalogAdmin } from "./catalog/catalog_admin.ts";
 import type { CatalogStore } from "./catalog/catalog_store.ts";
 import { SqliteCatalogStore } from "./catalog/sqlite_catalog_store.ts";
 import { SparqlCatalogStore } from "./catalog/sparql_catalog_store.ts";
-import { LOCAL_DB_FILE } from "./store/sqlite/local_db.ts";
+import { LOCAL_DB_FILE } from "./sqlite/local_db.ts";
 import { openLocalDatabase } from "./local_database.ts";
-import { storageReadiness, withStorageFaults } from "./store/sqlite/storage_faults.ts";
+import { storageReadiness, withStorageFaults } from "./sqlite/storage_faults.ts";
 import type { DatabaseSync } from "node:sqlite";
-import { EmbeddedTripleStore } from "./store/sqlite/sqlite_store.ts";
-import { SparqlTripleStore } from "./store/remote_sparql/remote_sparql_store.ts";
+import { EmbeddedTripleStore } from "./store_embedded/embedded_triple_store.ts";
+import { SparqlTripleStore } from "./store_sparql/sparql_triple_store.ts";
 import type { TripleStore } from "./store/triple_store.ts";
 import { ItemCache } from "./store/item_cache.ts";
 import { CachingTripleStore } from "./store/caching_triple_store.ts";
@@ -43,10 +43,10 @@ import type { Quad } from "n3";
 import { SERVICE_VERSION } from "./version.ts";
 import { ServiceMetrics } from "./metrics/metrics.ts";
 import type { ClampWarning } from "./search/clamp.ts";
-import { EmbeddedSearchEngine } from "./search/sqlite_fts/sqlite_fts_engine.ts";
-import { OpenSearchEngine } from "./search/opensearch/opensearch_engine.ts";
+import { EmbeddedSearchEngine } from "./search_embedded/embedded_search_engine.ts";
+import { OpenSearchEngine } from "./search_opensearch/opensearch_engine.ts";
 import type { SearchEngine } from "./search/search_engine.ts";
-import { CircuitBreaker, engineDown } from "./store/circuit_breaker.ts";
+import { CircuitBreaker, engineDown } from "./backend/circuit_breaker.ts";
 import { displayUrl } from "./log/display_url.ts";
 
 /** The dependencies plus a way to release them. */
@@ -424,6 +424,7 @@ function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): SearchEngin
       limits,
       warn: logClampWarning,
       rawSearchTimeoutMs: search.opensearch.dsl.timeoutMs,
+      dslGate: { expensiveQueries: search.opensearch.dsl.expensiveQueries },
       timeouts: search.opensearch.timeouts,
       failFast: config.service.failFast,
     });

@@ -18,8 +18,8 @@ import {
   METADATA_NAMESPACE,
   PROLOGUE,
   selectRows,
-} from "../store/remote_sparql/lookup.ts";
-import { whenAbsent } from "../store/remote_sparql/portable_sparql.ts";
+} from "../store_sparql/lookup.ts";
+import { whenAbsent } from "../store_sparql/portable_sparql.ts";
 import {
   type CatalogRecord,
   type CatalogStore,

@@ -4,7 +4,7 @@
  * table, kept in a one-row table so that reading it is one indexed lookup.
  */
 import type { DatabaseSync } from "node:sqlite";
-import { inTransaction, type Migration } from "../store/sqlite/local_db.ts";
+import { inTransaction, type Migration } from "../sqlite/local_db.ts";
 import {
   type CatalogRecord,
   type CatalogStore,

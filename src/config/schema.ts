@@ -5,10 +5,10 @@
  * coerced here; an empty string means "not set" for optional values.
  */
 import { z } from "zod";
-import { FIELD_TYPES } from "../search/mapped_fields.ts";
-import { parseFieldPath, prefixesOf } from "../search/field_paths.ts";
-import { SEARCH_LANGUAGES } from "../search/languages.ts";
-import { SERVICE_SEARCH_FIELDS } from "../search/documents.ts";
+import { FIELD_TYPES } from "../fields/field_types.ts";
+import { parseFieldPath, prefixesOf } from "../fields/field_paths.ts";
+import { SEARCH_LANGUAGES } from "../fields/languages.ts";
+import { SERVICE_SEARCH_FIELDS } from "../fields/field_names.ts";
 import { maskUrlCredentials } from "./secret_masking.ts";
 
 const emptyAsUndefined = (value: unknown) => value === "" || value === null ? undefined : value;
@@ -316,7 +316,7 @@ export const configSchema = z.object({
         }).prefault({}),
         /**
          * `POST /api/search`: the raw query DSL, which only OpenSearch answers, behind the gate
-         * of src/search/opensearch/dsl_gate.ts.
+         * of src/search_opensearch/dsl_gate.ts.
          */
         dsl: z.object({
           /** The least role that may use it; `none` switches it off. */
@@ -356,7 +356,7 @@ export const configSchema = z.object({
       requireSearch: flag.default(false),
     }).prefault({}),
     /**
-     * Fail fast (src/store/circuit_breaker.ts): after this many timeouts or refused
+     * Fail fast (src/backend/circuit_breaker.ts): after this many timeouts or refused
      * connections in a row an engine (the SPARQL store, OpenSearch) is marked down, and
      * requests that need it answer 503 with Retry-After at once until a probe every
      * `probeIntervalMs` finds it back.

@@ -12,7 +12,7 @@
  */
 import { DataFactory, type Quad, type Term } from "n3";
 import type { TripleStore } from "../store/triple_store.ts";
-import { evaluatePath, type PathGraph, termKey } from "../search/field_paths.ts";
+import { evaluatePath, type PathGraph, termKey } from "../fields/field_paths.ts";
 import {
   fieldContribution,
   type FieldText,

@@ -11,7 +11,7 @@
  * gone).
  */
 import type { CollectionIndexRef, SearchDocument, SearchEngine } from "../search/search_engine.ts";
-import { LINKED_ITEMS_FIELD } from "../search/documents.ts";
+import { LINKED_ITEMS_FIELD } from "../fields/field_names.ts";
 import type { IndexedCollection } from "./index_item.ts";
 
 /** URIs per search request: well under OpenSearch's 1,024 clauses and any result limit. */

@@ -25,8 +25,8 @@ import {
   METADATA_NAMESPACE,
   PROLOGUE,
   selectRows,
-} from "../store/remote_sparql/lookup.ts";
-import { whenAbsent } from "../store/remote_sparql/portable_sparql.ts";
+} from "../store_sparql/lookup.ts";
+import { whenAbsent } from "../store_sparql/portable_sparql.ts";
 import type { SparqlRow } from "../sparql_protocol/results_json.ts";
 import {
   abandonedMessage,

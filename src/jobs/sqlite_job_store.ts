@@ -9,7 +9,7 @@
  * {@link IndexJobColumns}, and the job's own type is indexing's (`src/indexing/index_job.ts`).
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { inTransaction, type Migration } from "../store/sqlite/local_db.ts";
+import { inTransaction, type Migration } from "../sqlite/local_db.ts";
 import {
   failedJob,
   INTERRUPTED_MESSAGE,

@@ -7,7 +7,7 @@
  * whose columns predate kinds.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { inTransaction, type Migration } from "../store/sqlite/local_db.ts";
+import { inTransaction, type Migration } from "../sqlite/local_db.ts";
 import {
   failedJob,
   INTERRUPTED_MESSAGE,

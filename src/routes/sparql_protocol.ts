@@ -31,7 +31,7 @@ import {
   writeBindings,
   writeBoolean,
 } from "../sparql_protocol/results_formats.ts";
-import type { QueryDataset, SparqlQueryResult } from "../store/triple_store.ts";
+import type { QueryDataset, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
 import { endpointNotFound, STORE_ENDPOINT_ID } from "../tools/sparql_endpoints.ts";
 import { GRAPH_FORMATS, mediaTypeOf, registeredTypesOf } from "./media_types.ts";
 import * as contracts from "./contracts/sparql.ts";

@@ -21,7 +21,7 @@ import { generateShacl } from "../rdf/shacl/generate.ts";
 import { serializeRdf } from "../rdf/serialize.ts";
 import { writeSparqlJsonResults } from "../sparql_protocol/results_json.ts";
 import { refuseLongQuery, requireQueryText } from "../sparql_protocol/analyze_query.ts";
-import type { SparqlQueryResult } from "../store/triple_store.ts";
+import type { SparqlQueryResult } from "../sparql_protocol/query_types.ts";
 import { endpointNotFound } from "../tools/sparql_endpoints.ts";
 import { dumpSettings } from "../config/settings_dump.ts";
 import { mediaTypeOf } from "./media_types.ts";

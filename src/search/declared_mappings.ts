@@ -7,7 +7,7 @@
  * them which fields hold numbers and which values a typed field refuses, so a collection's
  * mappings mean the same on both engines. Neither engine's own code is needed for that.
  */
-import { languageTextField, SEARCH_LANGUAGES } from "./languages.ts";
+import { languageTextField, SEARCH_LANGUAGES } from "../fields/languages.ts";
 
 /** The service's own fields and their type on every engine; a collection cannot retype them. */
 export const SERVICE_FIELD_TYPES: Readonly<Record<string, "keyword" | "date" | "text">> = {

@@ -13,7 +13,8 @@
  */
 import type { BlankNode, Literal, NamedNode, Quad, Term } from "n3";
 import type { SearchDocument, SearchFieldValue } from "./search_engine.ts";
-import { languageTextField, SEARCH_LANGUAGES, searchLanguageOf } from "./languages.ts";
+import { languageTextField, searchLanguageOf } from "../fields/languages.ts";
+import { LINKED_ITEMS_FIELD, SERVICE_SEARCH_FIELDS } from "../fields/field_names.ts";
 
 /** What the index needs to know about one item. */
 export interface SearchItem {
@@ -46,33 +47,6 @@ export interface SearchDocumentOptions {
    */
   defaultLanguage?: string;
 }
-
-/** Field names the service sets on every document; a predicate never takes them. */
-export const RESERVED_SEARCH_FIELDS: readonly string[] = [
-  "uri",
-  "collection",
-  "workspace",
-  "types",
-  "hash",
-  "modified",
-  "text",
-];
-
-/** Field names the service sets when an item has literals in a search language. */
-export const LANGUAGE_TEXT_FIELDS: readonly string[] = SEARCH_LANGUAGES.map(languageTextField);
-
-/**
- * The field listing the linked resources an item's search fields read (their graphs were
- * read to build the document): the items to re-index when one of them changes.
- */
-export const LINKED_ITEMS_FIELD = "linkedItems";
-
-/** Every field name the service may set; neither predicates nor configured fields take them. */
-export const SERVICE_SEARCH_FIELDS: readonly string[] = [
-  ...RESERVED_SEARCH_FIELDS,
-  ...LANGUAGE_TEXT_FIELDS,
-  LINKED_ITEMS_FIELD,
-];
 
 const RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
 const XSD = "http://www.w3.org/2001/XMLSchema#";

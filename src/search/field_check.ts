@@ -7,7 +7,7 @@
  * which one facet count over the whole index tells, on either engine.
  */
 import { DomainError } from "../errors/domain_error.ts";
-import { SERVICE_SEARCH_FIELDS } from "./documents.ts";
+import { SERVICE_SEARCH_FIELDS } from "../fields/field_names.ts";
 import type { CollectionIndexRef, SearchEngine, SearchRequest } from "./search_engine.ts";
 
 /**

@@ -8,7 +8,7 @@
  * characters, compared without case.
  */
 import type { SearchDocument } from "./search_engine.ts";
-import { languageTextField, SEARCH_LANGUAGES, stemOf, WORD } from "./languages.ts";
+import { languageTextField, SEARCH_LANGUAGES, stemOf, WORD } from "../fields/languages.ts";
 
 /** Characters of context kept on each side of a match. */
 const CONTEXT = 40;

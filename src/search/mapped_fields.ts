@@ -10,26 +10,13 @@
  * that breaks its mapping: the item's indexing error names the field and the value.
  */
 import type { Literal, Term } from "n3";
-import { type FieldPath, parseFieldPath, prefixesOf } from "./field_paths.ts";
-import { analyzerOf, searchLanguageOf } from "./languages.ts";
+import { type FieldPath, parseFieldPath, prefixesOf } from "../fields/field_paths.ts";
+import { analyzerOf, searchLanguageOf } from "../fields/languages.ts";
 import type { SearchFieldValue } from "./search_engine.ts";
+import type { FieldType } from "../fields/field_types.ts";
 
 /** Longest string that `<field>.keyword` indexes; longer values are only full-text. */
 export const KEYWORD_IGNORE_ABOVE = 2048;
-
-/** The types a field may have. */
-export const FIELD_TYPES = [
-  "text",
-  "keyword",
-  "integer",
-  "decimal",
-  "date",
-  "boolean",
-  "iri",
-] as const;
-
-/** One of {@link FIELD_TYPES}. */
-export type FieldType = typeof FIELD_TYPES[number];
 
 /** A field as customer.yml declares it. */
 export interface IndexFieldConfig {

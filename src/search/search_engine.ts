@@ -1,9 +1,9 @@
 /**
  * The search index contract: one index per collection, documents keyed by item URI.
  *
- * Two real implementations: `EmbeddedSearchEngine` (`sqlite_fts/sqlite_fts_engine.ts`, SQLite
- * FTS5 in the service's own file) and `OpenSearchEngine` (`opensearch/opensearch_engine.ts`).
- * Routes, indexing jobs and the outbox worker only see this interface.
+ * Two engines, each in a folder beside this one: `src/search_embedded/` (SQLite FTS5 in the
+ * service's own file) and `src/search_opensearch/`. Routes, indexing jobs and the outbox worker
+ * only see this interface.
  *
  * Readers always go through the collection's index name, which is an alias for one
  * physical index. A rebuild (`clear=true`) fills a new physical index and then swaps the
@@ -19,7 +19,7 @@ import type { ClampChange, SearchWindow } from "./clamp.ts";
  * instead of retrying them (src/indexing/dead_letters.ts).
  */
 export class EngineRefusal extends DomainError {}
-import type { BackendHealth } from "../store/triple_store.ts";
+import type { BackendHealth } from "../backend/backend_health.ts";
 
 /** The collection an index belongs to and how it is named. */
 export interface CollectionIndexRef {

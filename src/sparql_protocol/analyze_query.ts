@@ -10,7 +10,7 @@ import sparqljs from "sparqljs";
 import { DomainError } from "../errors/domain_error.ts";
 import { unindentedGenerator } from "./generator.ts";
 import { projectionOrder } from "./projection_order.ts";
-import type { QueryDataset } from "../store/triple_store.ts";
+import type { QueryDataset } from "./query_types.ts";
 
 /** The four query forms. */
 export type QueryForm = "SELECT" | "ASK" | "CONSTRUCT" | "DESCRIBE";

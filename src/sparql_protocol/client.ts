@@ -10,7 +10,7 @@
  */
 import { displayUrl } from "../log/display_url.ts";
 import { DomainError, type ProblemOptions } from "../errors/domain_error.ts";
-import type { CircuitBreaker } from "../store/circuit_breaker.ts";
+import type { CircuitBreaker } from "../backend/circuit_breaker.ts";
 import { DigestCredentials } from "./digest_auth.ts";
 
 /** Where the endpoint is and how to talk to it. */
@@ -21,7 +21,7 @@ export interface SparqlEndpointConfig {
   updateUrl: string;
   /**
    * SPARQL 1.1 Graph Store HTTP Protocol endpoint: large items are staged through it
-   * (remote_sparql_store.ts); reads are queries, which carry the item's record along.
+   * (sparql_triple_store.ts); reads are queries, which carry the item's record along.
    */
   graphStoreUrl: string;
   /**

@@ -10,7 +10,7 @@ import { analyzeQuery } from "./analyze_query.ts";
 import { EndpointRefusal, type SparqlHttpClient, storeProblemFromError } from "./client.ts";
 import { malformedResults, readSparqlJsonResults } from "./results_json.ts";
 import { streamNTriples } from "./ntriples_stream.ts";
-import type { SparqlQueryOptions, SparqlQueryResult } from "../store/triple_store.ts";
+import type { SparqlQueryOptions, SparqlQueryResult } from "./query_types.ts";
 import { SPARQL_RESULTS_JSON } from "./results_formats.ts";
 
 const ACCEPT_BINDINGS = `${SPARQL_RESULTS_JSON}, application/json;q=0.5`;

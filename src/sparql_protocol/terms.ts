@@ -8,7 +8,13 @@
  */
 import type { Literal, Quad, Term } from "n3";
 import { DomainError } from "../errors/domain_error.ts";
-import { invalidTerm } from "../store/store_problems.ts";
+
+/** invalid-input for a term that is not item data (a variable, a quoted triple). */
+export function invalidTerm(termType: string): DomainError {
+  return new DomainError("invalid-term", {
+    detail: `A ${termType} term cannot be stored as item data`,
+  });
+}
 
 const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
 const RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString";

@@ -27,16 +27,15 @@
  */
 import type { Quad } from "n3";
 import type {
-  BackendHealth,
   ItemGraph,
   ItemRead,
   ItemRecord,
   ItemWrite,
-  SparqlQueryOptions,
-  SparqlQueryResult,
   TripleStore,
   WriteCondition,
 } from "./triple_store.ts";
+import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
+import type { BackendHealth } from "../backend/backend_health.ts";
 import { estimateQuadBytes, type ItemCache } from "./item_cache.ts";
 import { groupBySubject } from "../rdf/subject_groups.ts";
 

@@ -21,10 +21,3 @@ export function preconditionFailed(uri: string, current: string): DomainError {
     detail: `The item <${uri}> has changed: its current ETag is "${current}".`,
   });
 }
-
-/** invalid-input for a term that is not item data (a variable, a quoted triple). */
-export function invalidTerm(termType: string): DomainError {
-  return new DomainError("invalid-term", {
-    detail: `A ${termType} term cannot be stored as item data`,
-  });
-}

@@ -1,13 +1,15 @@
 /**
  * The triple store contract: where item graphs live.
  *
- * Two real implementations: `EmbeddedTripleStore` (`sqlite/sqlite_store.ts`, the SQLite file
- * and an in-process SPARQL engine) and `SparqlTripleStore` (`remote_sparql/remote_sparql_store.ts`,
- * any SPARQL 1.1 endpoint). Routes and domain code only see this interface.
+ * Two engines, each in a folder beside this one: `src/store_embedded/` (SQLite file +
+ * in-process SPARQL engine) and `src/store_sparql/` (any SPARQL 1.1 endpoint). Routes and
+ * domain code only see this interface.
  */
-import type { Quad, Term } from "n3";
+import type { Quad } from "n3";
 import type { IndexOutbox } from "./index_outbox.ts";
 import type { ItemRecord } from "./item_record.ts";
+import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
+import type { BackendHealth } from "../backend/backend_health.ts";
 
 export type { ItemRecord } from "./item_record.ts";
 
@@ -40,34 +42,6 @@ export interface ItemWrite {
 /** Optimistic concurrency: the write succeeds only if the stored hash equals this. */
 export interface WriteCondition {
   ifMatch?: string;
-}
-
-/** The result of a read-only SPARQL query, already bounded by `limit`. */
-export type SparqlQueryResult =
-  | { kind: "bindings"; variables: string[]; rows: Map<string, Term>[]; truncated: boolean }
-  | { kind: "boolean"; value: boolean }
-  | { kind: "quads"; quads: Quad[]; truncated: boolean };
-
-/** Options of a read-only query. */
-export interface SparqlQueryOptions {
-  /** Most rows (or triples) returned; more sets `truncated`. */
-  limit: number;
-  /** Abort after this many milliseconds with a timeout problem. */
-  timeoutMs: number;
-  /** The SPARQL 1.1 Protocol's dataset; it replaces the query's own FROM clauses. */
-  dataset?: QueryDataset;
-}
-
-/** The graphs of a query's dataset: `default-graph-uri` and `named-graph-uri`. */
-export interface QueryDataset {
-  defaultGraphs: string[];
-  namedGraphs: string[];
-}
-
-/** State of a backend for `/ready`. */
-export interface BackendHealth {
-  ok: boolean;
-  detail: string;
 }
 
 /**

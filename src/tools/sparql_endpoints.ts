@@ -13,7 +13,8 @@ import { readCaCertificates } from "../config/ca_file.ts";
 import { DomainError } from "../errors/domain_error.ts";
 import { queryRemoteEndpoint } from "../sparql_protocol/remote_query.ts";
 import { SparqlHttpClient } from "../sparql_protocol/client.ts";
-import type { SparqlQueryOptions, SparqlQueryResult, TripleStore } from "../store/triple_store.ts";
+import type { TripleStore } from "../store/triple_store.ts";
+import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
 
 /** Id of the service's own store in the endpoint list. */
 export const STORE_ENDPOINT_ID = "store";

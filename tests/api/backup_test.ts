@@ -9,7 +9,7 @@ import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { startServiceProcess } from "../support/process.ts";
 import { DEMO_COLLECTION, itemQuery } from "../support/service.ts";
-import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
+import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import { SCHEMA_VERSION } from "../../src/local_database.ts";
 
 const WRITERS = 4;

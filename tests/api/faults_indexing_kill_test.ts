@@ -20,7 +20,7 @@ import {
 import { DEMO_COLLECTION } from "../support/service.ts";
 import { deleteIndicesWithPrefix, searchBackends } from "../support/opensearch.ts";
 import { uniqueWord, versionBody } from "../support/item_versions.ts";
-import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
+import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import { INTERRUPTED_MESSAGE } from "../../src/jobs/job_store.ts";
 
 const ITEMS = 3000;

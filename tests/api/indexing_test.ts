@@ -22,8 +22,8 @@ import { collectionResolver } from "../../src/indexing/index_item.ts";
 import { parseConfigText } from "../../src/config/load.ts";
 import { Catalog } from "../../src/catalog/catalog.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
-import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
-import { EmbeddedSearchEngine } from "../../src/search/sqlite_fts/sqlite_fts_engine.ts";
+import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
+import { EmbeddedSearchEngine } from "../../src/search_embedded/embedded_search_engine.ts";
 import type { TripleStore } from "../../src/store/triple_store.ts";
 import { GROUP_COMMIT } from "../support/config_defaults.ts";
 

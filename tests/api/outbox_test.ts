@@ -16,7 +16,7 @@ import {
   reportOpenSearchSkipped,
   uniqueIndexPrefix,
 } from "../support/opensearch.ts";
-import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
+import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import { LoopbackProxy } from "../support/loopback_proxy.ts";
 
 const BOOKS = "https://data.example.org/collection/books";

@@ -1,5 +1,5 @@
 /**
- * The start-up capability check (src/store/remote_sparql/capabilities.ts): against a store
+ * The start-up capability check (src/store_sparql/capabilities.ts): against a store
  * the service cannot write to, the service refuses to start, exit 2, with a message naming
  * the behaviour and the store's answer, on every configured SPARQL store. (Fuseki: the
  * update URL points at the read-only query endpoint; Virtuoso: the service runs as the

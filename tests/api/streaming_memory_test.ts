@@ -6,7 +6,7 @@ import { strict as assert } from "node:assert";
 import { DataFactory } from "n3";
 import type { Quad } from "n3";
 import { openLocalDatabase } from "../../src/local_database.ts";
-import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
+import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
 import { startServiceProcess } from "../support/process.ts";
 import { DEMO_COLLECTION, itemQuery } from "../support/service.ts";
 import { GROUP_COMMIT } from "../support/config_defaults.ts";

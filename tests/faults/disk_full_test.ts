@@ -14,7 +14,7 @@ import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { startServiceProcess } from "../support/process.ts";
 import { uniqueWord } from "../support/item_versions.ts";
-import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
+import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import {
   eventually,
   indexEqualsStore,

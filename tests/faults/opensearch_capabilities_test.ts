@@ -7,7 +7,7 @@
 import { strict as assert } from "node:assert";
 import { freePort } from "../support/ports.ts";
 import { OPENSEARCH_DEFAULTS, openSearchUrl } from "../support/opensearch.ts";
-import { OpenSearchEngine } from "../../src/search/opensearch/opensearch_engine.ts";
+import { OpenSearchEngine } from "../../src/search_opensearch/opensearch_engine.ts";
 
 const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
 const LIMITS = { maxResultsLimit: 100, maxWindow: 100, trackTotalHits: 10_000 };

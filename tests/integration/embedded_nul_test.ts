@@ -1,14 +1,14 @@
 /**
  * A literal holding U+0000 (RDF allows it) is read back whole by the embedded store, by
  * every read path: node:sqlite reads a TEXT column only up to its first NUL, so such
- * values are read as BLOBs (src/store/sqlite/term_ids.ts). Read without the item cache.
+ * values are read as BLOBs (src/store_embedded/term_ids.ts). Read without the item cache.
  */
 import { strict as assert } from "node:assert";
 import { join } from "node:path";
 import { DataFactory } from "n3";
-import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
+import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
-import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
+import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
 import { GROUP_COMMIT } from "../support/config_defaults.ts";
 
 const { namedNode, literal, quad } = DataFactory;

@@ -13,12 +13,12 @@ import oxigraph from "oxigraph";
 import { DataFactory, Parser, termToId, Writer } from "n3";
 import type { Quad, Term } from "n3";
 import { openLocalDatabase } from "../../src/local_database.ts";
-import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
-import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
-import { compileQuery } from "../../src/store/sqlite/sparql_to_sql.ts";
-import { loadQuads, nquadsTerm, planLoad } from "../../src/store/sqlite/sparql_fallback.ts";
+import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
+import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
+import { compileQuery } from "../../src/store_embedded/sparql_to_sql.ts";
+import { loadQuads, nquadsTerm, planLoad } from "../../src/store_embedded/sparql_fallback.ts";
 import { parseSparqlJsonResults } from "../../src/sparql_protocol/results_json.ts";
-import type { SparqlQueryResult } from "../../src/store/triple_store.ts";
+import type { SparqlQueryResult } from "../../src/sparql_protocol/query_types.ts";
 import { isProblem } from "../../src/errors/domain_error.ts";
 import { GROUP_COMMIT } from "../support/config_defaults.ts";
 

@@ -11,10 +11,10 @@
 import { strict as assert } from "node:assert";
 import { DataFactory, type Quad } from "n3";
 import { ProblemError, problemOf as asProblem } from "../../src/http/problem.ts";
-import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
+import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
-import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
-import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_store.ts";
+import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
+import { SparqlTripleStore } from "../../src/store_sparql/sparql_triple_store.ts";
 import type { ItemRecord, TripleStore } from "../../src/store/triple_store.ts";
 import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";

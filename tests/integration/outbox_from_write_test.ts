@@ -6,7 +6,7 @@
  */
 import { strict as assert } from "node:assert";
 import { DataFactory, type Quad } from "n3";
-import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_store.ts";
+import { SparqlTripleStore } from "../../src/store_sparql/sparql_triple_store.ts";
 import { CachingTripleStore } from "../../src/store/caching_triple_store.ts";
 import { ItemCache } from "../../src/store/item_cache.ts";
 import type { ItemRecord } from "../../src/store/triple_store.ts";

@@ -7,8 +7,8 @@
 import { strict as assert } from "node:assert";
 import { DataFactory, type Quad } from "n3";
 import { openLocalDatabase } from "../../src/local_database.ts";
-import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
-import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_store.ts";
+import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
+import { SparqlTripleStore } from "../../src/store_sparql/sparql_triple_store.ts";
 import type { TripleStore } from "../../src/store/triple_store.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
 import { GROUP_COMMIT, SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";

@@ -8,10 +8,10 @@
 import { strict as assert } from "node:assert";
 import { join } from "node:path";
 import { DataFactory, type Quad } from "n3";
-import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
+import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
-import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
-import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_store.ts";
+import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
+import { SparqlTripleStore } from "../../src/store_sparql/sparql_triple_store.ts";
 import type { TripleStore } from "../../src/store/triple_store.ts";
 import { problemOf as asProblem } from "../../src/http/problem.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";

@@ -9,8 +9,8 @@ import { openLocalDatabase } from "../../src/local_database.ts";
 import type { SearchLimits } from "../../src/search/clamp.ts";
 import { buildSearchDocument } from "../../src/search/documents.ts";
 import { fieldMappings } from "../../src/search/mapped_fields.ts";
-import { EmbeddedSearchEngine } from "../../src/search/sqlite_fts/sqlite_fts_engine.ts";
-import { OpenSearchEngine } from "../../src/search/opensearch/opensearch_engine.ts";
+import { EmbeddedSearchEngine } from "../../src/search_embedded/embedded_search_engine.ts";
+import { OpenSearchEngine } from "../../src/search_opensearch/opensearch_engine.ts";
 import {
   type CollectionIndexRef,
   rawSearch,

@@ -5,8 +5,8 @@
  */
 import { strict as assert } from "node:assert";
 import { openLocalDatabase } from "../../src/local_database.ts";
-import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
-import { EmbeddedSearchEngine } from "../../src/search/sqlite_fts/sqlite_fts_engine.ts";
+import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
+import { EmbeddedSearchEngine } from "../../src/search_embedded/embedded_search_engine.ts";
 import type { SearchDocument } from "../../src/search/search_engine.ts";
 
 Deno.test("embedded search: a rebuild leaves the file no larger than before it", async () => {

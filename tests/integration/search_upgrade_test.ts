@@ -6,8 +6,8 @@
  */
 import { strict as assert } from "node:assert";
 import { LOCAL_MIGRATIONS, openLocalDatabase } from "../../src/local_database.ts";
-import { openMigratedDatabase } from "../../src/store/sqlite/local_db.ts";
-import { EmbeddedSearchEngine } from "../../src/search/sqlite_fts/sqlite_fts_engine.ts";
+import { openMigratedDatabase } from "../../src/sqlite/local_db.ts";
+import { EmbeddedSearchEngine } from "../../src/search_embedded/embedded_search_engine.ts";
 
 Deno.test("embedded search: an index of the first layout is copied into its own tables", async () => {
   const dir = await Deno.makeTempDir({ prefix: "rcs-search-upgrade-" });

@@ -6,7 +6,7 @@
  */
 import { strict as assert } from "node:assert";
 import { DataFactory } from "n3";
-import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_store.ts";
+import { SparqlTripleStore } from "../../src/store_sparql/sparql_triple_store.ts";
 import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
 import { SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
 

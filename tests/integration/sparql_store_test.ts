@@ -15,7 +15,7 @@ import { ProblemError, problemOf as asProblem } from "../../src/http/problem.ts"
 import {
   SparqlTripleStore,
   type SparqlTripleStoreConfig,
-} from "../../src/store/remote_sparql/remote_sparql_store.ts";
+} from "../../src/store_sparql/sparql_triple_store.ts";
 import { basicAuthorization } from "../../src/sparql_protocol/client.ts";
 import {
   readSmallSparqlJsonResults,

@@ -13,10 +13,10 @@ import { join } from "node:path";
 import { DataFactory } from "n3";
 import { ConfigError, parseConfigText } from "../../src/config/load.ts";
 import { ProblemError, problemOf as asProblem } from "../../src/http/problem.ts";
-import { OpenSearchEngine } from "../../src/search/opensearch/opensearch_engine.ts";
-import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
+import { OpenSearchEngine } from "../../src/search_opensearch/opensearch_engine.ts";
+import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
-import { SparqlTripleStore } from "../../src/store/remote_sparql/remote_sparql_store.ts";
+import { SparqlTripleStore } from "../../src/store_sparql/sparql_triple_store.ts";
 import { SparqlHttpClient } from "../../src/sparql_protocol/client.ts";
 import { SparqlEndpointRegistry } from "../../src/tools/sparql_endpoints.ts";
 import {

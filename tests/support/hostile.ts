@@ -7,8 +7,8 @@
 import { strict as assert } from "node:assert";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
-import { LOCAL_DB_FILE } from "../../src/store/sqlite/local_db.ts";
-import { METADATA_NAMESPACE } from "../../src/store/remote_sparql/remote_sparql_store.ts";
+import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
+import { METADATA_NAMESPACE } from "../../src/store_sparql/sparql_triple_store.ts";
 import { CONFIG_DEFAULTS } from "./config_defaults.ts";
 import { type ServiceProcess, startServiceProcess } from "./process.ts";
 import { expectProblem } from "./problems.ts";

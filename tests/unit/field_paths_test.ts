@@ -1,5 +1,5 @@
 /**
- * Search field paths (src/search/field_paths.ts) and values (src/search/mapped_fields.ts):
+ * Search field paths (src/fields/field_paths.ts) and values (src/search/mapped_fields.ts):
  * SPARQL 1.1 property paths parsed with the collection's prefixes, evaluated over a graph
  * with forward, inverse, sequence, alternative and repeated steps; values converted to the
  * field's type or refused; and the customer.yml keys that declare them, where a bad path,
@@ -13,7 +13,7 @@ import {
   parseFieldPath,
   type PathGraph,
   prefixesOf,
-} from "../../src/search/field_paths.ts";
+} from "../../src/fields/field_paths.ts";
 import { fieldContribution, MappedFieldError } from "../../src/search/mapped_fields.ts";
 import { ConfigError, parseConfigText } from "../../src/config/load.ts";
 

@@ -7,7 +7,7 @@ import { strict as assert } from "node:assert";
 import { DataFactory, type Quad } from "n3";
 import { estimateQuadBytes, ItemCache } from "../../src/store/item_cache.ts";
 import { CachingTripleStore } from "../../src/store/caching_triple_store.ts";
-import { EmbeddedTripleStore } from "../../src/store/sqlite/sqlite_store.ts";
+import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
 import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
 import type { ItemRecord, TripleStore } from "../../src/store/triple_store.ts";

@@ -3,6 +3,9 @@
  * file belongs to one layer of the page's table, no file imports from a layer above its own,
  * and no files import each other in a cycle.
  *
+ * A file belongs to the one layer one of whose paths holds it; a file that two layers' paths
+ * hold is an error (no "longest path wins": a contract and its engines are folders apart).
+ *
  * The layer list is read from the page (between its `layers:start` and `layers:end`
  * markers), so the picture and the code cannot drift apart. Imports are read as text: static
  * `import`/`export … from`, `import("…")`, and `new URL("…", import.meta.url)` (workers).
@@ -35,16 +38,22 @@ export function layersOf(page: string): Layer[] {
   return layers;
 }
 
-/** The layer index of a file (0 = top): its longest matching path wins. */
+/** Whether `path` (a folder when it ends in `/`, its subfolders included) holds `file`. */
+function holds(path: string, file: string): boolean {
+  return path.endsWith("/") ? file.startsWith(path) : file === path;
+}
+
+/** The indexes (0 = top) of every layer one of whose paths holds `file`. */
+export function layersHolding(file: string, layers: Layer[]): number[] {
+  return layers.flatMap((layer, index) =>
+    layer.paths.some((path) => holds(path, file)) ? [index] : []
+  );
+}
+
+/** The layer index of a file (0 = top), when exactly one layer holds it. */
 export function layerOf(file: string, layers: Layer[]): number | undefined {
-  let best: { index: number; length: number } | undefined;
-  layers.forEach((layer, index) => {
-    for (const path of layer.paths) {
-      const matches = path.endsWith("/") ? file.startsWith(path) : file === path;
-      if (matches && (!best || path.length > best.length)) best = { index, length: path.length };
-    }
-  });
-  return best?.index;
+  const holding = layersHolding(file, layers);
+  return holding.length === 1 ? holding[0] : undefined;
 }
 
 const IMPORT_PATTERNS = [
@@ -125,8 +134,48 @@ async function importGraph(): Promise<Map<string, string[]>> {
 Deno.test("every src file belongs to a layer of docs/architecture.md", async () => {
   const layers = layersOf(await Deno.readTextFile(join(ROOT, PAGE)));
   assert.ok(layers.length >= 5, "the page lists the layers");
-  const unplaced = (await sourceFiles()).filter((file) => layerOf(file, layers) === undefined);
+  const unplaced = (await sourceFiles()).filter((file) => layersHolding(file, layers).length === 0);
   assert.deepEqual(unplaced, [], `files in no layer of ${PAGE}`);
+});
+
+Deno.test("no src file belongs to two layers of docs/architecture.md", async () => {
+  const layers = layersOf(await Deno.readTextFile(join(ROOT, PAGE)));
+  const twice = (await sourceFiles())
+    .map((file) => ({ file, holding: layersHolding(file, layers) }))
+    .filter(({ holding }) => holding.length > 1)
+    .map(({ file, holding }) =>
+      `${file}: ${holding.map((index) => layers[index].name).join(", ")}`
+    );
+  assert.deepEqual(twice, [], `files that two layers of ${PAGE} hold`);
+});
+
+/** The imports from files under one of `from` to files under one of `to`. */
+async function importsBetween(from: string[], to: string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const [file, targets] of await importGraph()) {
+    if (!from.some((path) => holds(path, file))) continue;
+    for (const target of targets) {
+      if (to.some((path) => holds(path, target))) found.push(`${file} imports ${target}`);
+    }
+  }
+  return found;
+}
+
+/** The store: its contract and every engine of it. */
+const STORE = ["src/store/", "src/store_embedded/", "src/store_sparql/"];
+/** Search: its contract and every engine of it. */
+const SEARCH = ["src/search/", "src/search_embedded/", "src/search_opensearch/"];
+
+Deno.test("configuration does not import search", async () => {
+  assert.deepEqual(await importsBetween(["src/config/"], SEARCH), []);
+});
+
+Deno.test("search does not import the store", async () => {
+  assert.deepEqual(await importsBetween(SEARCH, STORE), []);
+});
+
+Deno.test("the SPARQL protocol does not import the store", async () => {
+  assert.deepEqual(await importsBetween(["src/sparql_protocol/"], STORE), []);
 });
 
 Deno.test("no import runs from a lower layer up to a higher one", async () => {
@@ -158,6 +207,13 @@ Deno.test("the checker sees what it must: upward imports, cycles, workers, dynam
   assert.equal(layerOf("src/routes/x.ts", layers), 0);
   assert.equal(layerOf("src/store/sqlite/y.ts", layers), 1);
   assert.equal(layerOf("src/other.ts", layers), undefined);
+  const overlapping = layersOf(
+    "<!-- layers:start -->\n| Layer | Paths | What |\n|---|---|---|\n" +
+      "| engines | `src/store/sqlite/` | x |\n| contracts | `src/store/` | y |\n<!-- layers:end -->",
+  );
+  assert.deepEqual(layersHolding("src/store/sqlite/y.ts", overlapping), [0, 1]);
+  assert.equal(layerOf("src/store/sqlite/y.ts", overlapping), undefined, "no longest path wins");
+  assert.equal(layerOf("src/store/z.ts", overlapping), 1);
   const text = 'import type { A } from "../a.ts";\nexport { b } from "./b.ts";\n' +
     'const c = await import("./c.ts");\nnew Worker(new URL("./w.ts", import.meta.url));\n' +
     'import x from "npm:x";\nimport "./side.ts";';

@@ -1,10 +1,7 @@
 import { strict as assert } from "node:assert";
 import { DataFactory, Parser, type Quad } from "n3";
-import {
-  buildSearchDocument,
-  RESERVED_SEARCH_FIELDS,
-  searchFieldNames,
-} from "../../src/search/documents.ts";
+import { buildSearchDocument, searchFieldNames } from "../../src/search/documents.ts";
+import { RESERVED_SEARCH_FIELDS } from "../../src/fields/field_names.ts";
 
 const ITEM = "https://data.example.org/id/book/1";
 

@@ -9,7 +9,7 @@ import {
   gateQueryBody,
   MAX_ARRAY_LENGTH,
   MAX_QUERY_DEPTH,
-} from "../../src/search/opensearch/dsl_gate.ts";
+} from "../../src/search_opensearch/dsl_gate.ts";
 
 const DEFAULT: DslGateOptions = { expensiveQueries: false };
 const EXPENSIVE: DslGateOptions = { expensiveQueries: true };

@@ -1,5 +1,5 @@
 /**
- * src/store/sqlite/storage_faults.ts: which SQLite failures are storage faults (by SQLite's
+ * src/sqlite/storage_faults.ts: which SQLite failures are storage faults (by SQLite's
  * fixed message for each code), what clients get for them, and that the data directory is
  * named by its name only. The whole path (a full disk under load) is tests/faults/.
  */
@@ -11,7 +11,7 @@ import {
   noteWriteSucceeded,
   storageFaultOf,
   storageReadiness,
-} from "../../src/store/sqlite/storage_faults.ts";
+} from "../../src/sqlite/storage_faults.ts";
 import { problemOf } from "../../src/http/problem.ts";
 
 Deno.test("SQLite's full and read-only errors are 507 problems naming the directory", async () => {

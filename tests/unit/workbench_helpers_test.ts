@@ -9,7 +9,7 @@ import sparqljs from "sparqljs";
 import { DataFactory } from "n3";
 import { inQueryOrder, projectionOrder } from "../../src/sparql_protocol/projection_order.ts";
 import { expandFilter, expandPrefixedName } from "../../src/search/prefixed_names.ts";
-import { prefixesOf } from "../../src/search/field_paths.ts";
+import { prefixesOf } from "../../src/fields/field_paths.ts";
 import { declaredFields } from "../../src/search/field_check.ts";
 import { chooseLabel, languagesOf } from "../../src/rdf/labels.ts";
 import { prefixesUsedBy } from "../../src/rdf/writers/prefix_choice.ts";

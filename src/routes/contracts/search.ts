@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { booleanParam, integerParam, optionalText, textList } from "../../http/query_schema.ts";
 import { defineContract } from "../../http/route_contract.ts";
-import { SEARCH_LANGUAGES } from "../../search/languages.ts";
+import { SEARCH_LANGUAGES } from "../../fields/languages.ts";
 import { BAD_PARAMETERS, BODY_TOO_LARGE, COLLECTION, COUNT, UNKNOWN_COLLECTION } from "./shared.ts";
 
 const TAGS = ["Search"];
@@ -97,7 +97,7 @@ export const searchItems = defineContract({
   problems: { 400: BAD_PARAMETERS, 404: UNKNOWN_COLLECTION, 503: ENGINE_DOWN },
 });
 
-/** What the DSL gate accepts (src/search/opensearch/dsl_gate.ts; docs/backends.md says it at length). */
+/** What the DSL gate accepts (src/search_opensearch/dsl_gate.ts; docs/backends.md says it at length). */
 const GATE = "The body passes an allow-list first. Top level: `query`, `post_filter`, `aggs`, " +
   "`size`, `from`, `sort`, `_source`, `highlight`, `track_total_hits`, `search_after`, " +
   "`min_score`, `terminate_after`, `explain`, `version`, `track_scores`, " +

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { defineContract, type RouteContract } from "../../http/route_contract.ts";
 import { NO_PARAMETERS } from "./shared.ts";
+import type { PAGES } from "../../ui/pages.ts";
 
 const TAGS = ["Workbench"];
 
@@ -37,7 +38,7 @@ export const WORKBENCH_PAGES = {
   job: page("/ui/job", "workbenchJob", "One indexing job's progress and errors"),
   tools: page("/ui/tools", "workbenchTools", "SHACL generation and the settings dump"),
   api: page("/ui/api", "workbenchApi", "The API reference (Swagger UI on /openapi.json)"),
-} as const;
+} as const satisfies Record<keyof typeof PAGES, RouteContract>;
 
 /** `GET /ui/assets/{name}`: a script, style sheet or image a page loads. */
 export const workbenchAsset = defineContract({

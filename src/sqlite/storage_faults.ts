@@ -14,8 +14,8 @@
 import type { DatabaseSync } from "node:sqlite";
 import { closeSync, fsyncSync, openSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { DomainError } from "../../errors/domain_error.ts";
-import { log } from "../../log/logger.ts";
+import { DomainError } from "../errors/domain_error.ts";
+import { log } from "../log/logger.ts";
 
 /** Why the data directory takes no writes. */
 export type StorageFault = "full" | "read-only";

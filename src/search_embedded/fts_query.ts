@@ -9,9 +9,14 @@
  * Full text and exact filters are one FTS5 expression, so the hits of a search come out of
  * the full-text index alone; ranges and sorts read the flat fields of the hits.
  */
-import type { SearchAnyFilter, SearchRange, SearchRequest, SearchSort } from "../search_engine.ts";
-import { languageTextField, SEARCH_LANGUAGES, stemOf, stemsOf, WORD } from "../languages.ts";
-import type { SearchFieldValue } from "../search_engine.ts";
+import type {
+  SearchAnyFilter,
+  SearchRange,
+  SearchRequest,
+  SearchSort,
+} from "../search/search_engine.ts";
+import { languageTextField, SEARCH_LANGUAGES, stemOf, stemsOf, WORD } from "../fields/languages.ts";
+import type { SearchFieldValue } from "../search/search_engine.ts";
 import { filterKeys } from "./field_keys.ts";
 
 /**

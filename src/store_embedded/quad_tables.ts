@@ -11,7 +11,7 @@
  * its subject (GSPO) or is read through the graph-free order and filtered.
  */
 import type { DatabaseSync } from "node:sqlite";
-import type { Migration } from "./local_db.ts";
+import type { Migration } from "../sqlite/local_db.ts";
 import { termColumn, TermDictionary, termText } from "./term_dictionary.ts";
 
 /** The secondary orders; created after a conversion has filled the table (faster). */

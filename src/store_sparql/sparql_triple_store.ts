@@ -64,44 +64,43 @@
  * that applies it reads the item as written or newer.
  */
 import { DataFactory, type Quad } from "n3";
-import { DomainError, isErrorKind } from "../../errors/domain_error.ts";
-import { queryRemoteEndpoint } from "../../sparql_protocol/remote_query.ts";
+import { DomainError, isErrorKind } from "../errors/domain_error.ts";
+import { queryRemoteEndpoint } from "../sparql_protocol/remote_query.ts";
 import { integerLiteral, METADATA_NAMESPACE, PROLOGUE, selectPages, selectRows } from "./lookup.ts";
 import { isBound, mergeRows, PAGE_ROWS, whenAbsent } from "./portable_sparql.ts";
 import { probeCapabilities, type StoreCapabilities, StoreIncapable } from "./capabilities.ts";
 import { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
-import { itemExists, itemNotFound, preconditionFailed } from "../store_problems.ts";
+import { itemExists, itemNotFound, preconditionFailed } from "../store/store_problems.ts";
 import type {
-  BackendHealth,
   ItemGraph,
   ItemRead,
   ItemRecord,
   ItemWrite,
-  SparqlQueryOptions,
-  SparqlQueryResult,
   TripleStore,
   WriteCondition,
-} from "../triple_store.ts";
+} from "../store/triple_store.ts";
+import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
+import type { BackendHealth } from "../backend/backend_health.ts";
 import {
   type SparqlEndpointConfig,
   SparqlHttpClient,
   storeProblemFromError,
   WriteOutcomeUnknown,
-} from "../../sparql_protocol/client.ts";
+} from "../sparql_protocol/client.ts";
 import {
   malformedResults,
   type SparqlRow,
   streamSparqlJsonRows,
-} from "../../sparql_protocol/results_json.ts";
-import { streamNTriples } from "../../sparql_protocol/ntriples_stream.ts";
-import { iriToSparql, stringToSparql, triplesToSparql } from "../../sparql_protocol/terms.ts";
-import { groupBySubject } from "../../rdf/subject_groups.ts";
+} from "../sparql_protocol/results_json.ts";
+import { streamNTriples } from "../sparql_protocol/ntriples_stream.ts";
+import { iriToSparql, stringToSparql, triplesToSparql } from "../sparql_protocol/terms.ts";
+import { groupBySubject } from "../rdf/subject_groups.ts";
 import {
   type GroupCommitOptions,
   GroupCommitter,
   type WriteOutcome as Settled,
-} from "../group_commit.ts";
-import { SPARQL_RESULTS_JSON } from "../../sparql_protocol/results_formats.ts";
+} from "../store/group_commit.ts";
+import { SPARQL_RESULTS_JSON } from "../sparql_protocol/results_formats.ts";
 
 export { METADATA_NAMESPACE };
 

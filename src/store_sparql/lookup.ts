@@ -2,14 +2,14 @@
  * Small SELECT queries of the SPARQL store and its companions (the index outbox, the job
  * records): the whole answer read at once, bounded, with the store's prologue.
  */
-import { type SparqlHttpClient, storeProblemFromError } from "../../sparql_protocol/client.ts";
+import { type SparqlHttpClient, storeProblemFromError } from "../sparql_protocol/client.ts";
 import {
   malformedResults,
   type ParsedResults,
   readSmallSparqlJsonResults,
   type SparqlRow,
-} from "../../sparql_protocol/results_json.ts";
-import { SPARQL_RESULTS_JSON } from "../../sparql_protocol/results_formats.ts";
+} from "../sparql_protocol/results_json.ts";
+import { SPARQL_RESULTS_JSON } from "../sparql_protocol/results_formats.ts";
 import { keyPage, PAGE_ROWS } from "./portable_sparql.ts";
 
 /** Namespace of the service's own predicates in the store (`rcs:collection`, `rcs:hash`, …). */

@@ -14,11 +14,11 @@
  * claiming instance's clock in epoch milliseconds, so instances' clocks must agree to well
  * within a lease (NTP does).
  */
-import type { SparqlHttpClient } from "../../sparql_protocol/client.ts";
-import { iriToSparql, stringToSparql } from "../../sparql_protocol/terms.ts";
+import type { SparqlHttpClient } from "../sparql_protocol/client.ts";
+import { iriToSparql, stringToSparql } from "../sparql_protocol/terms.ts";
 import { ask, integerLiteral, METADATA_NAMESPACE, PROLOGUE, selectRows } from "./lookup.ts";
 import { UPDATE_CHUNK } from "./portable_sparql.ts";
-import type { IndexOutbox, OutboxClaim, OutboxEntry } from "../index_outbox.ts";
+import type { IndexOutbox, OutboxClaim, OutboxEntry } from "../store/index_outbox.ts";
 
 const ENTRY_PREFIX = `${METADATA_NAMESPACE}outbox:`;
 /**

@@ -1,7 +1,7 @@
 /**
  * The embedded triple store: item graphs in the service's SQLite file, the system of record,
  * as integer quads over a term dictionary (`quad_tables.ts`), with an in-process SPARQL engine
- * that evaluates queries over those tables (`sparql_engine.ts`).
+ * that evaluates queries over those tables (`embedded_sparql_engine.ts`).
  *
  * Every write is applied in a SQLite transaction together with the item's index outbox
  * entry, so it is never half-applied, and is acknowledged only once the WAL holding it has
@@ -17,30 +17,30 @@ import { DatabaseSync as Database } from "node:sqlite";
 import { open } from "node:fs/promises";
 import { DataFactory } from "n3";
 import type { Quad } from "n3";
-import { invalidTerm, itemExists, itemNotFound, preconditionFailed } from "../store_problems.ts";
-import { inUnsyncedTransaction, type Migration } from "./local_db.ts";
+import { itemExists, itemNotFound, preconditionFailed } from "../store/store_problems.ts";
+import { invalidTerm } from "../sparql_protocol/terms.ts";
+import { inUnsyncedTransaction, type Migration } from "../sqlite/local_db.ts";
 import { SqliteIndexOutbox } from "./sqlite_index_outbox.ts";
 import { decodeObject, decodePredicate, decodeSubject, encodeTerm } from "./term_ids.ts";
 import { termColumn, TermDictionary, termText } from "./term_dictionary.ts";
 import { QUAD_TABLES_MIGRATION } from "./quad_tables.ts";
-import { EmbeddedSparqlEngine } from "./sparql_engine.ts";
+import { EmbeddedSparqlEngine } from "./embedded_sparql_engine.ts";
 import {
   type GroupCommitOptions,
   GroupCommitter,
   outcomeOf,
   type WriteOutcome,
-} from "../group_commit.ts";
+} from "../store/group_commit.ts";
 import type {
-  BackendHealth,
   ItemGraph,
   ItemRead,
   ItemRecord,
   ItemWrite,
-  SparqlQueryOptions,
-  SparqlQueryResult,
   TripleStore,
   WriteCondition,
-} from "../triple_store.ts";
+} from "../store/triple_store.ts";
+import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
+import type { BackendHealth } from "../backend/backend_health.ts";
 
 /**
  * The store's tables: items, the index outbox, whose entries commit with the item writes

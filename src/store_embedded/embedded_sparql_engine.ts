@@ -13,14 +13,14 @@
  */
 import { Parser } from "n3";
 import type { DatabaseSync } from "node:sqlite";
-import { DomainError, isErrorKind } from "../../errors/domain_error.ts";
-import type { SparqlQueryOptions, SparqlQueryResult } from "../triple_store.ts";
+import { DomainError, isErrorKind } from "../errors/domain_error.ts";
+import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
 import { termFromId } from "n3";
 import type { Term } from "n3";
 import type { QueryFailure, SparqlWorkerReply } from "./sparql_worker_protocol.ts";
 import { type Evaluation, type EvaluationRequest, SparqlEvaluator } from "./sparql_evaluator.ts";
-import { analyzeQuery } from "../../sparql_protocol/analyze_query.ts";
-import { parseSparqlJsonResults } from "../../sparql_protocol/results_json.ts";
+import { analyzeQuery } from "../sparql_protocol/analyze_query.ts";
+import { parseSparqlJsonResults } from "../sparql_protocol/results_json.ts";
 
 /** A fallback query that loaded more quads than this leaves its worker to be replaced. */
 const RECYCLE_AFTER_QUADS = 50_000;

@@ -8,7 +8,7 @@
 import sparqljs from "sparqljs";
 import type { DatabaseSync } from "node:sqlite";
 import type Oxigraph from "oxigraph";
-import { DomainError } from "../../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import { ALIVE_FUNCTION, type CompiledQuery, compileQuery, countText } from "./sparql_to_sql.ts";
 import { loadQuads, planLoad } from "./sparql_fallback.ts";
 import { TermDictionary, termText } from "./term_dictionary.ts";

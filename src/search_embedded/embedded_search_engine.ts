@@ -18,15 +18,11 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import {
-  inTransaction,
-  inUnsyncedTransaction,
-  type Migration,
-} from "../../store/sqlite/local_db.ts";
-import { DomainError } from "../../errors/domain_error.ts";
-import type { BackendHealth } from "../../store/triple_store.ts";
-import { isOlderDocument } from "../document_version.ts";
-import { type ClampWarning, clampWindow, type SearchLimits } from "../clamp.ts";
+import { inTransaction, inUnsyncedTransaction, type Migration } from "../sqlite/local_db.ts";
+import { DomainError } from "../errors/domain_error.ts";
+import type { BackendHealth } from "../backend/backend_health.ts";
+import { isOlderDocument } from "../search/document_version.ts";
+import { type ClampWarning, clampWindow, type SearchLimits } from "../search/clamp.ts";
 import {
   documentLanguages,
   filterMatch,
@@ -36,7 +32,7 @@ import {
   stemText,
   textMatch,
 } from "./fts_query.ts";
-import { startSearch } from "../facets.ts";
+import { startSearch } from "../search/facets.ts";
 import {
   createIndexTablesSql,
   dropIndexTablesSql,
@@ -46,15 +42,15 @@ import {
 } from "./index_tables.ts";
 import { FacetColumn, type StoredValue, storedValue } from "./facet_values.ts";
 import { type FieldValue, fieldValues, flatFields, keyTokens } from "./field_keys.ts";
-import { LANGUAGE_TEXT_FIELDS } from "../documents.ts";
+import { LANGUAGE_TEXT_FIELDS } from "../fields/field_names.ts";
 import {
   DROP_LEGACY_TABLES_SQL,
   hasLegacyLayout,
   legacyDocuments,
   legacyPhysicals,
 } from "./legacy_layout.ts";
-import { highlightDocument } from "../highlight.ts";
-import { mappingViolation, numericMappedFields } from "../declared_mappings.ts";
+import { highlightDocument } from "../search/highlight.ts";
+import { mappingViolation, numericMappedFields } from "../search/declared_mappings.ts";
 import {
   type BulkFailure,
   type BulkResult,
@@ -72,7 +68,7 @@ import {
   type SearchHit,
   type SearchRequest,
   type SearchResponse,
-} from "../search_engine.ts";
+} from "../search/search_engine.ts";
 
 /** Options of {@link EmbeddedSearchEngine}. */
 export interface EmbeddedSearchEngineOptions {

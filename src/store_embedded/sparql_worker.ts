@@ -10,7 +10,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { SparqlEvaluator } from "./sparql_evaluator.ts";
 import type { SparqlWorkerReply, SparqlWorkerRequest } from "./sparql_worker_protocol.ts";
-import { isErrorKind } from "../../errors/domain_error.ts";
+import { isErrorKind } from "../errors/domain_error.ts";
 
 /** The worker's global scope, typed without pulling the worker lib into the whole program. */
 const scope = self as unknown as {

@@ -19,11 +19,11 @@
  *   `ORDER BY ?k LIMIT n`), never by offset, with pages far below any cap.
  * - **Update size**: Virtuoso compiles an `INSERT DATA` into SQL text and fails above about
  *   1,400 triples (`SP031`); large item graphs go through the Graph Store Protocol into a
- *   staging graph and are moved by a small pattern update (remote_sparql_store.ts), and bulk
+ *   staging graph and are moved by a small pattern update (sparql_triple_store.ts), and bulk
  *   metadata updates are sent in chunks of {@link UPDATE_CHUNK}.
  */
-import type { SparqlRow } from "../../sparql_protocol/results_json.ts";
-import { stringToSparql } from "../../sparql_protocol/terms.ts";
+import type { SparqlRow } from "../sparql_protocol/results_json.ts";
+import { stringToSparql } from "../sparql_protocol/terms.ts";
 
 /** Rows per page of a listing: far below Virtuoso's stock cap of 10,000. */
 export const PAGE_ROWS = 2000;

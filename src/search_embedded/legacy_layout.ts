@@ -5,7 +5,7 @@
  * start of a version with tables per index, to copy each index over; then dropped.
  */
 import type { DatabaseSync } from "node:sqlite";
-import type { SearchDocument } from "../search_engine.ts";
+import type { SearchDocument } from "../search/search_engine.ts";
 import type { FieldValue } from "./field_keys.ts";
 
 /** Whether the file still holds the first layout's tables. */

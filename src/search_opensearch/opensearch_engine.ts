@@ -17,25 +17,26 @@
  *   for a leftover while its job lives (leftovers are dropped only by the next rebuild,
  *   which runs under the indexing job lock, or by the clean-up of a dead job).
  */
-import { displayUrl } from "../../log/display_url.ts";
+import { displayUrl } from "../log/display_url.ts";
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { Client, errors } from "@opensearch-project/opensearch";
-import { DomainError } from "../../errors/domain_error.ts";
-import type { BackendHealth } from "../../store/triple_store.ts";
+import { DomainError } from "../errors/domain_error.ts";
+import type { BackendHealth } from "../backend/backend_health.ts";
+import { type DslGateOptions, gateQueryBody } from "./dsl_gate.ts";
 import {
   clampQueryBody,
   clampResponseBuckets,
   type ClampWarning,
   clampWindow,
   type SearchLimits,
-} from "../clamp.ts";
+} from "../search/clamp.ts";
 import { fieldResolver, indexCreationBody } from "./mappings.ts";
-import { documentVersion } from "../document_version.ts";
+import { documentVersion } from "../search/document_version.ts";
 import { guardedTransport, type OpenSearchTimeouts, PROBE_OPTIONS } from "./guarded_transport.ts";
-import { CircuitBreaker, engineDown, type FailFastOptions } from "../../store/circuit_breaker.ts";
-import { startSearch } from "../facets.ts";
-import { languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
+import { CircuitBreaker, engineDown, type FailFastOptions } from "../backend/circuit_breaker.ts";
+import { startSearch } from "../search/facets.ts";
+import { languageTextField, SEARCH_LANGUAGES } from "../fields/languages.ts";
 import {
   type BulkFailure,
   type BulkResult,
@@ -59,7 +60,7 @@ import {
   type SearchRequest,
   type SearchResponse,
   type WriteOptions,
-} from "../search_engine.ts";
+} from "../search/search_engine.ts";
 
 /** How bulk writes are cut and retried. */
 export interface BulkPolicy {
@@ -98,6 +99,12 @@ export interface OpenSearchEngineOptions {
   failFast: FailFastOptions;
   /** Search-side budget of a query DSL body (`service.search.opensearch.dsl.timeoutMs`). */
   rawSearchTimeoutMs: number;
+  /**
+   * The gate every query DSL body passes before it reaches OpenSearch
+   * (`service.search.opensearch.dsl.expensiveQueries`). The service always sets it; left out,
+   * bodies go to OpenSearch unchecked, which only tests of OpenSearch's own refusals want.
+   */
+  dslGate?: DslGateOptions;
   bulk?: Partial<BulkPolicy>;
 }
 
@@ -153,6 +160,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
   readonly #bulk: BulkPolicy;
   readonly #requestTimeoutMs: number;
   readonly #rawSearchTimeoutMs: number;
+  readonly #dslGate?: DslGateOptions;
   /** Aliases known to exist, so that writes do not ask every time. */
   readonly #ensured = new Set<string>();
   readonly #ensuring = new Map<string, Promise<void>>();
@@ -175,6 +183,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
       options.failFast,
     );
     this.#rawSearchTimeoutMs = options.rawSearchTimeoutMs;
+    this.#dslGate = options.dslGate;
     this.#client = new Client({
       nodes,
       auth: options.username
@@ -473,6 +482,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     index: CollectionIndexRef,
     body: Record<string, unknown>,
   ): Promise<RawSearchResult> {
+    if (this.#dslGate) refuseGated(body, this.#dslGate);
     const clamped = clampQueryBody(body, this.#limits, this.#warn);
     const budget = `${this.#rawSearchTimeoutMs}ms`;
     try {
@@ -881,5 +891,15 @@ function facetValues(aggregation: unknown): FacetValue[] {
       value = bucket.key_as_string === "true";
     }
     return { value, count: bucket.doc_count };
+  });
+}
+
+/** Refuses, as 400 `search-query-refused` naming where, a body the DSL gate does not let in. */
+function refuseGated(body: Record<string, unknown>, options: DslGateOptions): void {
+  const gate = gateQueryBody(body, options);
+  if (gate.ok) return;
+  throw new DomainError("search-query-refused", {
+    detail: `The query DSL body is refused at ${gate.path}: ${gate.message}.`,
+    errors: [{ path: gate.path, message: gate.message }],
   });
 }

@@ -19,11 +19,11 @@
  * of a large sorted query names), and the product and version it names in its `Server`
  * header.
  */
-import { DomainError } from "../../errors/domain_error.ts";
-import type { SparqlHttpClient } from "../../sparql_protocol/client.ts";
-import { SPARQL_RESULTS_JSON } from "../../sparql_protocol/results_formats.ts";
-import { readSmallSparqlJsonResults } from "../../sparql_protocol/results_json.ts";
-import { iriToSparql } from "../../sparql_protocol/terms.ts";
+import { DomainError } from "../errors/domain_error.ts";
+import type { SparqlHttpClient } from "../sparql_protocol/client.ts";
+import { SPARQL_RESULTS_JSON } from "../sparql_protocol/results_formats.ts";
+import { readSmallSparqlJsonResults } from "../sparql_protocol/results_json.ts";
+import { iriToSparql } from "../sparql_protocol/terms.ts";
 import { METADATA_NAMESPACE, PROLOGUE, selectRows } from "./lookup.ts";
 import { isBound, PAGE_ROWS, whenAbsent } from "./portable_sparql.ts";
 

@@ -11,8 +11,8 @@ import { DatabaseSync } from "node:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { noteWriteSucceeded, storageFaultAfterRollback, storageFaultOf } from "./storage_faults.ts";
-import { DomainError } from "../../errors/domain_error.ts";
-import { log } from "../../log/logger.ts";
+import { DomainError } from "../errors/domain_error.ts";
+import { log } from "../log/logger.ts";
 
 /** The file name inside the data directory. */
 export const LOCAL_DB_FILE = "rdf-content-service.db";

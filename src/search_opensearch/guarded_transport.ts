@@ -8,7 +8,7 @@
  * no call can go around it.
  */
 import { errors, Transport } from "@opensearch-project/opensearch";
-import type { CircuitBreaker } from "../../store/circuit_breaker.ts";
+import type { CircuitBreaker } from "../backend/circuit_breaker.ts";
 
 /** `service.search.opensearch.timeouts`. */
 export interface OpenSearchTimeouts {

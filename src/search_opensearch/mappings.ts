@@ -7,12 +7,17 @@
  * `mappings` are merged over the defaults, but cannot retype the service's own fields:
  * paging and removal depend on them.
  */
-import { DomainError } from "../../errors/domain_error.ts";
-import { analyzerOf, languageTextField, SEARCH_LANGUAGES } from "../languages.ts";
-import type { WindowLimits } from "../clamp.ts";
-import { KEYWORD_IGNORE_ABOVE } from "../mapped_fields.ts";
-import { asObject, fitsType, SERVICE_FIELD_TYPES } from "../declared_mappings.ts";
-import type { SearchAnyFilter, SearchFilter, SearchRange, SearchSort } from "../search_engine.ts";
+import { DomainError } from "../errors/domain_error.ts";
+import { analyzerOf, languageTextField, SEARCH_LANGUAGES } from "../fields/languages.ts";
+import type { WindowLimits } from "../search/clamp.ts";
+import { KEYWORD_IGNORE_ABOVE } from "../search/mapped_fields.ts";
+import { asObject, fitsType, SERVICE_FIELD_TYPES } from "../search/declared_mappings.ts";
+import type {
+  SearchAnyFilter,
+  SearchFilter,
+  SearchRange,
+  SearchSort,
+} from "../search/search_engine.ts";
 
 const SERVICE_FIELD_MAPPINGS: Record<string, Record<string, unknown>> = {
   ...Object.fromEntries(

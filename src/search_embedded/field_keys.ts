@@ -9,8 +9,8 @@
  * tokenizer needs a word of letters and digits and node:crypto's digests cost ten times more
  * per value; at 106 bits two different values of one field never collide in practice.
  */
-import type { SearchFieldValue } from "../search_engine.ts";
-import { KEYWORD_IGNORE_ABOVE } from "../mapped_fields.ts";
+import type { SearchFieldValue } from "../search/search_engine.ts";
+import { KEYWORD_IGNORE_ABOVE } from "../search/mapped_fields.ts";
 
 /** One scalar of a document: its dotted path with array positions dropped, and its value. */
 export interface FieldValue {

@@ -6,8 +6,8 @@
  * of an entry (shown by tests and useful when inspecting the file).
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { inTransaction, inUnsyncedTransaction } from "./local_db.ts";
-import type { IndexOutbox, OutboxClaim, OutboxEntry } from "../index_outbox.ts";
+import { inTransaction, inUnsyncedTransaction } from "../sqlite/local_db.ts";
+import type { IndexOutbox, OutboxClaim, OutboxEntry } from "../store/index_outbox.ts";
 
 interface OutboxRow {
   id: number;

@@ -6,8 +6,8 @@
  * the documents' flat fields on the first facet over a field, kept up to date by the engine's
  * own writes, and read again when another connection wrote (the index's write counter moved).
  */
-import { KEYWORD_IGNORE_ABOVE } from "../mapped_fields.ts";
-import type { FacetValue } from "../search_engine.ts";
+import { KEYWORD_IGNORE_ABOVE } from "../search/mapped_fields.ts";
+import type { FacetValue } from "../search/search_engine.ts";
 
 /** A value as SQLite's json_each answers it. */
 export interface StoredValue {

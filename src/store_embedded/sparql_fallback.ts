@@ -15,7 +15,7 @@
 // @ts-types="@types/sparqljs"
 import type sparqljs from "sparqljs";
 import type { DatabaseSync } from "node:sqlite";
-import { DomainError } from "../../errors/domain_error.ts";
+import { DomainError } from "../errors/domain_error.ts";
 import { encodeConstant } from "./term_ids.ts";
 import { termColumn, termText } from "./term_dictionary.ts";
 import type { TermLookup } from "./sparql_to_sql.ts";
