@@ -49,7 +49,7 @@ Deno.test({
       metadataGraph: `urn:rcs-test:outbox-from-write:${run}:meta`,
       graphTemplate: `urn:rcs-test:outbox-from-write:${run}:{item}`,
     };
-    const inner = new SparqlTripleStore({ ...config, ...SPARQL_STORE_DEFAULTS });
+    const inner = new SparqlTripleStore({ ...SPARQL_STORE_DEFAULTS, ...config });
     let readBacks = 0;
     const counting = new Proxy(inner, {
       get(target, property) {
@@ -64,7 +64,7 @@ Deno.test({
       },
     });
     const store = new CachingTripleStore(counting, new ItemCache({ maxBytes: 1 << 20 }));
-    const otherInstance = new SparqlTripleStore({ ...config, ...SPARQL_STORE_DEFAULTS });
+    const otherInstance = new SparqlTripleStore({ ...SPARQL_STORE_DEFAULTS, ...config });
     const uri = `https://data.example.org/id/outbox-from-write/${run}`;
     const indexClaimed = async () => {
       const claim = await store.outbox.claim(10, 60_000);

@@ -25,8 +25,8 @@ function twoInstances(): [SparqlTripleStore, SparqlTripleStore, string] {
     retries: 0,
   };
   return [
-    new SparqlTripleStore({ ...config, ...SPARQL_STORE_DEFAULTS }),
-    new SparqlTripleStore({ ...config, ...SPARQL_STORE_DEFAULTS }),
+    new SparqlTripleStore({ ...SPARQL_STORE_DEFAULTS, ...config }),
+    new SparqlTripleStore({ ...SPARQL_STORE_DEFAULTS, ...config }),
     run,
   ];
 }
