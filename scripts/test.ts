@@ -1,0 +1,52 @@
+/**
+ * `deno task test`: the whole suite in two runs. First every suite but the fault suite, side
+ * by side (`--parallel`); then the fault suite (tests/faults/), one file at a time, because
+ * its scenarios measure timelines (a store timeout, a readiness budget, a cold engine of
+ * their own warming up) that must not share the cores with other suites. Both runs happen
+ * whatever the first one's outcome; the exit status is the first failure's.
+ *
+ * Arguments go to `deno test`: `--help` is `deno test --help`; with paths
+ * (`deno task test tests/unit/`) only those run, in one parallel run; other options
+ * (`--filter x`) apply to both runs.
+ */
+const DENO = Deno.execPath();
+const args = Deno.args;
+
+async function denoTest(testArgs: string[]): Promise<number> {
+  const child = new Deno.Command(DENO, {
+    args: ["test", ...testArgs],
+    stdin: "inherit",
+    stdout: "inherit",
+    stderr: "inherit",
+  }).spawn();
+  return (await child.status).code;
+}
+
+if (args.includes("--help") || args.includes("-h")) {
+  Deno.exit(await denoTest(["--help"]));
+}
+
+/** Whether an argument names a file or folder (an option's value, `--filter x`, does not). */
+function isPath(arg: string): boolean {
+  try {
+    Deno.statSync(arg);
+    return !arg.startsWith("-");
+  } catch {
+    return false;
+  }
+}
+
+const paths = args.filter(isPath);
+if (paths.length > 0) {
+  Deno.exit(await denoTest(["--allow-all", "--parallel", ...args]));
+}
+
+const rest = await denoTest([
+  "--allow-all",
+  "--parallel",
+  "--ignore=tests/faults/",
+  ...args,
+  "tests/",
+]);
+const faults = await denoTest(["--allow-all", ...args, "tests/faults/"]);
+Deno.exit(rest !== 0 ? rest : faults);
