@@ -11,7 +11,7 @@ import type { Quad, Term } from "n3";
 import type { ItemRecord, TripleStore } from "../store/triple_store.ts";
 import { encodeIri, encodeTerm } from "../rdf/writers/ntriples.ts";
 import { portableBlankLabel } from "../rdf/writers/blank_labels.ts";
-import type { BulkFormat } from "./graph_blocks.ts";
+import type { BulkFormat } from "../rdf/graph_blocks.ts";
 
 /** Items read from the store at once. */
 const PAGE_SIZE = 100;

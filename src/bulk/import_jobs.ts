@@ -26,8 +26,8 @@ import {
 } from "../jobs/job_store.ts";
 import { JobLifecycle, type JobRunnerOptions, type RunningJob } from "../jobs/job_lifecycle.ts";
 import { log } from "../log/logger.ts";
-import { type BulkFormat, graphBlocks } from "./graph_blocks.ts";
-import { type BlockItem, problemLine } from "./block_item.ts";
+import { type BulkFormat, graphBlocks } from "../rdf/graph_blocks.ts";
+import { type BlockItem, problemLine } from "../rdf/block_item.ts";
 import { type SubjectFormat, subjectItems } from "./subject_items.ts";
 
 /** What an import does with an item that exists: skip it, or replace it. */

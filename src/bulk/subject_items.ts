@@ -24,7 +24,7 @@ import { parseRdf } from "../rdf/parse.ts";
 import { RDF_FORMATS, type RdfFormat } from "../rdf/formats.ts";
 import { rdfSyntaxProblem } from "../rdf/syntax_errors.ts";
 import { DomainError } from "../errors/domain_error.ts";
-import type { BlockItem } from "./block_item.ts";
+import type { BlockItem } from "../rdf/block_item.ts";
 
 /** The formats an import by subject reads. */
 export const SUBJECT_FORMATS = [

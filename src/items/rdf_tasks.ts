@@ -9,8 +9,8 @@ import type { RdfFormat } from "../rdf/formats.ts";
 import { parseRdf } from "../rdf/parse.ts";
 import { fromWire, toWire, type WireQuads } from "../rdf/quad_wire.ts";
 import { isErrorKind } from "../errors/domain_error.ts";
-import { blockItem } from "../bulk/block_item.ts";
-import type { BulkFormat, GraphBlock } from "../bulk/graph_blocks.ts";
+import { blockItem } from "../rdf/block_item.ts";
+import type { BulkFormat, GraphBlock } from "../rdf/graph_blocks.ts";
 
 /** What every task of a worker needs, sent once when it starts. */
 export interface RdfTaskSetup {

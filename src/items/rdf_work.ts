@@ -17,8 +17,8 @@ import type { Quad } from "n3";
 import type { RdfFormat } from "../rdf/formats.ts";
 import { parseRdf, type ParseResult } from "../rdf/parse.ts";
 import { fromWire, toWire } from "../rdf/quad_wire.ts";
-import { type BlockItem, blockItem } from "../bulk/block_item.ts";
-import type { BulkFormat, GraphBlock } from "../bulk/graph_blocks.ts";
+import { type BlockItem, blockItem } from "../rdf/block_item.ts";
+import type { BulkFormat, GraphBlock } from "../rdf/graph_blocks.ts";
 import { type RunOptions, WorkerPool } from "./worker_pool.ts";
 import type { CanonicalHash } from "../rdf/canonical_hash.ts";
 import {

@@ -23,7 +23,7 @@ import { writeSparqlJsonResults } from "../sparql_protocol/results_json.ts";
 import { refuseLongQuery, requireQueryText } from "../sparql_protocol/analyze_query.ts";
 import type { SparqlQueryResult } from "../sparql_protocol/query_types.ts";
 import { endpointNotFound } from "../tools/sparql_endpoints.ts";
-import { dumpSettings } from "../config/settings_dump.ts";
+import { dumpSettings } from "../tools/settings_dump.ts";
 import { mediaTypeOf } from "./media_types.ts";
 import * as contracts from "./contracts/tools.ts";
 import { SPARQL_RESULTS_JSON } from "../sparql_protocol/results_formats.ts";

@@ -1,12 +1,12 @@
 /**
- * The bulk import's splitter (src/bulk/graph_blocks.ts): graph blocks and refused parts come
+ * The bulk import's splitter (src/rdf/graph_blocks.ts): graph blocks and refused parts come
  * out the same whatever the chunking of the input (a chunk may end inside an escape, a
  * `"""` or after a statement's `.`), with the lines of the input; braces, dots and quotes
  * inside IRIs, strings and comments do not count.
  */
 import { strict as assert } from "node:assert";
-import { type BulkFormat, type GraphBlock, graphBlocks } from "../../src/bulk/graph_blocks.ts";
-import { blockItem } from "../../src/bulk/block_item.ts";
+import { type BulkFormat, type GraphBlock, graphBlocks } from "../../src/rdf/graph_blocks.ts";
+import { blockItem } from "../../src/rdf/block_item.ts";
 
 const TRIG = `PREFIX ex: <https://ex.example.org/>
 @prefix dct: <http://purl.org/dc/terms/> .

@@ -10,7 +10,7 @@ import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
 import { quadKey } from "../../src/rdf/dedupe.ts";
 import { fromWire, toWire } from "../../src/rdf/quad_wire.ts";
 import { DomainError } from "../../src/errors/domain_error.ts";
-import type { GraphBlock } from "../../src/bulk/graph_blocks.ts";
+import type { GraphBlock } from "../../src/rdf/graph_blocks.ts";
 
 const TURTLE = `@prefix ex: <https://ex.example.org/> .
 @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .

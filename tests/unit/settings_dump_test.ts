@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { parse } from "yaml";
 import { parseConfigText } from "../../src/config/load.ts";
-import { dumpSettings } from "../../src/config/settings_dump.ts";
+import { dumpSettings } from "../../src/tools/settings_dump.ts";
 import {
   isSecretName,
   MASK,

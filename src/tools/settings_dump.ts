@@ -5,8 +5,8 @@
  * collections and those made through the admin API, each with its `source`.
  */
 import { stringify } from "yaml";
-import type { ServiceConfig } from "./schema.ts";
-import { maskSecrets } from "./secret_masking.ts";
+import type { ServiceConfig } from "../config/schema.ts";
+import { maskSecrets } from "../config/secret_masking.ts";
 import { type Catalog, collectionSettings } from "../catalog/catalog.ts";
 
 /** The configuration as YAML, secrets masked. */

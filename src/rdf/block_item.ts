@@ -6,8 +6,8 @@
  */
 import { DataFactory, type Quad } from "n3";
 import { DomainError, isProblem } from "../errors/domain_error.ts";
-import { rdfSyntaxProblem } from "../rdf/syntax_errors.ts";
-import { parseRdf } from "../rdf/parse.ts";
+import { rdfSyntaxProblem } from "./syntax_errors.ts";
+import { parseRdf } from "./parse.ts";
 import type { BulkFormat, GraphBlock } from "./graph_blocks.ts";
 
 /** An item read from a block. */
