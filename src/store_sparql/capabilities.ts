@@ -54,6 +54,13 @@ export class StoreIncapable extends DomainError {
   }
 }
 
+/**
+ * Every update of the check may be sent again after a transient refusal (a Virtuoso deadlock
+ * when several instances start at once): each writes fixed triples into graphs of its own, or
+ * is guarded, so a second application changes nothing.
+ */
+const PROBE_UPDATE = { idempotent: true };
+
 /** Literals in forms a store may rewrite, each with the form written. */
 const LITERAL_SAMPLES = [
   `"042"^^<http://www.w3.org/2001/XMLSchema#integer>`,
@@ -82,7 +89,11 @@ export async function probeCapabilities(
   try {
     await step(
       "update",
-      () => client.update(`INSERT DATA { GRAPH ${graph} { ${graph} <${METADATA_NAMESPACE}p> 1 } }`),
+      () =>
+        client.update(
+          `INSERT DATA { GRAPH ${graph} { ${graph} <${METADATA_NAMESPACE}p> 1 } }`,
+          PROBE_UPDATE,
+        ),
     );
 
     // Guarded create, twice: the second must not apply; the receipt query must tell.
@@ -91,8 +102,8 @@ export async function probeCapabilities(
         <${receipt}> rcs:receiptFor <urn:x-probe:item> } }
       WHERE { ${whenAbsent(`GRAPH ${graph} { <urn:x-probe:item> rcs:collection ?any }`)} }`;
     const [first, second] = [`urn:x-probe:r1`, `urn:x-probe:r2`];
-    await step("guarded create", () => client.update(guarded(first)));
-    await step("guarded create", () => client.update(guarded(second)));
+    await step("guarded create", () => client.update(guarded(first), PROBE_UPDATE));
+    await step("guarded create", () => client.update(guarded(second), PROBE_UPDATE));
     const receipts = await step("receipt", () =>
       selectRows(
         client,
@@ -153,6 +164,7 @@ export async function probeCapabilities(
     await step("update size", () =>
       client.update(
         `INSERT { GRAPH ${graph} { ?s ?p ?o } } WHERE { GRAPH ${copyGraph} { ?s ?p ?o } }`,
+        PROBE_UPDATE,
       ));
     const copied = await selectRows(
       client,
@@ -172,6 +184,7 @@ export async function probeCapabilities(
         LITERAL_SAMPLES.map((literal, n) => `<urn:x-probe:l${n}> <urn:x-probe:l> ${literal} .`)
           .join(" ")
       } } }`,
+      PROBE_UPDATE,
     );
     const literals = await selectRows(
       client,
@@ -188,6 +201,7 @@ export async function probeCapabilities(
       const meta = iriToSparql(options.metadataGraph);
       await client.update(
         `INSERT DATA { GRAPH ${meta} { ${graph} <${METADATA_NAMESPACE}probe> 1 } }`,
+        PROBE_UPDATE,
       );
       try {
         const seen = await step(
@@ -204,6 +218,7 @@ export async function probeCapabilities(
       } finally {
         await client.update(
           `DELETE DATA { GRAPH ${meta} { ${graph} <${METADATA_NAMESPACE}probe> 1 } }`,
+          PROBE_UPDATE,
         );
       }
     }
@@ -217,7 +232,7 @@ export async function probeCapabilities(
       systemGraphs: virtuoso ? VIRTUOSO_SYSTEM_GRAPHS : [],
     };
   } finally {
-    await client.update(`DROP SILENT GRAPH ${graph} ; DROP SILENT GRAPH ${copyGraph}`)
+    await client.update(`DROP SILENT GRAPH ${graph} ; DROP SILENT GRAPH ${copyGraph}`, PROBE_UPDATE)
       .catch(() => {});
   }
 }

@@ -60,6 +60,8 @@ export async function startServiceProcess(
   ).catch(() => {});
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  let ended = false;
+  child.status.then(() => ended = true);
   while (true) {
     try {
       const response = await fetch(`${url}/health`);
@@ -68,10 +70,14 @@ export async function startServiceProcess(
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      await child.status;
-      throw new Error(`service did not start: ${stderr.join("")}`);
+    if (ended || Date.now() > deadline) {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // it exited on its own (a refused start): its status and stderr say why
+      }
+      const { code } = await child.status;
+      throw new Error(`service did not start (exit ${code}): ${stderr.join("")}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
