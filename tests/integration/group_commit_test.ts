@@ -1,9 +1,9 @@
 /**
  * Group commit on both stores (the embedded SQLite file, and the SPARQL store on each real
- * store: `[fuseki] …`, `[virtuoso] …`): writes submitted while a commit is in flight are committed as one group, and a
- * write of the group that its store refuses (stale If-Match, duplicate create, missing item,
- * a term that is not item data) fails alone while every other write of the group is stored
- * and acknowledged.
+ * store: `[fuseki] …`, `[virtuoso] …`): writes submitted while a commit is in flight are
+ * committed as one group, and a write of the group that its store refuses (stale If-Match,
+ * duplicate create, missing item, a term that is not item data) fails alone while every
+ * other write of the group is stored and acknowledged.
  *
  * The first write goes alone (nothing is in flight); every write submitted in the same turn
  * after it queues behind its commit, so the second group holds exactly those.

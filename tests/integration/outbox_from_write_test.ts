@@ -1,8 +1,9 @@
 /**
- * The index outbox on the SPARQL store (each real store: `[fuseki] …`, `[virtuoso] …`) indexes an item from the graph this
- * instance wrote when the claim shows that version is still the item's current one, and
- * reads the item back otherwise (another instance changed it since): the document is
- * always the store's current state, and a write of this instance costs no read-back.
+ * The index outbox on the SPARQL store (each real store: `[fuseki] …`, `[virtuoso] …`)
+ * indexes an item from the graph this instance wrote when the claim shows that version is
+ * still the item's current one, and reads the item back otherwise (another instance changed
+ * it since): the document is always the store's current state, and a write of this instance
+ * costs no read-back.
  */
 import { strict as assert } from "node:assert";
 import { DataFactory, type Quad } from "n3";

@@ -1,9 +1,9 @@
 /**
  * The SPARQL store's index outbox against each real store (`[fuseki] …`, `[virtuoso] …`:
- * tests/support/sparql_stores.ts): an entry is written in the same
- * update as its item write, so it exists exactly when the write was applied; claims lease
- * entries per item, so two instances never apply the same item at once, and a lease that
- * ends frees the entries of an instance that died.
+ * tests/support/sparql_stores.ts): an entry is written in the same update as its item
+ * write, so it exists exactly when the write was applied; claims lease entries per item, so
+ * two instances never apply the same item at once, and a lease that ends frees the entries
+ * of an instance that died.
  */
 import { strict as assert } from "node:assert";
 import { DataFactory } from "n3";
