@@ -1,9 +1,9 @@
 /**
- * Group commit on both stores (the embedded SQLite file, and a real Fuseki for the SPARQL
- * store): writes submitted while a commit is in flight are committed as one group, and a
- * write of the group that its store refuses (stale If-Match, duplicate create, missing item,
- * a term that is not item data) fails alone while every other write of the group is stored
- * and acknowledged.
+ * Group commit on both stores (the embedded SQLite file, and the SPARQL store on each real
+ * store: `[fuseki] …`, `[virtuoso] …`): writes submitted while a commit is in flight are
+ * committed as one group, and a write of the group that its store refuses (stale If-Match,
+ * duplicate create, missing item, a term that is not item data) fails alone while every
+ * other write of the group is stored and acknowledged.
  *
  * The first write goes alone (nothing is in flight); every write submitted in the same turn
  * after it queues behind its commit, so the second group holds exactly those.
@@ -14,15 +14,16 @@ import { ProblemError, problemOf as asProblem } from "../../src/http/problem.ts"
 import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
 import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
-import { SparqlTripleStore } from "../../src/store_sparql/sparql_triple_store.ts";
 import type { ItemRecord, TripleStore } from "../../src/store/triple_store.ts";
 import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
-import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
-import { GROUP_COMMIT, SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
+import { GROUP_COMMIT } from "../support/config_defaults.ts";
+import {
+  dropGraphsStartingWith,
+  openCheckedStore,
+  sparqlStoreTests,
+} from "../support/sparql_stores.ts";
 
 const { namedNode, literal, quad, variable, blankNode } = DataFactory;
-const endpoints = sparqlEndpointsFromEnv();
-if (!endpoints) console.log(SPARQL_SUITE_SKIPPED);
 
 const COLLECTION = "https://data.example.org/collection/group-commit";
 const OTHER_COLLECTION = "https://data.example.org/collection/group-commit-other";
@@ -163,16 +164,11 @@ Deno.test("group commit, embedded store: one write refused, the rest of its grou
   }
 });
 
-Deno.test({
-  name: "group commit, SPARQL store (Fuseki): one write refused, the rest of its group stored",
-  ignore: !endpoints,
-  fn: async () => {
+sparqlStoreTests(
+  "group commit, SPARQL store: one write refused, the rest of its group stored",
+  async (endpoints) => {
     const run = crypto.randomUUID();
-    const store = new SparqlTripleStore({
-      ...SPARQL_STORE_DEFAULTS,
-      ...endpoints!,
-      timeoutMs: 60_000,
-      retries: 2,
+    const store = await openCheckedStore(endpoints, {
       metadataGraph: `urn:rcs-test:group-commit:${run}:meta`,
       graphTemplate: `urn:rcs-test:group-commit:${run}:{item}`,
     });
@@ -186,13 +182,8 @@ Deno.test({
       for (const name of ["missing", "bad-term"]) assert.ok(!names.includes(name), name);
     } finally {
       // The run's own graphs: drop them all.
-      await fetch(endpoints!.updateUrl, {
-        method: "POST",
-        headers: { "Content-Type": "application/sparql-update" },
-        body: `DELETE { GRAPH ?g { ?s ?p ?o } } WHERE { GRAPH ?g { ?s ?p ?o }
-          FILTER(STRSTARTS(STR(?g), "urn:rcs-test:group-commit:${run}:")) }`,
-      }).then((response) => response.body?.cancel());
+      await dropGraphsStartingWith(endpoints, `urn:rcs-test:group-commit:${run}:`);
       await store.close();
     }
   },
-});
+);

@@ -1,6 +1,7 @@
 /**
  * The job store's kinds and locks, on both implementations (the SQLite file, and the SPARQL
- * store's metadata graph on a real Fuseki, where two stores stand for two instances): an
+ * store's metadata graph on each real store, `[fuseki] …` and `[virtuoso] …`, where two
+ * stores stand for two instances): an
  * import locks its collection only, kinds never see each other's jobs, and on the shared
  * store a job whose heartbeat ends frees its lock and is marked failed by another instance.
  */
@@ -12,10 +13,7 @@ import { SqliteJobStore } from "../../src/jobs/sqlite_job_store.ts";
 import type { JobStore, StoredJob } from "../../src/jobs/job_store.ts";
 import type { IndexJob } from "../../src/indexing/index_job.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
-import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
-
-const endpoints = sparqlEndpointsFromEnv();
-if (!endpoints) console.log(SPARQL_SUITE_SKIPPED);
+import { sparqlStoreTests } from "../support/sparql_stores.ts";
 
 interface TestJob extends StoredJob {
   collection: string;
@@ -86,12 +84,11 @@ Deno.test("job store kinds and locks: SQLite", async () => {
   }
 });
 
-Deno.test({
-  name: "job store kinds and locks: SPARQL store, two instances, heartbeats",
-  ignore: !endpoints,
-  fn: async () => {
+sparqlStoreTests(
+  "job store kinds and locks: SPARQL store, two instances, heartbeats",
+  async (endpoints) => {
     const run = `urn:rcs-test:job-kinds-${crypto.randomUUID()}`;
-    const client = new SparqlHttpClient({ ...endpoints!, timeoutMs: 30_000, retries: 0 });
+    const client = new SparqlHttpClient({ ...endpoints, timeoutMs: 30_000, retries: 0 });
     const leaseMs = 1500;
     const store = () => new SparqlJobStore<TestJob>(client, `${run}:meta`, leaseMs, "import-job");
     const [a, b] = [store(), store()];
@@ -109,4 +106,4 @@ Deno.test({
       await client.update(`DROP SILENT GRAPH <${run}:meta>`);
     }
   },
-});
+);

@@ -1,24 +1,26 @@
 /**
- * The index outbox on the SPARQL store (real Fuseki) indexes an item from the graph this
- * instance wrote when the claim shows that version is still the item's current one, and
- * reads the item back otherwise (another instance changed it since): the document is
- * always the store's current state, and a write of this instance costs no read-back.
+ * The index outbox on the SPARQL store (each real store: `[fuseki] …`, `[virtuoso] …`)
+ * indexes an item from the graph this instance wrote when the claim shows that version is
+ * still the item's current one, and reads the item back otherwise (another instance changed
+ * it since): the document is always the store's current state, and a write of this instance
+ * costs no read-back.
  */
 import { strict as assert } from "node:assert";
 import { DataFactory, type Quad } from "n3";
-import { SparqlTripleStore } from "../../src/store_sparql/sparql_triple_store.ts";
+import type { SparqlTripleStore } from "../../src/store_sparql/sparql_triple_store.ts";
 import { CachingTripleStore } from "../../src/store/caching_triple_store.ts";
 import { ItemCache } from "../../src/store/item_cache.ts";
 import type { ItemRecord } from "../../src/store/triple_store.ts";
 import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
 import { type IndexedCollection, readItemDocuments } from "../../src/indexing/index_item.ts";
 import type { CollectionIndexRef } from "../../src/search/search_engine.ts";
-import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
-import { SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
+import {
+  dropGraphsStartingWith,
+  openCheckedStore,
+  sparqlStoreTests,
+} from "../support/sparql_stores.ts";
 
 const { namedNode, literal, quad } = DataFactory;
-const endpoints = sparqlEndpointsFromEnv();
-if (!endpoints) console.log(SPARQL_SUITE_SKIPPED);
 
 const COLLECTION = "https://data.example.org/collection/outbox-from-write";
 const INDEXED: IndexedCollection = {
@@ -37,19 +39,15 @@ async function itemWrite(uri: string, title: string) {
   return { collection: COLLECTION, uri, quads, hash: (await canonicalHash(quads)).hash };
 }
 
-Deno.test({
-  name: "SPARQL outbox: indexes this instance's write from memory while current, else reads back",
-  ignore: !endpoints,
-  fn: async () => {
+sparqlStoreTests(
+  "SPARQL outbox: indexes this instance's write from memory while current, else reads back",
+  async (endpoints) => {
     const run = crypto.randomUUID();
     const config = {
-      ...endpoints!,
-      timeoutMs: 60_000,
-      retries: 2,
       metadataGraph: `urn:rcs-test:outbox-from-write:${run}:meta`,
       graphTemplate: `urn:rcs-test:outbox-from-write:${run}:{item}`,
     };
-    const inner = new SparqlTripleStore({ ...SPARQL_STORE_DEFAULTS, ...config });
+    const inner = await openCheckedStore(endpoints, config);
     let readBacks = 0;
     const counting = new Proxy(inner, {
       get(target, property) {
@@ -64,7 +62,7 @@ Deno.test({
       },
     });
     const store = new CachingTripleStore(counting, new ItemCache({ maxBytes: 1 << 20 }));
-    const otherInstance = new SparqlTripleStore({ ...SPARQL_STORE_DEFAULTS, ...config });
+    const otherInstance = await openCheckedStore(endpoints, config);
     const uri = `https://data.example.org/id/outbox-from-write/${run}`;
     const indexClaimed = async () => {
       const claim = await store.outbox.claim(10, 60_000);
@@ -97,14 +95,9 @@ Deno.test({
       assert.equal(third.claim.entries[0].current, undefined);
       assert.equal(third.document.outcome, "gone");
     } finally {
-      await fetch(endpoints!.updateUrl, {
-        method: "POST",
-        headers: { "Content-Type": "application/sparql-update" },
-        body: `DELETE { GRAPH ?g { ?s ?p ?o } } WHERE { GRAPH ?g { ?s ?p ?o }
-          FILTER(STRSTARTS(STR(?g), "urn:rcs-test:outbox-from-write:${run}:")) }`,
-      }).then((response) => response.body?.cancel());
+      await dropGraphsStartingWith(endpoints, `urn:rcs-test:outbox-from-write:${run}:`);
       await store.close();
       await otherInstance.close();
     }
   },
-});
+);

@@ -1,5 +1,6 @@
 /**
- * `TripleStore.readItemGraphs`, the batch read that indexing uses, on both stores: records
+ * `TripleStore.readItemGraphs`, the batch read that indexing uses, on both stores (the
+ * SPARQL one on each real store: `[fuseki] …`, `[virtuoso] …`): records
  * and whole graphs of the listed items of one collection, nothing of other collections,
  * missing items left out. The embedded store's batching (several statements per call, big
  * items paged) is driven past its thresholds.
@@ -8,10 +9,9 @@ import { strict as assert } from "node:assert";
 import { DataFactory, type Quad } from "n3";
 import { openLocalDatabase } from "../../src/local_database.ts";
 import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
-import { SparqlTripleStore } from "../../src/store_sparql/sparql_triple_store.ts";
 import type { TripleStore } from "../../src/store/triple_store.ts";
-import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
-import { GROUP_COMMIT, SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
+import { GROUP_COMMIT } from "../support/config_defaults.ts";
+import { openCheckedStore, sparqlStoreTests } from "../support/sparql_stores.ts";
 
 const { namedNode, literal, blankNode, quad } = DataFactory;
 const RUN = `https://test.example.org/read-graphs/${crypto.randomUUID()}`;
@@ -78,23 +78,11 @@ Deno.test("readItemGraphs on the embedded store: batches, big items paged, other
   }
 });
 
-const endpoints = sparqlEndpointsFromEnv();
-if (!endpoints) console.log(SPARQL_SUITE_SKIPPED);
-
-Deno.test({
-  name: "readItemGraphs on the SPARQL store (real Fuseki)",
-  ignore: !endpoints,
-  fn: async () => {
-    const store = new SparqlTripleStore({
-      ...SPARQL_STORE_DEFAULTS,
-      ...endpoints!,
-      timeoutMs: 60_000,
-      retries: 2,
-    });
-    try {
-      await checkBatchRead(store, [5, 300, 1, 40]);
-    } finally {
-      await store.close();
-    }
-  },
+sparqlStoreTests("readItemGraphs on the SPARQL store", async (endpoints) => {
+  const store = await openCheckedStore(endpoints);
+  try {
+    await checkBatchRead(store, [5, 300, 1, 40]);
+  } finally {
+    await store.close();
+  }
 });

@@ -1,5 +1,6 @@
 /**
- * `TripleStore.readItem` on both stores: the record and the quads it returns are one
+ * `TripleStore.readItem` on both stores (the SPARQL one on each real store: `[fuseki] …`,
+ * `[virtuoso] …`): the record and the quads it returns are one
  * version, even when a write lands after the read returned and before its quads are
  * iterated (what an HTTP response does while other requests run). On the embedded store
  * this covers a small item (read at once), a large one paged from a snapshot of a file
@@ -11,11 +12,10 @@ import { DataFactory, type Quad } from "n3";
 import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
 import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
-import { SparqlTripleStore } from "../../src/store_sparql/sparql_triple_store.ts";
 import type { TripleStore } from "../../src/store/triple_store.ts";
 import { problemOf as asProblem } from "../../src/http/problem.ts";
-import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
-import { GROUP_COMMIT, SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
+import { GROUP_COMMIT } from "../support/config_defaults.ts";
+import { openCheckedStore, sparqlStoreTests } from "../support/sparql_stores.ts";
 
 const { namedNode, literal, quad } = DataFactory;
 const RUN = `https://test.example.org/read-item/${crypto.randomUUID()}`;
@@ -100,23 +100,11 @@ Deno.test("readItem on an in-memory embedded store: a large item is one version"
   }
 });
 
-const endpoints = sparqlEndpointsFromEnv();
-if (!endpoints) console.log(SPARQL_SUITE_SKIPPED);
-
-Deno.test({
-  name: "readItem on the SPARQL store (real Fuseki): one version",
-  ignore: !endpoints,
-  fn: async () => {
-    const store = new SparqlTripleStore({
-      ...SPARQL_STORE_DEFAULTS,
-      ...endpoints!,
-      timeoutMs: 60_000,
-      retries: 2,
-    });
-    try {
-      await checkReadIsOneVersion(store, "small", 40);
-    } finally {
-      await store.close();
-    }
-  },
+sparqlStoreTests("readItem on the SPARQL store: one version", async (endpoints) => {
+  const store = await openCheckedStore(endpoints);
+  try {
+    await checkReadIsOneVersion(store, "small", 40);
+  } finally {
+    await store.close();
+  }
 });

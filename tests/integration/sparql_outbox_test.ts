@@ -1,32 +1,35 @@
 /**
- * The SPARQL store's index outbox against a real Fuseki: an entry is written in the same
- * update as its item write, so it exists exactly when the write was applied; claims lease
- * entries per item, so two instances never apply the same item at once, and a lease that
- * ends frees the entries of an instance that died.
+ * The SPARQL store's index outbox against each real store (`[fuseki] …`, `[virtuoso] …`:
+ * tests/support/sparql_stores.ts): an entry is written in the same update as its item
+ * write, so it exists exactly when the write was applied; claims lease entries per item, so
+ * two instances never apply the same item at once, and a lease that ends frees the entries
+ * of an instance that died.
  */
 import { strict as assert } from "node:assert";
 import { DataFactory } from "n3";
-import { SparqlTripleStore } from "../../src/store_sparql/sparql_triple_store.ts";
-import { SPARQL_SUITE_SKIPPED, sparqlEndpointsFromEnv } from "../support/fuseki.ts";
-import { SPARQL_STORE_DEFAULTS } from "../support/config_defaults.ts";
+import type { SparqlTripleStore } from "../../src/store_sparql/sparql_triple_store.ts";
+import {
+  openCheckedStore,
+  sparqlStoreTests,
+  type StoreEndpoints,
+} from "../support/sparql_stores.ts";
 
-const endpoints = sparqlEndpointsFromEnv();
-if (!endpoints) console.log(SPARQL_SUITE_SKIPPED);
 const { namedNode, literal, quad } = DataFactory;
 
 /** Two stores on one dataset and one metadata graph: two instances of one deployment. */
-function twoInstances(): [SparqlTripleStore, SparqlTripleStore, string] {
+async function twoInstances(
+  endpoints: StoreEndpoints,
+): Promise<[SparqlTripleStore, SparqlTripleStore, string]> {
   const run = `urn:rcs-test:outbox-${crypto.randomUUID()}`;
   const config = {
-    ...endpoints!,
     graphTemplate: `${run}:graph:{item}`,
     metadataGraph: `${run}:meta`,
     timeoutMs: 30_000,
     retries: 0,
   };
   return [
-    new SparqlTripleStore({ ...SPARQL_STORE_DEFAULTS, ...config }),
-    new SparqlTripleStore({ ...SPARQL_STORE_DEFAULTS, ...config }),
+    await openCheckedStore(endpoints, config),
+    await openCheckedStore(endpoints, config),
     run,
   ];
 }
@@ -39,11 +42,10 @@ const write = (uri: string, title: string) => ({
   hash: title,
 });
 
-Deno.test({
-  name: "SPARQL outbox: applied writes leave one entry each, refused writes none",
-  ignore: !endpoints,
-  fn: async () => {
-    const [store, , run] = twoInstances();
+sparqlStoreTests(
+  "SPARQL outbox: applied writes leave one entry each, refused writes none",
+  async (endpoints) => {
+    const [store, other, run] = await twoInstances(endpoints);
     try {
       const uri = `${run}:item`;
       await store.createItem(write(uri, "one"));
@@ -59,15 +61,15 @@ Deno.test({
       assert.equal(await store.outbox.backlog(), 0);
     } finally {
       await store.close();
+      await other.close();
     }
   },
-});
+);
 
-Deno.test({
-  name: "SPARQL outbox: an item's entries go to one claim at a time; an ended lease frees them",
-  ignore: !endpoints,
-  fn: async () => {
-    const [a, b, run] = twoInstances();
+sparqlStoreTests(
+  "SPARQL outbox: an item's entries go to one claim at a time; an ended lease frees them",
+  async (endpoints) => {
+    const [a, b, run] = await twoInstances(endpoints);
     try {
       const [first, second] = [`${run}:first`, `${run}:second`];
       await a.createItem(write(first, "1"));
@@ -103,4 +105,4 @@ Deno.test({
       await b.close();
     }
   },
-});
+);
