@@ -11,6 +11,7 @@ import {
   startTestService,
   type StoreBackend,
   storeBackends,
+  storeTest,
   type TestService,
 } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
@@ -250,18 +251,5 @@ function catalogTest(
   name: string,
   fn: (service: TestService) => Promise<void>,
 ) {
-  Deno.test({
-    name: `[catalog admin/${backend.name}] ${name}`,
-    ignore: backend.skip !== undefined,
-    sanitizeResources: false,
-    sanitizeOps: false,
-    fn: async () => {
-      const service = await startTestService({ env: backend.env });
-      try {
-        await fn(service);
-      } finally {
-        await service.close();
-      }
-    },
-  });
+  storeTest("catalog admin", backend, name, fn);
 }

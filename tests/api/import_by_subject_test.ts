@@ -13,6 +13,7 @@ import {
   startTestService,
   type StoreBackend,
   storeBackends,
+  storeTest,
   type TestService,
 } from "../support/service.ts";
 import type { ImportJob } from "../../src/bulk/import_jobs.ts";
@@ -197,20 +198,7 @@ function importTest(
   name: string,
   fn: (service: TestService) => Promise<void>,
 ) {
-  Deno.test({
-    name: `[import by subject/${backend.name}] ${name}`,
-    ignore: backend.skip !== undefined,
-    sanitizeResources: false,
-    sanitizeOps: false,
-    fn: async () => {
-      const service = await startTestService({ env: backend.env });
-      try {
-        await fn(service);
-      } finally {
-        await service.close();
-      }
-    },
-  });
+  storeTest("import by subject", backend, name, fn);
 }
 
 Deno.test({

@@ -17,9 +17,8 @@ import { uniqueWord } from "../support/item_versions.ts";
 import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import {
   eventually,
-  indexEqualsStore,
   loadWarmedUp,
-  outboxEmpty,
+  nothingLost,
   ReadyProbe,
   report,
   WriteLoad,
@@ -71,7 +70,6 @@ Deno.test({
       const word = uniqueWord();
       const load = new WriteLoad(service.url, word, crypto.randomUUID());
       const ready = new ReadyProbe(service.url);
-      let stored: Map<string, string>;
       const figures: Record<string, unknown> = {};
       try {
         await loadWarmedUp(load);
@@ -118,12 +116,7 @@ Deno.test({
         await ready.stop();
       }
       try {
-        stored = await load.verifyStore(service.url);
-        await eventually("the outbox drains", () => outboxEmpty(service.url));
-        await eventually(
-          "the index equals the store",
-          () => indexEqualsStore(service.url, word, stored),
-        );
+        await nothingLost(service.url, load, word);
       } finally {
         await service.stop();
       }

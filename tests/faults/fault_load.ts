@@ -39,6 +39,16 @@ export class PhaseRecorder {
     return this.phases.get(phase) ?? { statuses: {}, maxLatencyMs: 0, requests: 0 };
   }
 
+  /** Each phase's statuses with their counts, for a report. */
+  statusesByPhase(): Record<string, Record<string, number>> {
+    return Object.fromEntries([...this.phases].map(([name, stats]) => [name, stats.statuses]));
+  }
+
+  /** Each phase's slowest request, for a report. */
+  maxLatencyByPhase(): Record<string, number> {
+    return Object.fromEntries([...this.phases].map(([name, stats]) => [name, stats.maxLatencyMs]));
+  }
+
   /** Statuses of `phase` other than those listed. */
   others(phase: string, allowed: string[]): Record<string, number> {
     return Object.fromEntries(
@@ -285,6 +295,22 @@ export async function backlogAtMost(baseUrl: string, entries: number): Promise<b
  * Whether search finds exactly the stored items, each at its stored version (the index
  * equals the store): the search hits for `word` against uri → ETag of the store.
  */
+/**
+ * After recovery: every acknowledged write is stored, whole, with a true ETag
+ * ({@link WriteLoad.verifyStore}); the outbox drains; the index then equals the store.
+ * Returns the drain's wait and what is stored.
+ */
+export async function nothingLost(
+  baseUrl: string,
+  load: WriteLoad,
+  word: string,
+): Promise<{ drainMs: number; stored: Map<string, string> }> {
+  const stored = await load.verifyStore(baseUrl);
+  const drainMs = await eventually("the outbox drains", () => outboxEmpty(baseUrl));
+  await eventually("the index equals the store", () => indexEqualsStore(baseUrl, word, stored));
+  return { drainMs, stored };
+}
+
 export async function indexEqualsStore(
   baseUrl: string,
   word: string,

@@ -16,9 +16,8 @@ import { freePort } from "../support/ports.ts";
 import { uniqueWord } from "../support/item_versions.ts";
 import {
   eventually,
-  indexEqualsStore,
   loadWarmedUp,
-  outboxEmpty,
+  nothingLost,
   ReadyProbe,
   report,
   WriteLoad,
@@ -106,27 +105,16 @@ Deno.test({
         await ready.stop();
       }
       try {
-        const stored = await writes.verifyStore(service.url);
-        await eventually("the outbox drains", () => outboxEmpty(service.url));
-        await eventually(
-          "the index equals the store",
-          () => indexEqualsStore(service.url, word, stored),
-        );
+        await nothingLost(service.url, writes, word);
       } finally {
         await service.stop();
       }
 
       report("fuseki", {
         ...figures,
-        writes: Object.fromEntries(
-          [...writes.recorder.phases].map(([name, stats]) => [name, stats.statuses]),
-        ),
-        maxWriteLatencyMs: Object.fromEntries(
-          [...writes.recorder.phases].map(([name, stats]) => [name, stats.maxLatencyMs]),
-        ),
-        maxReadyLatencyMs: Object.fromEntries(
-          [...ready.recorder.phases].map(([name, stats]) => [name, stats.maxLatencyMs]),
-        ),
+        writes: writes.recorder.statusesByPhase(),
+        maxWriteLatencyMs: writes.recorder.maxLatencyByPhase(),
+        maxReadyLatencyMs: ready.recorder.maxLatencyByPhase(),
         acknowledged: writes.acknowledged,
       });
       const failures = ["503 write-outcome-unknown", "503 store-unavailable"];

@@ -22,9 +22,8 @@ import { uniqueWord } from "../support/item_versions.ts";
 import {
   backlogAtMost,
   eventually,
-  indexEqualsStore,
   loadWarmedUp,
-  outboxEmpty,
+  nothingLost,
   PhaseRecorder,
   ReadyProbe,
   report,
@@ -160,27 +159,16 @@ Deno.test({
         await searches.stop();
       }
       try {
-        const stored = await writes.verifyStore(service.url);
-        await eventually("the outbox drains", () => outboxEmpty(service.url));
-        await eventually(
-          "the index equals the store",
-          () => indexEqualsStore(service.url, word, stored),
-        );
+        await nothingLost(service.url, writes, word);
       } finally {
         await service.stop();
       }
 
       report("opensearch", {
         ...figures,
-        maxWriteLatencyMs: Object.fromEntries(
-          [...writes.recorder.phases].map(([name, stats]) => [name, stats.maxLatencyMs]),
-        ),
-        maxSearchLatencyMs: Object.fromEntries(
-          [...searches.recorder.phases].map(([name, stats]) => [name, stats.maxLatencyMs]),
-        ),
-        maxReadyLatencyMs: Object.fromEntries(
-          [...ready.recorder.phases].map(([name, stats]) => [name, stats.maxLatencyMs]),
-        ),
+        maxWriteLatencyMs: writes.recorder.maxLatencyByPhase(),
+        maxSearchLatencyMs: searches.recorder.maxLatencyByPhase(),
+        maxReadyLatencyMs: ready.recorder.maxLatencyByPhase(),
         acknowledged: writes.acknowledged,
       });
       for (const name of ["killed", "killed-marked-down", "frozen", "frozen-marked-down"]) {
