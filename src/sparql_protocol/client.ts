@@ -200,9 +200,13 @@ export class SparqlHttpClient {
    * Sends one SPARQL Update request. Never retried when its answer was lost (it may have
    * been applied). With `idempotent` (a guarded update, which a second application leaves
    * as the first did), an answer that says the endpoint did not apply it for a transient
-   * reason (a deadlock, a serialisation failure, 503) is retried with backoff.
+   * reason (a deadlock, a serialisation failure, 503) is retried with backoff. `timeoutMs`
+   * shortens the configured timeout for this request (what is left of a caller's budget).
    */
-  async update(sparql: string, options: { idempotent?: boolean } = {}): Promise<void> {
+  async update(
+    sparql: string,
+    options: { idempotent?: boolean; timeoutMs?: number } = {},
+  ): Promise<void> {
     await this.#withTransientRetries(
       options.idempotent === true,
       () =>
@@ -210,7 +214,7 @@ export class SparqlHttpClient {
           method: "POST",
           headers: { "Content-Type": "application/sparql-update; charset=utf-8" },
           body: sparql,
-        }),
+        }, options.timeoutMs),
     );
   }
 
@@ -242,8 +246,7 @@ export class SparqlHttpClient {
   }
 
   /** One request whose answer is not needed beyond success. */
-  async #send(url: string, init: RequestInit): Promise<void> {
-    const timeoutMs = this.config.timeoutMs;
+  async #send(url: string, init: RequestInit, timeoutMs = this.config.timeoutMs): Promise<void> {
     const breaker = this.config.breaker;
     // Refused before sending: nothing was written, a plain 503.
     breaker?.check();

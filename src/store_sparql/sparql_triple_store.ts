@@ -135,6 +135,8 @@ const RECORD_PREFIX = `${METADATA_NAMESPACE}read:`;
 const N_TRIPLES = "application/n-triples";
 /** Attempts of the read that confirms a group's writes, and the backoff step between them. */
 const CONFIRM_ATTEMPTS = 3;
+/** A write with less of its time budget left than this is not sent (it could not finish). */
+const MIN_REQUEST_MS = 100;
 const CONFIRM_BACKOFF_MS = 250;
 /** Items per query of a batch read: short enough a query, few enough round trips. */
 const GRAPHS_PER_QUERY = 100;
@@ -652,7 +654,10 @@ export class SparqlTripleStore implements TripleStore {
     if (staging) operations = [...operations, `DROP SILENT GRAPH ${iriToSparql(staging)}`];
     const text = operations.join(" ;\n");
     try {
-      return await this.#writes.submit({ item: iriToSparql(uri), receipt, text }, text.length);
+      return await this.#writes.submit(
+        { item: iriToSparql(uri), receipt, text, queuedAt: performance.now() },
+        text.length,
+      );
     } catch (error) {
       if (staging) {
         await this.#client.update(`DROP SILENT GRAPH ${iriToSparql(staging)}`, {
@@ -675,13 +680,18 @@ export class SparqlTripleStore implements TripleStore {
    * single write does, and is never sent again.
    */
   async #commitGroup(writes: GuardedWrite[]): Promise<Settled<WriteOutcome>[]> {
+    // A write waits at most the store timeout in all, queue included: behind commits that
+    // hang (a frozen store not yet marked down), what is left of it bounds the request.
+    const oldest = Math.min(...writes.map((write) => write.queuedAt));
+    const budgetMs = Math.floor(this.#config.timeoutMs - (performance.now() - oldest));
+    if (budgetMs < MIN_REQUEST_MS) throw this.#budgetSpent();
     const settled = this.#settledReceipts.splice(0);
     try {
       await this.#client.update(
         `${PROLOGUE}${this.#deleteReceipts(settled)}${
           writes.map((write) => write.text).join(" ;\n")
         }`,
-        { idempotent: true },
+        { idempotent: true, timeoutMs: budgetMs },
       );
     } catch (error) {
       this.#settledReceipts.push(...settled);
@@ -713,6 +723,15 @@ export class SparqlTripleStore implements TripleStore {
       return writes.map(() => ({ ok: false, error: unknown }));
     }
     return this.#outcomes(writes, rows);
+  }
+
+  /** A write whose time ran out in the queue: never sent, so nothing of it was written. */
+  #budgetSpent(): DomainError {
+    return new DomainError("store-unavailable", {
+      detail: `The SPARQL store did not answer the writes ahead of this one within ` +
+        `${this.#config.timeoutMs} ms; this write was not sent.`,
+      extensions: { retryAfter: 1 },
+    });
   }
 
   /**
@@ -866,6 +885,8 @@ interface GuardedWrite {
   item: string;
   receipt: string;
   text: string;
+  /** When the write was queued (`performance.now()`): its time budget starts there. */
+  queuedAt: number;
 }
 
 /** An answer of the endpoint that refused a request: nothing of it was applied. */
