@@ -44,6 +44,8 @@ import {
 const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** The whole history (1000 jobs of up to 100 errors each) stays far below this. */
 const MAX_HISTORY_BYTES = 256 << 20;
+/** Reads of a job record caught half rewritten (see `#selectRecords`) before giving up on it. */
+const RECORD_READS = 4;
 
 /**
  * Job records in `metadataGraph`; a job is live while its heartbeat is younger than `leaseMs`.
@@ -117,23 +119,19 @@ export class SparqlJobStore<J extends StoredJob, H = never> implements JobStore<
 
   async get(id: string): Promise<J | undefined> {
     if (!JOB_ID.test(id)) return undefined; // ids are UUIDs; nothing else is looked up
-    const rows = await selectRows(
-      this.#client,
+    const rows = await this.#selectRecords(
       `SELECT ?record ?heartbeat WHERE { GRAPH ${this.#meta} {
          ${this.#jobIri(id)} rcs:jobRecord ?record ; rcs:heartbeat ?heartbeat } }`,
-      MAX_HISTORY_BYTES,
     );
     return rows.length === 0 ? undefined : this.#present(rows[0], Date.now());
   }
 
   async recent(limit: number): Promise<J[]> {
-    const rows = await selectRows(
-      this.#client,
+    const rows = await this.#selectRecords(
       `SELECT ?record ?heartbeat WHERE { GRAPH ${this.#meta} {
          ?job rcs:jobRecord ?record ; rcs:heartbeat ?heartbeat ; rcs:jobCreated ?created }
          ${this.#ofKind("?job")} }
        ORDER BY DESC(?created) DESC(?job) LIMIT ${Math.max(1, Math.trunc(limit))}`,
-      MAX_HISTORY_BYTES,
     );
     const now = Date.now();
     return rows.map((row) => this.#present(row, now));
@@ -141,11 +139,9 @@ export class SparqlJobStore<J extends StoredJob, H = never> implements JobStore<
 
   async live(lock?: string): Promise<J | undefined> {
     const now = Date.now();
-    const rows = await selectRows(
-      this.#client,
+    const rows = await this.#selectRecords(
       `SELECT ?record (?liveHeartbeat AS ?heartbeat) WHERE { ${this.#livePattern("?job", now, lock)}
          GRAPH ${this.#meta} { ?job rcs:jobRecord ?record } } LIMIT 1`,
-      MAX_HISTORY_BYTES,
     );
     return rows.length === 0 ? undefined : this.#present(rows[0], now);
   }
@@ -154,21 +150,21 @@ export class SparqlJobStore<J extends StoredJob, H = never> implements JobStore<
     // A name no instance has when none restarted: only ended heartbeats count then.
     const owner = restartedOwner ?? "";
     const now = Date.now();
-    const rows = await selectRows(
-      this.#client,
+    const rows = await this.#selectRecords(
       `SELECT ?job ?record ?heartbeat ?owner WHERE { GRAPH ${this.#meta} {
          ?job rcs:jobRecord ?record ; rcs:jobState ?state ; rcs:heartbeat ?heartbeat ;
            rcs:jobOwner ?owner }
          ${this.#ofKind("?job")}
          FILTER((?state = "queued" || ?state = "running") &&
            (?owner = ${stringToSparql(owner)} || ?heartbeat <= ${now - this.#leaseMs})) }`,
-      MAX_HISTORY_BYTES,
     );
     const marked: JobRecord<J, H>[] = [];
     const finishedAt = new Date(now).toISOString();
     for (const row of rows) {
+      const heartbeat = row.get("heartbeat")?.value;
+      // Caught half rewritten: the next sweep looks again.
+      if (heartbeat === undefined || row.get("owner") === undefined) continue;
       const record = JSON.parse(row.get("record")!.value) as JobRecord<J, H>;
-      const heartbeat = row.get("heartbeat")!.value;
       const message = row.get("owner")!.value === owner
         ? INTERRUPTED_MESSAGE
         : abandonedMessage(this.#leaseMs);
@@ -208,6 +204,21 @@ export class SparqlJobStore<J extends StoredJob, H = never> implements JobStore<
       ${this.#ofKind(variable)}
       FILTER((?liveState = "queued" || ?liveState = "running") &&
         ?liveHeartbeat > ${now - this.#leaseMs})`;
+  }
+
+  /**
+   * Rows of a query that binds `?record`. Virtuoso reads at "read committed": a record being
+   * rewritten at that moment can come back unbound (a row without it); such a read is made
+   * again, and a row still without its record after that is left out (the job is being
+   * rewritten; the next read sees it).
+   */
+  async #selectRecords(query: string): Promise<SparqlRow[]> {
+    for (let attempt = 1;; attempt++) {
+      const rows = await selectRows(this.#client, query, MAX_HISTORY_BYTES);
+      const whole = rows.filter((row) => row.get("record") !== undefined);
+      if (whole.length === rows.length || attempt === RECORD_READS) return whole;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    }
   }
 
   /** Keeps `variable` to jobs of this store's kind. */
