@@ -64,6 +64,10 @@ export interface ImportJob extends StoredJob {
  * cost the embedded store nothing; the items in flight hold well under a megabyte.
  */
 export const IMPORT_CONCURRENCY = 32;
+/** Tries of one item's write when the store is unavailable or its outcome unknown. */
+const WRITE_ATTEMPTS = 4;
+/** Pause before the second try; the n-th waits n times as long. */
+const WRITE_RETRY_PAUSE_MS = 1000;
 
 /** What the job runner needs, besides what every kind's runner does. */
 export interface ImportRunnerOptions extends JobRunnerOptions<ImportJob, never> {
@@ -293,11 +297,40 @@ export class ImportJobRunner {
     }
   }
 
-  /** Writes the item as the mode says; false when `mode=create` finds it exists. */
+  /**
+   * Writes the item as the mode says; false when `mode=create` finds it exists. A write the
+   * store did not take (`store-unavailable`) or could not confirm (`write-outcome-unknown`:
+   * a stalled store, say) is made again, after a pause, up to {@link WRITE_ATTEMPTS} times,
+   * so that a store's pause of a few tens of seconds does not end an import; every mode's
+   * write is safe to repeat (a create made again: `WriteOptions.again` in item_service.ts).
+   */
   async #write(request: ImportRequest, uri: string, quads: ImportQuads): Promise<boolean> {
+    for (let attempt = 1;; attempt++) {
+      try {
+        return await this.#writeOnce(request, uri, quads, attempt > 1);
+      } catch (error) {
+        const transient = isProblem(error, "write-outcome-unknown") ||
+          isProblem(error, "store-unavailable");
+        if (!transient || attempt >= WRITE_ATTEMPTS) throw error;
+        log("warn", "import write not confirmed by the store; writing it again", {
+          item: uri,
+          attempt,
+          error: messageOf(error),
+        });
+        await new Promise((resolve) => setTimeout(resolve, WRITE_RETRY_PAUSE_MS * attempt));
+      }
+    }
+  }
+
+  async #writeOnce(
+    request: ImportRequest,
+    uri: string,
+    quads: ImportQuads,
+    again: boolean,
+  ): Promise<boolean> {
     const { items } = this.#options;
     const { collection, mode } = request;
-    const bulk = { bulk: true };
+    const bulk = { bulk: true, again };
     if (mode === "replace") {
       await items.update(collection, uri, quads, undefined, bulk);
       return true;

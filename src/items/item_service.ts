@@ -3,7 +3,7 @@
  * over the TripleStore interface.
  */
 import type { Quad } from "n3";
-import { DomainError } from "../errors/domain_error.ts";
+import { DomainError, isProblem } from "../errors/domain_error.ts";
 import type { Catalog, CollectionEntry } from "../catalog/catalog.ts";
 import type { ItemRead, ItemRecord, TripleStore } from "../store/triple_store.ts";
 import { chooseItemUri } from "./item_uri.ts";
@@ -25,6 +25,12 @@ export interface ShapeValidator {
 export interface WriteOptions {
   /** Part of a bulk import (see `ItemWrite.bulk` in the store interface). */
   bulk?: boolean;
+  /**
+   * The same write again after the store could not say whether the first one was applied
+   * (`write-outcome-unknown`): a create that finds the item already holding this very graph
+   * (same hash) answers with it instead of `item-exists`.
+   */
+  again?: boolean;
 }
 
 /** The item operations the routes call. */
@@ -47,13 +53,22 @@ export class ItemService {
     const quads = itemGraph(body);
     const chosen = chooseItemUri(quads, itemParameter, entry.collection.itemUriTemplate);
     await this.shapes?.validate(entry, chosen.quads);
-    return this.store.createItem({
-      collection,
-      uri: chosen.uri,
-      quads: chosen.quads,
-      hash: await this.hash(chosen.quads),
-      bulk: options.bulk,
-    });
+    const hash = await this.hash(chosen.quads);
+    try {
+      return await this.store.createItem({
+        collection,
+        uri: chosen.uri,
+        quads: chosen.quads,
+        hash,
+        bulk: options.bulk,
+      });
+    } catch (error) {
+      if (options.again && isProblem(error, "item-exists")) {
+        const existing = await this.store.getItem(collection, chosen.uri);
+        if (existing?.hash === hash) return existing;
+      }
+      throw error;
+    }
   }
 
   /** The item's record, or 404. */
