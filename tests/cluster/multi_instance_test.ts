@@ -20,9 +20,9 @@ import {
   type Answer,
   call,
   Cluster,
-  CLUSTER_LEASE_MS,
   type ClusterEngines,
   clusterEngines,
+  clusterLeaseMs,
   type ClusterOptions,
   etagValue,
   Findings,
@@ -323,7 +323,7 @@ clusterTest(
       const killedAt = Date.now();
       findings.measured(`killed A with the job at ${processed} of ${total}`);
       // Every instance must call the job failed within one lease (plus a margin) of the kill.
-      const deadline = killedAt + CLUSTER_LEASE_MS + 5_000;
+      const deadline = killedAt + clusterLeaseMs(cluster.engines) + 5_000;
       const replacing = cluster.startInstance();
       let states: Record<string, string> = {};
       const failedAt: Record<string, number> = {};
@@ -347,7 +347,9 @@ clusterTest(
       findings.check(
         Object.values(states).length === 3 &&
           Object.values(states).every((state) => state === "failed"),
-        `within ${CLUSTER_LEASE_MS} + 5000 ms of the kill the job reads ${JSON.stringify(states)}`,
+        `within ${clusterLeaseMs(cluster.engines)} + 5000 ms of the kill the job reads ${
+          JSON.stringify(states)
+        }`,
       );
       const answer = await readJob(replacement.url, id);
       if (answer.status === 200) {
@@ -466,7 +468,7 @@ clusterTest(
     // The record in the store, as the survivors' sweep leaves it: failed within a lease.
     const jobIri = `urn:rdf-content-service:import-job:${id}`;
     let recorded = "";
-    const deadline = killedAt + CLUSTER_LEASE_MS + 5_000;
+    const deadline = killedAt + clusterLeaseMs(cluster.engines) + 5_000;
     while (Date.now() < deadline) {
       const rows = await sparqlSelect(
         cluster.engines.sparql,
@@ -482,7 +484,9 @@ clusterTest(
     );
     findings.check(
       recorded === "failed",
-      `within ${CLUSTER_LEASE_MS} + 5000 ms of the kill the import's record is ${recorded}`,
+      `within ${
+        clusterLeaseMs(cluster.engines)
+      } + 5000 ms of the kill the import's record is ${recorded}`,
     );
     const states: Record<string, string> = {};
     for (const instance of cluster.live()) {
