@@ -63,14 +63,30 @@ export function analyzerOf(language: string): string {
 
 /** The stems of the words of `text` in `language`, lower-cased, in text order. */
 export function stemsOf(language: string, text: string): string[] {
-  const stem = LANGUAGES[language].stem;
-  return (text.match(WORD) ?? []).map((word) => stem(word.toLowerCase()));
+  return (text.match(WORD) ?? []).map((word) => stemOf(language, word));
 }
 
 /** The stem of one word in `language`. */
 export function stemOf(language: string, word: string): string {
-  return LANGUAGES[language].stem(word.toLowerCase());
+  const lower = word.toLowerCase();
+  const known = STEMS.get(language);
+  let stem = known?.get(lower);
+  if (stem === undefined) {
+    stem = LANGUAGES[language].stem(lower);
+    if (known === undefined) STEMS.set(language, new Map([[lower, stem]]));
+    else if (known.size < STEMS_HELD) known.set(lower, stem);
+  }
+  return stem;
 }
+
+/**
+ * Stems held per language: words follow Zipf's law, so a few thousand words are most of any
+ * text, and a held stem costs a look-up instead of the stemmer's dozens of suffix tests
+ * (measured: stems of a 50-triple item's texts 40 µs → 13 µs). Bounded: once full, further
+ * words are stemmed each time.
+ */
+const STEMS_HELD = 50_000;
+const STEMS = new Map<string, Map<string, string>>();
 
 /** The search field holding the item's literals tagged with `language`. */
 export function languageTextField(language: string): string {

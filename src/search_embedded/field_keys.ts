@@ -95,7 +95,21 @@ export function filterKeys(path: string, value: string): string[] {
 }
 
 function key(text: string): string {
-  return `k${hash53(text, 0x9e3779b9).toString(36)}x${hash53(text, 0x85ebca6b).toString(36)}`;
+  return `k${base36(hash53(text, 0x9e3779b9))}x${base36(hash53(text, 0x85ebca6b))}`;
+}
+
+/** 36 to the 5th: below 2^31, so both halves of a 53-bit number are small integers. */
+const BASE36_LOW = 36 ** 5;
+
+/**
+ * `n.toString(36)` of a safe non-negative integer, the same text, about twice as fast: V8
+ * writes numbers above 2^31 in a radix by a general algorithm for doubles (about 0.4 µs,
+ * measured: a third of a document's key cost); two small integers take its fast path.
+ */
+export function base36(n: number): string {
+  const high = Math.floor(n / BASE36_LOW);
+  const low = n - high * BASE36_LOW;
+  return high === 0 ? low.toString(36) : high.toString(36) + low.toString(36).padStart(5, "0");
 }
 
 /** A 53-bit hash of `text` (cyrb53's mixing), seeded. */
