@@ -223,20 +223,18 @@ export class EmbeddedSearchEngine implements SearchEngine {
       } else valid.push(document);
     }
     for (let start = 0; start < valid.length; start += WRITE_BATCH) {
-      const batch = valid.slice(start, start + WRITE_BATCH);
-      const prepared = batch.map((document) => ({
-        document,
-        values: fieldValues(document, numericFields),
-      }));
+      // Rows are made before the transaction: other writers wait only for the SQL.
+      const rows = valid.slice(start, start + WRITE_BATCH)
+        .map((document) => documentRow(document, numericFields));
       this.#write(() => {
         for (const physical of physicals) {
           const facets = this.#facetsForWrite(physical);
-          this.#addLanguages(physical, prepared.map(({ document }) => document));
-          for (const { document, values } of prepared) {
-            const id = this.#upsertOne(physical.tables, document, values);
+          this.#addLanguages(physical, rows.map(({ document }) => document));
+          for (const row of rows) {
+            const id = this.#upsertOne(physical.tables, row);
             if (id === undefined) continue;
             facets?.forEach((column, field) =>
-              column.set(id, values.filter((v) => v.path === field).map((v) => v.value))
+              column.set(id, row.values.filter((v) => v.path === field).map((v) => v.value))
             );
           }
         }
@@ -589,16 +587,8 @@ export class EmbeddedSearchEngine implements SearchEngine {
   }
 
   /** Writes one document; its id, or undefined when a newer state is already there. */
-  #upsertOne(
-    tables: IndexTables,
-    document: SearchDocument,
-    values: FieldValue[],
-  ): number | undefined {
-    const stored = deflateRawSync(JSON.stringify(document), { level: 1 });
-    // `text_<language>` fields are searched by words and stems only (as on OpenSearch, where
-    // they are analysed text with no keyword).
-    const kept = values.filter((value) => !LANGUAGE_TEXT.has(value.path));
-    const fields = flatFields(kept);
+  #upsertOne(tables: IndexTables, row: DocumentRow): number | undefined {
+    const { document } = row;
     const existing = this.#sql(`SELECT id, document FROM ${tables.docs} WHERE uri = ?`)
       .get(document.uri) as { id: number; document: Uint8Array } | undefined;
     // Versioned writes (document_version.ts): an older state never replaces a newer one.
@@ -606,18 +596,18 @@ export class EmbeddedSearchEngine implements SearchEngine {
     let id: number;
     if (existing) {
       id = existing.id;
-      this.#sql(`UPDATE ${tables.docs} SET document = ? WHERE id = ?`).run(stored, id);
+      this.#sql(`UPDATE ${tables.docs} SET document = ? WHERE id = ?`).run(row.stored, id);
       this.#sql(`DELETE FROM ${tables.fts} WHERE rowid = ?`).run(id);
     } else {
       id = Number(
         this.#sql(`INSERT INTO ${tables.docs} (uri, document) VALUES (?, ?)`)
-          .run(document.uri, stored).lastInsertRowid,
+          .run(document.uri, row.stored).lastInsertRowid,
       );
     }
     this.#sql(`INSERT OR REPLACE INTO ${tables.fields} (id, fields) VALUES (?, jsonb(?))`)
-      .run(id, fields);
+      .run(id, row.fields);
     this.#sql(`INSERT INTO ${tables.fts} (rowid, text, stems, keys) VALUES (?, ?, ?, ?)`)
-      .run(id, document.text, stemText(document) ?? null, keyTokens(kept));
+      .run(id, document.text, row.stems, row.keys);
     return id;
   }
 
@@ -727,7 +717,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
           .run(next, name);
         const languages = new Set<string>();
         for (const { document, values } of legacyDocuments(this.#db, name)) {
-          this.#upsertOne(tables, document, values);
+          this.#upsertOne(tables, rowWithValues(document, values));
           for (const language of documentLanguages(document)) languages.add(language);
         }
         this.#db.prepare("UPDATE search_physical_indices SET languages = ? WHERE name = ?")
@@ -762,6 +752,37 @@ export class EmbeddedSearchEngine implements SearchEngine {
       throw searchError(error);
     }
   }
+}
+
+/** What one document's write stores, made before the write transaction. */
+interface DocumentRow {
+  document: SearchDocument;
+  /** Its scalars (facet values held in memory are updated from them). */
+  values: FieldValue[];
+  /** The document as stored: deflated JSON. */
+  stored: Uint8Array;
+  /** The flat fields object (`field_keys.ts`). */
+  fields: string;
+  stems: string | null;
+  keys: string;
+}
+
+function documentRow(document: SearchDocument, numericFields: ReadonlySet<string>): DocumentRow {
+  return rowWithValues(document, fieldValues(document, numericFields));
+}
+
+function rowWithValues(document: SearchDocument, values: FieldValue[]): DocumentRow {
+  // `text_<language>` fields are searched by words and stems only (as on OpenSearch, where
+  // they are analysed text with no keyword).
+  const kept = values.filter((value) => !LANGUAGE_TEXT.has(value.path));
+  return {
+    document,
+    values,
+    stored: deflateRawSync(JSON.stringify(document), { level: 1 }),
+    fields: flatFields(kept),
+    stems: stemText(document) ?? null,
+    keys: keyTokens(kept),
+  };
 }
 
 /** A row of `search_physical_indices` as {@link Physical} reads it. */
