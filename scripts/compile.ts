@@ -63,6 +63,9 @@ const args = [
   // Likewise the worker threads that parse and hash writes (src/items/rdf_work.ts).
   "--include",
   "src/items/rdf_worker.ts",
+  // And the worker threads of indexing jobs' batches (src/indexing/index_batch_pool.ts).
+  "--include",
+  "src/index_batch_worker.ts",
   "--output",
   OUTPUT,
   "src/main.ts",

@@ -38,6 +38,8 @@ import type { IndexJob, JobRebuild } from "./indexing/index_job.ts";
 import { type ImportJob, ImportJobRunner } from "./bulk/import_jobs.ts";
 import { SqliteKindJobStore } from "./jobs/sqlite_kind_job_store.ts";
 import { IndexOutboxWorker } from "./indexing/outbox_worker.ts";
+import { IndexBatchPool } from "./indexing/index_batch_pool.ts";
+import type { IndexBatchWorkerSetup } from "./index_batch_worker.ts";
 import { RdfWork } from "./items/rdf_work.ts";
 import type { Quad } from "n3";
 import { SERVICE_VERSION } from "./version.ts";
@@ -109,6 +111,7 @@ export function buildServices(config: ServiceConfig): Services {
     leaseMs,
   });
   const owner = instanceId(dataDir);
+  const indexBatchPool = openIndexBatchPool(config, dataDir, store.kind, search.kind);
   const indexJobs = new IndexJobRunner({
     jobs: openJobStore(metadata, db, leaseMs),
     store,
@@ -124,6 +127,7 @@ export function buildServices(config: ServiceConfig): Services {
     sweepIntervalMs: store.kind === "sparql" ? leaseMs / 2 : undefined,
     // One instance, one clock: no allowance for clocks that differ (see CLOCK_ALLOWANCE_MS).
     clockAllowanceMs: store.kind === "embedded" ? 0 : CLOCK_ALLOWANCE_MS,
+    indexBatch: indexBatchPool?.run,
   });
   const importJobs = new ImportJobRunner({
     jobs: openImportJobStore(metadata, db, leaseMs),
@@ -190,6 +194,7 @@ export function buildServices(config: ServiceConfig): Services {
       catalog.close();
       await importJobs.close();
       await indexJobs.close();
+      indexBatchPool?.close();
       await indexOutbox.stop();
       await search.close();
       await store.close();
@@ -198,6 +203,32 @@ export function buildServices(config: ServiceConfig): Services {
       db.close();
     },
   };
+}
+
+/**
+ * Worker threads for indexing jobs' batches when both engines live in the SQLite file (the
+ * workers open it too) and `service.search.indexing.workers` asks for some; otherwise batches
+ * run on the request thread.
+ */
+function openIndexBatchPool(
+  config: ServiceConfig,
+  dataDir: string,
+  storeKind: TripleStore["kind"],
+  searchKind: SearchEngine["kind"],
+): IndexBatchPool | undefined {
+  const { workers } = config.service.search.indexing;
+  if (dataDir === ":memory:" || storeKind !== "embedded" || searchKind !== "embedded") return;
+  if (workers === 0) return;
+  const init: IndexBatchWorkerSetup = {
+    dataDir: resolve(dataDir),
+    groupCommit: config.service.store.groupCommit,
+    limits: config.service.search.query,
+  };
+  return new IndexBatchPool({
+    url: new URL("./index_batch_worker.ts", import.meta.url),
+    workers,
+    init,
+  });
 }
 
 /**

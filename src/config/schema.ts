@@ -340,6 +340,12 @@ export const configSchema = z.object({
          * items 25% faster than 200 (bench/RESULTS.md).
          */
         batchSize: integer(1, 10_000).default(500),
+        /**
+         * Worker threads that run a job's batches on the embedded backends (a SQLite
+         * connection each: src/indexing/index_batch_pool.ts); 0 runs them on the request
+         * thread. Two keep a 2-core machine's both cores on a job (bench/RESULTS.md).
+         */
+        workers: integer(0, 64).default(2),
       }).prefault({}),
     }).prefault({}),
     security: z.object({

@@ -27,16 +27,12 @@
 import type { Catalog } from "../catalog/catalog.ts";
 import { DomainError } from "../errors/domain_error.ts";
 import { log } from "../log/logger.ts";
-import { type IndexTarget, isRebuildTarget, type SearchEngine } from "../search/search_engine.ts";
+import type { IndexTarget, SearchEngine } from "../search/search_engine.ts";
 import type { ItemRecord, TripleStore } from "../store/triple_store.ts";
 import type { IndexOutbox } from "../store/index_outbox.ts";
 import type { RebuildTarget } from "../search/search_engine.ts";
-import {
-  type CollectionResolver,
-  type IndexedCollection,
-  type ItemDocument,
-  readItemDocuments,
-} from "./index_item.ts";
+import type { CollectionResolver, IndexedCollection } from "./index_item.ts";
+import { type BatchOutcome, type IndexBatch, indexBatchWith } from "./index_batch.ts";
 import { isLive, type JobRecord, type JobStore, MAX_JOB_ERRORS } from "../jobs/job_store.ts";
 import { JobLifecycle, type JobRunnerOptions, type RunningJob } from "../jobs/job_lifecycle.ts";
 import type { IndexJob, JobRebuild, JobScope } from "./index_job.ts";
@@ -58,8 +54,9 @@ export interface IndexJobHooks {
 }
 
 /**
- * Batch writes a job keeps pending. Two let the engine index one batch while it receives
- * the next (measured: about 30% faster into a single-shard OpenSearch index than one).
+ * Batches a job keeps pending. Two let the engine index one batch while it receives the next
+ * (measured: about 30% faster into a single-shard OpenSearch index than one), and keep two
+ * workers busy when batches run in a pool.
  */
 const WRITES_IN_FLIGHT = 2;
 
@@ -78,6 +75,11 @@ export interface IndexJobRunnerOptions extends JobRunnerOptions<IndexJob, JobReb
   batchSize: number;
   /** See {@link CLOCK_ALLOWANCE_MS} (its value by default). */
   clockAllowanceMs?: number;
+  /**
+   * Where batches run (`index_batch_pool.ts`): by default on this thread, read from `store`
+   * and written to `engine`.
+   */
+  indexBatch?: IndexBatch;
 }
 
 /** Options of one job. */
@@ -113,6 +115,7 @@ export class IndexJobRunner {
   readonly #outbox?: IndexOutbox;
   readonly #batchSize: number;
   readonly #clockAllowanceMs: number;
+  readonly #indexBatch: IndexBatch;
   readonly #lifecycle: JobLifecycle<IndexJob, JobRebuild>;
   /**
    * The job whose end is being recorded: until the store answers, this instance cannot tell
@@ -135,6 +138,7 @@ export class IndexJobRunner {
     this.#outbox = options.outbox;
     this.#batchSize = options.batchSize;
     this.#clockAllowanceMs = options.clockAllowanceMs ?? CLOCK_ALLOWANCE_MS;
+    this.#indexBatch = options.indexBatch ?? indexBatchWith(options.store, options.engine);
     this.#lifecycle = new JobLifecycle(options, {
       name: "indexing job",
       stopReasons: STOP_REASONS,
@@ -450,9 +454,9 @@ export class IndexJobRunner {
   }
 
   /**
-   * Reads the next batch while earlier ones are being written, so the store and the engine
-   * work at the same time, with at most {@link WRITES_IN_FLIGHT} writes pending. The hook
-   * runs before each write is sent.
+   * Indexes batch after batch, with at most {@link WRITES_IN_FLIGHT} pending, so that the
+   * store, the engine (and the workers, when batches run in a pool) work at the same time.
+   * The hook runs before each batch is sent.
    */
   async #indexBatches(
     current: RunningIndexJob,
@@ -471,10 +475,10 @@ export class IndexJobRunner {
         // event loop a job would hold it, and every request would wait, until the job ends.
         await yieldToEventLoop();
         const uris = items.map((item) => typeof item === "string" ? item : item.uri);
-        const results = await readItemDocuments(this.#store, collection, uris);
         while (writing.length >= WRITES_IN_FLIGHT) await writing.shift();
         await this.hooks.beforeBatch?.(structuredClone(job), batches.count++);
-        const write = this.#writeBatch(current, target, results);
+        const write = this.#indexBatch(collection, target, uris)
+          .then((outcome) => this.#recordBatch(current, uris.length, outcome));
         // Handled when awaited below; until then a failure must not count as unhandled.
         write.catch(() => {});
         writing.push(write);
@@ -486,33 +490,15 @@ export class IndexJobRunner {
     }
   }
 
-  async #writeBatch(
-    current: RunningIndexJob,
-    target: IndexTarget,
-    results: ItemDocument[],
-  ): Promise<void> {
+  async #recordBatch(current: RunningIndexJob, items: number, outcome: BatchOutcome) {
     const { job } = current;
-    const documents = results.flatMap((result) =>
-      result.outcome === "document" ? [result.document] : []
-    );
-    const gone = results.filter((result) => result.outcome === "gone").map(({ uri }) => uri);
-    for (const result of results) {
-      if (result.outcome === "failed") this.#recordItemFailure(job, result);
+    job.indexed += outcome.indexed;
+    job.deleted += outcome.deleted;
+    for (const failure of outcome.failures) {
+      job.failed++;
+      this.#recordError(job, failure.uri, failure.message);
     }
-    if (documents.length > 0) {
-      const outcome = await this.#engine.upsert(target, documents);
-      job.indexed += outcome.succeeded;
-      for (const failure of outcome.failed) {
-        this.#recordError(job, failure.uri, failure.message);
-        job.failed++;
-      }
-    }
-    // A rebuilt index never held them; the collection's index may.
-    if (gone.length > 0 && !isRebuildTarget(target)) {
-      const outcome = await this.#engine.remove(target, gone);
-      job.deleted += outcome.succeeded;
-    }
-    job.processed += results.length;
+    job.processed += items;
     job.total = Math.max(job.total, job.processed);
     await this.#save(current);
   }
@@ -544,11 +530,6 @@ export class IndexJobRunner {
       if (candidates.length >= this.#batchSize) await flush();
     }
     await flush();
-  }
-
-  #recordItemFailure(job: IndexJob, result: Extract<ItemDocument, { outcome: "failed" }>) {
-    job.failed++;
-    this.#recordError(job, result.uri, result.message);
   }
 
   #recordError(job: IndexJob, item: string | null, message: string): void {

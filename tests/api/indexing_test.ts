@@ -183,6 +183,7 @@ async function getJson<T>(service: TestService, path: string): Promise<T> {
 interface SearchResult {
   total: number;
   hits: { uri: string; document: Record<string, unknown> }[];
+  facets?: Record<string, { value: unknown; count: number }[]>;
 }
 
 function search(service: TestService, collection: string, query = ""): Promise<SearchResult> {
@@ -618,4 +619,58 @@ Deno.test("[indexing/embedded] a write that races a job's read is re-applied aft
   // Without the worker's change feed the job's stale write still comes last, but index
   // writes are versioned (src/search/document_version.ts): it loses to the newer one.
   assert.equal(await raceJobAgainstWrite(false), "Newer");
+});
+
+Deno.test({
+  name: "[indexing/embedded] batches on worker threads index what the request thread indexes",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const answers: unknown[] = [];
+    for (const workers of [0, 2]) {
+      const setting = `indexing: { batchSize: ${BATCH_SIZE} }`;
+      assert.ok(YAML.includes(setting));
+      const yaml = YAML.replace(
+        setting,
+        `indexing: { batchSize: ${BATCH_SIZE}, workers: ${workers} }`,
+      );
+      const service = await startTestService({ yaml });
+      try {
+        const deps = service.services.deps;
+        // Only the jobs index here: the outbox worker would index every write.
+        await deps.indexOutbox.stop();
+        for (let n = 0; n < 350; n++) {
+          const colour = ["red", "blue", "green"][n % 3];
+          await createItem(service, BOOKS, itemUri("book", n), `Book number ${n}, ${colour}`, [
+            [PAGES, String(n)],
+          ]);
+        }
+        // A document in the index whose item is gone: a job without `clear` removes it.
+        const gone = itemUri("book", 7);
+        const rebuilt = await runJob(service, "/collection", `${col(BOOKS)}&clear=true`);
+        assert.equal(rebuilt.state, "succeeded", JSON.stringify(rebuilt.errors));
+        assert.deepEqual([rebuilt.processed, rebuilt.indexed, rebuilt.failed], [350, 350, 0]);
+        await deleteItem(service, BOOKS, gone);
+        const updated = await runJob(service, "/collection", col(BOOKS));
+        assert.deepEqual([updated.processed, updated.indexed, updated.deleted], [349, 349, 1]);
+        const uris = (result: SearchResult) => result.hits.map((hit) => hit.uri);
+        answers.push({
+          red: uris(await search(service, BOOKS, "q=red&size=200&sort=uri")),
+          pages: uris(
+            await search(service, BOOKS, "range=numberOfPages:100..120&size=50&sort=uri"),
+          ),
+          exact: uris(await search(service, BOOKS, "filter=numberOfPages:42")),
+          stems: uris(await search(service, BOOKS, "q=books&size=5&sort=uri")),
+          facet: (await search(service, BOOKS, "q=green&facet=numberOfPages&facetSize=3")).facets,
+          total: (await search(service, BOOKS, "size=0")).total,
+        });
+      } finally {
+        await service.close();
+      }
+    }
+    const [inline, pooled] = answers as Record<string, unknown>[];
+    assert.equal(inline.total, 349);
+    assert.equal((inline.red as string[]).length, 117);
+    assert.deepEqual(pooled, inline);
+  },
 });
