@@ -81,9 +81,9 @@ export function stemOf(language: string, word: string): string {
 
 /**
  * Stems held per language: words follow Zipf's law, so a few thousand words are most of any
- * text, and a held stem costs a look-up instead of the stemmer's dozens of suffix tests
- * (measured: stems of a 50-triple item's texts 40 µs → 13 µs). Bounded: once full, further
- * words are stemmed each time.
+ * text, and a held stem costs a look-up instead of the stemmer's suffix tests (measured in a
+ * collection job at 20k items: a document's stems 38-40 µs before, 33 µs after; splitting
+ * the words is the rest). Bounded: once full, further words are stemmed each time.
  */
 const STEMS_HELD = 50_000;
 const STEMS = new Map<string, Map<string, string>>();
