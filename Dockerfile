@@ -18,12 +18,14 @@ WORKDIR /src
 # rather than resolve a version the lock does not name.
 COPY deno.json deno.lock ./
 COPY src ./src
-RUN deno install --frozen --entrypoint src/main.ts src/store/sqlite/sparql_worker.ts src/items/rdf_worker.ts
+RUN deno install --frozen --entrypoint src/main.ts src/store_embedded/sparql_worker.ts src/items/rdf_worker.ts \
+      src/index_batch_worker.ts
 # deno compile fetches the denort runtime for this Deno version from dl.deno.land (the
 # denoland/deno image does not carry it): this step needs internet access.
 RUN deno compile --frozen --allow-net --allow-read --allow-write --allow-env --allow-sys --allow-ffi \
       --v8-flags=--max-old-space-size=1024 --unstable-raw-imports \
-      --include src/store/sqlite/sparql_worker.ts --include src/items/rdf_worker.ts --output /out/rdf-content-service src/main.ts
+      --include src/store_embedded/sparql_worker.ts --include src/items/rdf_worker.ts \
+      --include src/index_batch_worker.ts --output /out/rdf-content-service src/main.ts
 
 FROM debian:bookworm-slim
 RUN useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin rcs \
