@@ -6,6 +6,7 @@
  */
 /// <reference lib="deno.worker" />
 import { join } from "node:path";
+import type { DatabaseSync } from "node:sqlite";
 import { errorToWire } from "./errors/error_wire.ts";
 import type { FromWorker, ToWorker } from "./items/worker_pool.ts";
 import { type BatchOutcome, type IndexBatch, indexBatchWith } from "./indexing/index_batch.ts";
@@ -29,8 +30,11 @@ export interface IndexBatchWorkerSetup {
 let indexBatch: IndexBatch | undefined;
 let openFailure: unknown;
 
+/** The worker's connection: closed on the pool's shutdown, so that the service's is the last. */
+let db: DatabaseSync | undefined;
+
 function open(setup: IndexBatchWorkerSetup): IndexBatch {
-  const db = openLocalDatabase(setup.dataDir);
+  db = openLocalDatabase(setup.dataDir);
   const store = new EmbeddedTripleStore(db, join(setup.dataDir, LOCAL_DB_FILE), setup.groupCommit);
   // Clamp warnings are the request thread's to log: a job's writes search nothing.
   const engine = new EmbeddedSearchEngine(db, { limits: setup.limits, warn: () => {} });
@@ -39,6 +43,16 @@ function open(setup: IndexBatchWorkerSetup): IndexBatch {
 
 self.onmessage = async (event: MessageEvent<ToWorker<IndexBatchTask>>) => {
   const message = event.data;
+  if ("close" in message) {
+    // The last connection to close copies the WAL back into the file and truncates both;
+    // a worker's left open would keep the service's from being the last.
+    db?.close();
+    db = undefined;
+    indexBatch = undefined;
+    openFailure = new Error("The indexing worker is closed.");
+    self.postMessage({ closed: true } satisfies FromWorker<BatchOutcome>);
+    return;
+  }
   if ("init" in message) {
     try {
       indexBatch = open(message.init as IndexBatchWorkerSetup);

@@ -194,7 +194,7 @@ export function buildServices(config: ServiceConfig): Services {
       catalog.close();
       await importJobs.close();
       await indexJobs.close();
-      indexBatchPool?.close();
+      await indexBatchPool?.close();
       await indexOutbox.stop();
       await search.close();
       await store.close();

@@ -53,8 +53,12 @@ export class IndexBatchPool {
     return this.#pool.run({ collection, target, uris }, { wait: true });
   };
 
-  /** Stops the workers; batches still running fail with 503 `shutting-down`. */
-  close(): void {
-    this.#pool?.close();
+  /**
+   * Closes the workers' connections, then stops the workers; batches still running fail with
+   * 503 `shutting-down`. Before the service closes its own connection: the last one to close
+   * copies the WAL back into the file.
+   */
+  async close(): Promise<void> {
+    await this.#pool?.shutdown();
   }
 }

@@ -15,6 +15,11 @@ self.onmessage = async (event: MessageEvent<ToWorker<RdfTask>>) => {
     setup = message.init as RdfTaskSetup;
     return;
   }
+  // Nothing of its own to release.
+  if ("close" in message) {
+    self.postMessage({ closed: true } satisfies FromWorker<RdfTaskResult>);
+    return;
+  }
   let answer: FromWorker<RdfTaskResult>;
   try {
     answer = { id: message.id, ok: true, value: await runRdfTask(message.task, setup) };

@@ -17,13 +17,17 @@ import { log } from "../log/logger.ts";
 /** Tasks handed to a worker before it answers: one running, one ready behind it. */
 export const TASKS_PER_WORKER = 2;
 
-/** What the pool posts to a worker: its setup once, then tasks. */
-export type ToWorker<Task> = { init: unknown } | { id: number; task: Task };
+/**
+ * What the pool posts to a worker: its setup once, then tasks; `close` only from
+ * {@link WorkerPool.shutdown}, to a worker that holds resources of its own.
+ */
+export type ToWorker<Task> = { init: unknown } | { id: number; task: Task } | { close: true };
 
-/** What a worker posts back for task `id`. */
+/** What a worker posts back for task `id`, or once it has released its resources. */
 export type FromWorker<Result> =
   | { id: number; ok: true; value: Result }
-  | { id: number; ok: false; error: WireError };
+  | { id: number; ok: false; error: WireError }
+  | { closed: true };
 
 /** How the pool is built. */
 export interface WorkerPoolOptions {
@@ -66,6 +70,8 @@ interface Pending<Task, Result> {
 interface Slot<Task, Result> {
   worker: Worker;
   held: Map<number, Pending<Task, Result>>;
+  /** Called when the worker answers `closed` (see {@link WorkerPool.shutdown}). */
+  onClosed?: () => void;
 }
 
 /** Runs tasks on a fixed set of workers; see the module comment. */
@@ -77,6 +83,8 @@ export class WorkerPool<Task, Result> {
   #nextId = 1;
   #done = 0;
   #closed = false;
+  /** Set by {@link shutdown}: tasks are refused from then on. */
+  #closing = false;
 
   constructor(options: WorkerPoolOptions) {
     if (!(Number.isInteger(options.size) && options.size >= 1)) {
@@ -96,7 +104,7 @@ export class WorkerPool<Task, Result> {
       if (!options.wait) throw this.#busy();
       await new Promise<void>((resolve) => this.#waitingForRoom.push(resolve));
     }
-    if (this.#closed) throw stopping();
+    if (this.#closed || this.#closing) throw stopping();
     const { promise, resolve, reject } = Promise.withResolvers<Result>();
     this.#queue.push({ id: this.#nextId++, task, resolve, reject });
     this.#dispatch();
@@ -112,6 +120,27 @@ export class WorkerPool<Task, Result> {
     let running = 0;
     for (const slot of this.#slots) running += slot.held.size;
     return { size: this.#options.size, running, queued: this.#queue.length, done: this.#done };
+  }
+
+  /**
+   * Asks every worker to release what it holds (files, connections: a worker that holds some
+   * answers `{ close: true }` with `{ closed: true }` once released), waits for the answers up
+   * to `timeoutMs`, then stops every worker as {@link close} does. No task starts meanwhile.
+   */
+  async shutdown(timeoutMs = 5000): Promise<void> {
+    if (this.#closed) return;
+    this.#closing = true;
+    const released = this.#slots.map((slot) =>
+      new Promise<void>((resolve) => {
+        slot.onClosed = resolve;
+        slot.worker.postMessage({ close: true } satisfies ToWorker<Task>);
+      })
+    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<void>((resolve) => timer = setTimeout(resolve, timeoutMs));
+    await Promise.race([Promise.all(released), waited]);
+    clearTimeout(timer);
+    this.close();
   }
 
   /** Stops every worker; tasks not yet answered fail with 503 `shutting-down`. */
@@ -157,6 +186,10 @@ export class WorkerPool<Task, Result> {
     worker.postMessage({ init: this.#options.init } satisfies ToWorker<Task>);
     worker.onmessage = (event: MessageEvent<FromWorker<Result>>) => {
       const answer = event.data;
+      if ("closed" in answer) {
+        slot.onClosed?.();
+        return;
+      }
       const pending = slot.held.get(answer.id);
       if (!pending) return;
       slot.held.delete(answer.id);

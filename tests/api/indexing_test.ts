@@ -634,7 +634,8 @@ Deno.test({
         setting,
         `indexing: { batchSize: ${BATCH_SIZE}, workers: ${workers} }`,
       );
-      const service = await startTestService({ yaml });
+      const dataDir = await Deno.makeTempDir({ prefix: "rcs-test-" });
+      const service = await startTestService({ yaml, dataDir });
       try {
         const deps = service.services.deps;
         // Only the jobs index here: the outbox worker would index every write.
@@ -667,6 +668,10 @@ Deno.test({
       } finally {
         await service.close();
       }
+      // Every connection was closed, the service's last: it copied the WAL back and removed it.
+      const files = [...Deno.readDirSync(dataDir)].map((entry) => entry.name);
+      await Deno.remove(dataDir, { recursive: true });
+      assert.ok(!files.some((name) => name.endsWith("-wal")), files.join(", "));
     }
     const [inline, pooled] = answers as Record<string, unknown>[];
     assert.equal(inline.total, 349);

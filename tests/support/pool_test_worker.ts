@@ -21,6 +21,13 @@ self.onmessage = async (event: MessageEvent<ToWorker<TestTask>>) => {
     greeting = String(message.init);
     return;
   }
+  if ("close" in message) {
+    // Set up as "silent": a worker that never says it released what it holds.
+    if (greeting === "silent") return;
+    // Releasing takes a while.
+    setTimeout(() => self.postMessage({ closed: true }), 50);
+    return;
+  }
   const { id, task } = message;
   if (task.kind === "die") {
     // An error nobody catches ends the worker, as a crash in a native module would.

@@ -95,3 +95,35 @@ Deno.test("closing fails what waits with 503 shutting-down", async () => {
   }
   await assert.rejects(workers.run({ kind: "echo", value: 1 }), /stopping/);
 });
+
+Deno.test("shutdown waits until each worker says it released what it holds, then stops them", async () => {
+  const workers = pool(2, 4);
+  assert.equal(await workers.run({ kind: "echo", value: 1 }), "n1");
+  const started = performance.now();
+  const shutdown = workers.shutdown(5000);
+  // No task starts once shutdown has begun.
+  await assert.rejects(workers.run({ kind: "echo", value: 2 }), (error: unknown) => {
+    assert.ok(error instanceof DomainError);
+    assert.equal(error.slug, "shutting-down");
+    return true;
+  });
+  await shutdown;
+  const waited = performance.now() - started;
+  assert.ok(waited >= 45, `shut down after ${waited} ms, before the workers answered`);
+  assert.ok(waited < 4000, `shut down after ${waited} ms: the answers were not seen`);
+});
+
+Deno.test("shutdown stops a worker that never answers once the time is up", async () => {
+  const workers = new WorkerPool<TestTask, string>({
+    url: WORKER,
+    size: 1,
+    maxQueue: 4,
+    init: "silent",
+    name: "test",
+  });
+  assert.equal(await workers.run({ kind: "echo", value: 1 }), "silent1");
+  const started = performance.now();
+  await workers.shutdown(300);
+  const waited = performance.now() - started;
+  assert.ok(waited >= 290 && waited < 3000, `shut down after ${waited} ms`);
+});
