@@ -5,7 +5,8 @@
  * an indexing job of the collection into OpenSearch (items/s) beside a raw `_bulk` of the
  * same documents, precomputed, with the same client library and batch size (items/s): the
  * ratio is what the job's reading, document building and bookkeeping cost (goal ≥ 0.7).
- * The same job into the embedded engine, and search latency (p50/p99) on both engines,
+ * The same job into the embedded engine, with its batches on this thread and on one and two
+ * worker threads (`service.search.indexing.workers`; CPU per item and cores used), and search latency (p50/p99) on both engines,
  * with and without facets. OpenSearch parts run only when `SERVICE_OPENSEARCH_URL` is set.
  *
  * With `--linked`, every item also points to one of 50 concepts and one of 500 people
@@ -33,6 +34,8 @@ import type { SearchDocument, SearchEngine, SearchRequest } from "../src/search/
 import { collectionResolver, readItemDocument } from "../src/indexing/index_item.ts";
 import { SqliteJobStore } from "../src/jobs/sqlite_job_store.ts";
 import { IndexJobRunner } from "../src/indexing/job_runner.ts";
+import { IndexBatchPool } from "../src/indexing/index_batch_pool.ts";
+import type { IndexBatchWorkerSetup } from "../src/index_batch_worker.ts";
 
 const { namedNode, literal, blankNode, quad } = DataFactory;
 
@@ -96,11 +99,36 @@ export async function benchIndexing(options: IndexingBenchOptions): Promise<Inde
     });
 
     const embedded = new EmbeddedSearchEngine(db, { limits: config.service.search.query });
-    const embeddedJob = await timeJob(config, db, store, embedded);
-    rows.push({
-      name: "embedded engine: collection job",
-      ...throughput(options.items, embeddedJob),
-    });
+    for (const workers of [0, 1, 2]) {
+      const pool = workers === 0 ? undefined : new IndexBatchPool({
+        url: new URL("../src/index_batch_worker.ts", import.meta.url),
+        workers,
+        init: {
+          dataDir: dir,
+          groupCommit: config.service.store.groupCommit,
+          limits: config.service.search.query,
+        } satisfies IndexBatchWorkerSetup,
+      });
+      try {
+        const cpuBefore = cpuSeconds();
+        // A rebuild each time: every row writes a fresh index, none updates the last one's.
+        const seconds = await timeJob(config, db, store, embedded, pool, true);
+        const cpu = cpuSeconds() - cpuBefore;
+        rows.push({
+          name: workers === 0
+            ? "embedded engine: collection job, batches on this thread"
+            : `embedded engine: collection job, batches on ${workers} worker${
+              workers > 1 ? "s" : ""
+            }`,
+          ...throughput(options.items, seconds),
+          note: `${(cpu / options.items * 1e6).toFixed(0)} µs of CPU per item, ${
+            (cpu / seconds).toFixed(2)
+          } cores`,
+        });
+      } finally {
+        await pool?.close();
+      }
+    }
 
     if (options.openSearchUrl) {
       rows.push(...await benchOpenSearch(options, db, store, prefix, dir));
@@ -334,7 +362,13 @@ async function createLinkedResources(store: EmbeddedTripleStore): Promise<void> 
 }
 
 function countTriples(db: DatabaseSync): number {
-  return (db.prepare("SELECT count(*) AS n FROM triples").get() as { n: number }).n;
+  return (db.prepare("SELECT count(*) AS n FROM quads").get() as { n: number }).n;
+}
+
+/** CPU time of the whole process (its worker threads too), in seconds. */
+function cpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
 }
 
 async function timeJob(
@@ -342,6 +376,8 @@ async function timeJob(
   db: DatabaseSync,
   store: EmbeddedTripleStore,
   engine: SearchEngine,
+  pool?: IndexBatchPool,
+  clear = false,
 ): Promise<number> {
   const catalog = new Catalog(config.workspaces);
   const runner = new IndexJobRunner({
@@ -355,9 +391,10 @@ async function timeJob(
     batchSize: config.service.search.indexing.batchSize,
     leaseMs: config.service.cluster.leaseMs,
     clockAllowanceMs: 0,
+    indexBatch: pool?.run,
   });
   const started = performance.now();
-  const job = await runner.start({ type: "collection", uri: COLLECTION });
+  const job = await runner.start({ type: "collection", uri: COLLECTION }, { clear });
   const finished = await runner.wait(job.id);
   const seconds = (performance.now() - started) / 1000;
   if (finished?.state !== "succeeded" || finished.failed > 0) {

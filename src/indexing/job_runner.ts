@@ -46,7 +46,7 @@ import type { IndexJob, JobRebuild, JobScope } from "./index_job.ts";
 export const CLOCK_ALLOWANCE_MS = 60_000;
 
 /**
- * Test seam: called before each batch of a job is written (the previous batch's write may
+ * Test seam: called before each batch of a job is read and written (the previous batch may
  * still be pending); throwing fails the job there.
  */
 export interface IndexJobHooks {

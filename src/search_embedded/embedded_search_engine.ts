@@ -136,6 +136,13 @@ export const EMBEDDED_SEARCH_MIGRATIONS: Migration[] = [{
 
 /** Documents written per transaction, so that other writers are never blocked for long. */
 const WRITE_BATCH = 500;
+/**
+ * Full-text index pages merged per step of a rebuild's compaction: a step holds the write lock
+ * for tens of milliseconds (measured at 20k items: 500 pages took up to 157 ms).
+ */
+const COMPACT_STEP_PAGES = 200;
+/** Steps of one compaction at most (some 1.6 GB of segments): writes meanwhile cannot keep it going. */
+const COMPACT_MAX_STEPS = 100_000;
 /** URIs per page of {@link EmbeddedSearchEngine.listDocumentUris}, before clamping. */
 const LIST_PAGE = 1000;
 /** Facet fields whose values are held in memory at once, over all indices. */
@@ -303,9 +310,42 @@ export class EmbeddedSearchEngine implements SearchEngine {
     });
   }
 
-  /** Points the alias at the rebuilt index in one transaction, then drops the old one. */
-  commitRebuild(target: RebuildTarget): Promise<void> {
-    return settle(() => this.#commitRebuild(target));
+  /**
+   * Points the alias at the rebuilt index in one transaction, then drops the old one. The
+   * rebuilt index's full-text segments are merged into one first ({@link #compact}).
+   */
+  async commitRebuild(target: RebuildTarget): Promise<void> {
+    await this.#compact(target);
+    await settle(() => this.#commitRebuild(target));
+  }
+
+  /**
+   * Merges every full-text segment of a rebuilt index into one, FTS5's incremental optimize:
+   * a step of {@link COMPACT_STEP_PAGES} pages per transaction, requests served between. A job
+   * writes a segment per batch; merged, they take less room than the segments an index grows
+   * by item writes (measured at 20k items: 18.5 MB, against 20.4 MB as the job left them and
+   * 19.9 MB grown by the outbox), so a rebuild gives back at least what it takes, and each
+   * word is one segment's list to read.
+   */
+  async #compact(target: RebuildTarget): Promise<void> {
+    const physical = this.#physical(target.physicalName);
+    // Gone: the commit answers why.
+    if (physical === undefined) return;
+    const { fts } = physical.tables;
+    // A negative page count takes every segment, as 'optimize' does; a step that changes
+    // fewer than two rows found nothing left to merge (FTS5's documented test).
+    const merge = this.#sql(`INSERT INTO ${fts}(${fts}, rank) VALUES ('merge', ?)`);
+    const changes = this.#sql("SELECT total_changes() AS n");
+    const changed = () => (changes.get() as { n: number }).n;
+    for (let step = 0; step < COMPACT_MAX_STEPS; step++) {
+      const more = this.#write(() => {
+        const before = changed();
+        merge.run(-COMPACT_STEP_PAGES);
+        return changed() - before >= 2;
+      }, false);
+      if (!more) return;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
   }
 
   #commitRebuild(target: RebuildTarget): void {

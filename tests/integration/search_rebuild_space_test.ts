@@ -47,3 +47,55 @@ Deno.test("embedded search: a rebuild leaves the file no larger than before it",
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("embedded search: a rebuild's full-text segments are merged into one before it serves", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "rcs-rebuild-compact-" });
+  const db = openLocalDatabase(dir);
+  try {
+    const engine = new EmbeddedSearchEngine(db, {
+      limits: { maxResultsLimit: 100, maxWindow: 100, trackTotalHits: 10_000 },
+      warn: () => {},
+    });
+    const ref = { collection: "c", indexName: "compact" };
+    const target = await engine.beginRebuild(ref);
+    // Forty batches, as a job writes them: a segment each.
+    for (let batch = 0; batch < 40; batch++) {
+      await engine.upsert(
+        target,
+        Array.from({ length: 50 }, (_, i): SearchDocument => {
+          const n = batch * 50 + i;
+          const text = `title ${n} colour${n % 7} ${"word ".repeat(n % 20)}`;
+          return {
+            uri: `urn:x:${n}`,
+            collection: "c",
+            workspace: "w",
+            types: [],
+            hash: String(n),
+            modified: "m",
+            text,
+          };
+        }),
+      );
+    }
+    const { tables } = db.prepare("SELECT tables FROM search_physical_indices WHERE name = ?")
+      .get(target.physicalName) as { tables: number };
+    const fts = `search_fts_${tables}`;
+    // What is left to merge: the rows one more full merge step changes (fewer than 2: nothing).
+    const leftToMerge = () => {
+      const changes = () => (db.prepare("SELECT total_changes() AS n").get() as { n: number }).n;
+      const before = changes();
+      db.prepare(`INSERT INTO ${fts}(${fts}, rank) VALUES ('merge', -100000)`).run();
+      return changes() - before;
+    };
+    db.exec("SAVEPOINT probe");
+    assert.ok(leftToMerge() >= 2, "the batches left several segments");
+    db.exec("ROLLBACK TO probe; RELEASE probe");
+    await engine.commitRebuild(target);
+    assert.ok(leftToMerge() < 2, "segments left to merge after the commit");
+    assert.equal((await engine.search(ref, { q: "colour3" })).total, 286);
+    assert.equal((await engine.search(ref, { size: 0 })).total, 2000);
+  } finally {
+    db.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
