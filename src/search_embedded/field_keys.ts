@@ -106,7 +106,7 @@ const BASE36_LOW = 36 ** 5;
  * writes numbers above 2^31 in a radix by a general algorithm for doubles (about 0.4 µs,
  * measured: a third of a document's key cost); two small integers take its fast path.
  */
-export function base36(n: number): string {
+function base36(n: number): string {
   const high = Math.floor(n / BASE36_LOW);
   const low = n - high * BASE36_LOW;
   return high === 0 ? low.toString(36) : high.toString(36) + low.toString(36).padStart(5, "0");

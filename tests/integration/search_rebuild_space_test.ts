@@ -4,19 +4,25 @@
  * the same documents than before it, and holds no free pages.
  */
 import { strict as assert } from "node:assert";
+import type { DatabaseSync } from "node:sqlite";
 import { openLocalDatabase } from "../../src/local_database.ts";
 import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import { EmbeddedSearchEngine } from "../../src/search_embedded/embedded_search_engine.ts";
 import type { SearchDocument } from "../../src/search/search_engine.ts";
 
+/** An engine on `db` with small limits and no clamp warnings. */
+function quietEngine(db: DatabaseSync): EmbeddedSearchEngine {
+  return new EmbeddedSearchEngine(db, {
+    limits: { maxResultsLimit: 100, maxWindow: 100, trackTotalHits: 10_000 },
+    warn: () => {},
+  });
+}
+
 Deno.test("embedded search: a rebuild leaves the file no larger than before it", async () => {
   const dir = await Deno.makeTempDir({ prefix: "rcs-rebuild-space-" });
   const db = openLocalDatabase(dir);
   try {
-    const engine = new EmbeddedSearchEngine(db, {
-      limits: { maxResultsLimit: 100, maxWindow: 100, trackTotalHits: 10_000 },
-      warn: () => {},
-    });
+    const engine = quietEngine(db);
     const ref = { collection: "c", indexName: "space" };
     const documents: SearchDocument[] = Array.from({ length: 2000 }, (_, n) => ({
       uri: `urn:x:${n}`,
@@ -52,10 +58,7 @@ Deno.test("embedded search: a rebuild's full-text segments are merged into one b
   const dir = await Deno.makeTempDir({ prefix: "rcs-rebuild-compact-" });
   const db = openLocalDatabase(dir);
   try {
-    const engine = new EmbeddedSearchEngine(db, {
-      limits: { maxResultsLimit: 100, maxWindow: 100, trackTotalHits: 10_000 },
-      warn: () => {},
-    });
+    const engine = quietEngine(db);
     const ref = { collection: "c", indexName: "compact" };
     const target = await engine.beginRebuild(ref);
     // Forty batches, as a job writes them: a segment each.
