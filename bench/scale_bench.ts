@@ -35,6 +35,23 @@ const C = encodeURIComponent(DEMO_COLLECTION);
 const CLI = new URL("../src/bulk/cli.ts", import.meta.url).pathname;
 const DB_FILE = "rdf-content-service.db";
 
+/** A column's rows, each also written to stderr as it is measured (a long run keeps its figures). */
+class LoggedRows extends Map<string, string> {
+  constructor(private readonly label: string) {
+    super();
+  }
+  override set(key: string, value: string): this {
+    console.error(`# ${this.label}: ${key}: ${value}`);
+    return super.set(key, value);
+  }
+}
+
+/** The most memory a process has held (VmHWM): what a bounded run must keep flat. */
+function peakRss(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return Number(status.match(/VmHWM:\s+(\d+)/)![1]) * 1024;
+}
+
 /** One column of the results table. */
 interface Column {
   label: string;
@@ -197,7 +214,7 @@ async function benchSize(
 ): Promise<Column[]> {
   const { path, queries } = await scaleFile(items);
   console.error(`# ${items} items: ${JSON.stringify(queries)}`);
-  const rows = new Map<string, string>();
+  const rows = new LoggedRows(`${items} items`);
   const columns: Column[] = [{ label: `${items.toLocaleString("en")} items`, rows }];
   const dataDir = await Deno.makeTempDir({ prefix: "rcs-bench-scale-" });
   let service = await startService(dataDir);
@@ -217,6 +234,7 @@ async function benchSize(
     );
     console.error(`# imported in ${importSeconds.toFixed(0)} s`);
     await searchRows(service.url, queries, searches, rows);
+    rows.set("service peak RSS: import, drain, searches", mb(peakRss(service.pid)));
     const dbPath = join(dataDir, DB_FILE);
 
     // SPARQL, from a start.
@@ -284,6 +302,7 @@ async function benchSize(
       "collection indexing job (`clear=true`)",
       `${(job.processed / jobSeconds).toFixed(0)} items/s`,
     );
+    rows.set("service peak RSS: SPARQL, `GET`, the job", mb(peakRss(service.pid)));
     restarted = await restart(service, dataDir);
     service = restarted.service;
     const sizeAfter = (await Deno.stat(dbPath)).size;
@@ -303,7 +322,7 @@ async function benchSize(
       await service.stop();
       service = await startService(dataDir, env);
       try {
-        const osRows = new Map<string, string>();
+        const osRows = new LoggedRows(`OpenSearch, ${items}`);
         const started = performance.now();
         const filled = await (await fetch(
           `${service.url}/api/admin/index/collection?collection=${C}&clear=true&wait=true`,
