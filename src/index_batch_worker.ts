@@ -2,7 +2,8 @@
  * The worker thread of indexing jobs' batches (`src/indexing/index_batch_pool.ts`) on the
  * embedded backends: opens the service's SQLite file with its own connection, reads items
  * through an embedded store and writes documents through an embedded search engine on it,
- * one batch per task. Wiring, like `services.ts`: it picks the engines.
+ * one batch per task; and runs the request thread's engine's document writes on it
+ * (`EngineWrite`). Wiring, like `services.ts`: it picks the engines.
  */
 /// <reference lib="deno.worker" />
 import { join } from "node:path";
@@ -10,11 +11,15 @@ import type { DatabaseSync } from "node:sqlite";
 import { errorToWire } from "./errors/error_wire.ts";
 import type { FromWorker, ToWorker } from "./items/worker_pool.ts";
 import { type BatchOutcome, type IndexBatch, indexBatchWith } from "./indexing/index_batch.ts";
-import type { IndexBatchTask } from "./indexing/index_batch_pool.ts";
+import type { IndexWorkerTask } from "./indexing/index_batch_pool.ts";
 import { openLocalDatabase } from "./local_database.ts";
 import { LOCAL_DB_FILE } from "./sqlite/local_db.ts";
 import { EmbeddedTripleStore } from "./store_embedded/embedded_triple_store.ts";
-import { EmbeddedSearchEngine } from "./search_embedded/embedded_search_engine.ts";
+import {
+  EmbeddedSearchEngine,
+  type EngineWrite,
+  type EngineWriteResult,
+} from "./search_embedded/embedded_search_engine.ts";
 import type { GroupCommitOptions } from "./store/group_commit.ts";
 import type { SearchLimits } from "./search/clamp.ts";
 
@@ -26,46 +31,51 @@ export interface IndexBatchWorkerSetup {
   limits: SearchLimits;
 }
 
-/** The batches' runner, or why the file could not be opened (every task answers that). */
-let indexBatch: IndexBatch | undefined;
+/** The engines on the worker's connection, or why the file could not be opened (every task answers that). */
+let engines: { indexBatch: IndexBatch; engine: EmbeddedSearchEngine } | undefined;
 let openFailure: unknown;
 
 /** The worker's connection: closed on the pool's shutdown, so that the service's is the last. */
 let db: DatabaseSync | undefined;
 
-function open(setup: IndexBatchWorkerSetup): IndexBatch {
+function open(setup: IndexBatchWorkerSetup): NonNullable<typeof engines> {
   db = openLocalDatabase(setup.dataDir);
   const store = new EmbeddedTripleStore(db, join(setup.dataDir, LOCAL_DB_FILE), setup.groupCommit);
   // Clamp warnings are the request thread's to log: a job's writes search nothing.
   const engine = new EmbeddedSearchEngine(db, { limits: setup.limits, warn: () => {} });
-  return indexBatchWith(store, engine);
+  return { indexBatch: indexBatchWith(store, engine), engine };
 }
 
-self.onmessage = async (event: MessageEvent<ToWorker<IndexBatchTask>>) => {
+type Answer = BatchOutcome | EngineWriteResult;
+
+self.onmessage = async (event: MessageEvent<ToWorker<IndexWorkerTask<EngineWrite>>>) => {
   const message = event.data;
   if ("close" in message) {
     // The last connection to close copies the WAL back into the file and truncates both;
     // a worker's left open would keep the service's from being the last.
     db?.close();
     db = undefined;
-    indexBatch = undefined;
+    engines = undefined;
     openFailure = new Error("The indexing worker is closed.");
-    self.postMessage({ closed: true } satisfies FromWorker<BatchOutcome>);
+    self.postMessage({ closed: true } satisfies FromWorker<Answer>);
     return;
   }
   if ("init" in message) {
     try {
-      indexBatch = open(message.init as IndexBatchWorkerSetup);
+      engines = open(message.init as IndexBatchWorkerSetup);
     } catch (error) {
       openFailure = error;
     }
     return;
   }
-  let answer: FromWorker<BatchOutcome>;
+  let answer: FromWorker<Answer>;
   try {
-    if (indexBatch === undefined) throw openFailure;
-    const { collection, target, uris } = message.task;
-    answer = { id: message.id, ok: true, value: await indexBatch(collection, target, uris) };
+    if (engines === undefined) throw openFailure;
+    const { task } = message;
+    const value = "write" in task
+      ? await engines.engine.writeHere(task.write)
+      : await engines.indexBatch(task.batch.collection, task.batch.target, task.batch.uris);
+    answer = { id: message.id, ok: true, value };
   } catch (error) {
     answer = { id: message.id, ok: false, error: errorToWire(error) };
   }

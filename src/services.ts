@@ -45,7 +45,12 @@ import type { Quad } from "n3";
 import { SERVICE_VERSION } from "./version.ts";
 import { ServiceMetrics } from "./metrics/metrics.ts";
 import type { ClampWarning } from "./search/clamp.ts";
-import { EmbeddedSearchEngine } from "./search_embedded/embedded_search_engine.ts";
+import {
+  EmbeddedSearchEngine,
+  type EngineWrite,
+  type EngineWriter,
+  type EngineWriteResult,
+} from "./search_embedded/embedded_search_engine.ts";
 import { OpenSearchEngine } from "./search_opensearch/opensearch_engine.ts";
 import type { SearchEngine } from "./search/search_engine.ts";
 import { CircuitBreaker, engineDown } from "./backend/circuit_breaker.ts";
@@ -88,7 +93,8 @@ export function buildServices(config: ServiceConfig): Services {
   if (store.kind === "sparql") catalog.startPolling(CATALOG_POLL_MS);
   const shapes = new CollectionShapes(config.workspaces);
   const items = new ItemService(store, catalog, hash, shapes);
-  const search = metrics.timed("search", buildSearchEngine(config, db));
+  const indexBatchPool = openIndexBatchPool(config, dataDir, store.kind);
+  const search = metrics.timed("search", buildSearchEngine(config, db, indexBatchPool?.write));
   const searchIndexes = collectionResolver(config, catalog);
   const catalogAdmin = new CatalogAdmin(
     catalog,
@@ -111,7 +117,6 @@ export function buildServices(config: ServiceConfig): Services {
     leaseMs,
   });
   const owner = instanceId(dataDir);
-  const indexBatchPool = openIndexBatchPool(config, dataDir, store.kind, search.kind);
   const indexJobs = new IndexJobRunner({
     jobs: openJobStore(metadata, db, leaseMs),
     store,
@@ -194,8 +199,9 @@ export function buildServices(config: ServiceConfig): Services {
       catalog.close();
       await importJobs.close();
       await indexJobs.close();
-      await indexBatchPool?.close();
+      // The outbox writes through the workers: stopped first, its batch in flight lands.
       await indexOutbox.stop();
+      await indexBatchPool?.close();
       await search.close();
       await store.close();
       storeBreakers.get(config)?.close();
@@ -206,17 +212,17 @@ export function buildServices(config: ServiceConfig): Services {
 }
 
 /**
- * Worker threads for indexing jobs' batches when both engines live in the SQLite file (the
- * workers open it too) and `service.search.indexing.workers` asks for some; otherwise batches
- * run on the request thread.
+ * Worker threads for indexing jobs' batches and the embedded engine's document writes when
+ * both engines live in the SQLite file (the workers open it too) and
+ * `service.search.indexing.workers` asks for some; otherwise both run on the request thread.
  */
 function openIndexBatchPool(
   config: ServiceConfig,
   dataDir: string,
   storeKind: TripleStore["kind"],
-  searchKind: SearchEngine["kind"],
-): IndexBatchPool | undefined {
+): IndexBatchPool<EngineWrite, EngineWriteResult> | undefined {
   const { workers } = config.service.search.indexing;
+  const searchKind = config.service.search.backend;
   if (dataDir === ":memory:" || storeKind !== "embedded" || searchKind !== "embedded") return;
   if (workers === 0) return;
   const init: IndexBatchWorkerSetup = {
@@ -440,7 +446,11 @@ const logClampWarning: ClampWarning = (entry) => {
  * file), or an OpenSearch client for the nodes of `service.search.opensearch.node`
  * (connects lazily). Throws a ConfigError when the configured CA file cannot be used.
  */
-function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): SearchEngine {
+function buildSearchEngine(
+  config: ServiceConfig,
+  db: DatabaseSync,
+  writer?: EngineWriter,
+): SearchEngine {
   const search = config.service.search;
   const limits = search.query;
   if (search.backend === "opensearch") {
@@ -460,5 +470,5 @@ function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): SearchEngin
       failFast: config.service.failFast,
     });
   }
-  return new EmbeddedSearchEngine(db, { limits, warn: logClampWarning });
+  return new EmbeddedSearchEngine(db, { limits, warn: logClampWarning, writer });
 }

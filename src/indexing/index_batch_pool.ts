@@ -6,7 +6,11 @@
  * time) and runs whole batches (`index_batch.ts`): while one worker writes, the other reads
  * and builds, on another core, and the request thread only keeps the job's books.
  *
- * The workers start with the first job and stay; the worker module (which picks the engines)
+ * The same workers take the search engine's own document writes when the wiring hands them
+ * over (the outbox's, on the embedded engine: `Write`, answered by `Written`): those are CPU
+ * work on the SQLite file as well.
+ *
+ * The workers start with the first task and stay; the worker module (which picks the engines)
  * is the wiring's, passed in by URL.
  */
 import type { IndexTarget } from "../search/search_engine.ts";
@@ -21,9 +25,15 @@ export interface IndexBatchTask {
   uris: string[];
 }
 
+/** What a worker is given: a job's batch, or an engine's document write. */
+export type IndexWorkerTask<Write> = { batch: IndexBatchTask } | { write: Write };
+
 /** How the pool is built. */
 export interface IndexBatchPoolOptions {
-  /** The worker module: it answers {@link IndexBatchTask}s with {@link BatchOutcome}s. */
+  /**
+   * The worker module: it answers a batch with a {@link BatchOutcome}, a write with what the
+   * engine's write answers.
+   */
   url: URL;
   /** Worker threads, at least 1. */
   workers: number;
@@ -32,26 +42,34 @@ export interface IndexBatchPoolOptions {
 }
 
 /** Runs batches on worker threads; see the module comment. */
-export class IndexBatchPool {
+export class IndexBatchPool<Write = never, Written = never> {
   readonly #options: IndexBatchPoolOptions;
-  #pool?: WorkerPool<IndexBatchTask, BatchOutcome>;
+  #pool?: WorkerPool<IndexWorkerTask<Write>, BatchOutcome | Written>;
 
   constructor(options: IndexBatchPoolOptions) {
     this.#options = options;
   }
 
   /** Runs one batch on a worker; a job keeps few pending, so it waits for room. */
-  readonly run: IndexBatch = (collection, target, uris) => {
-    this.#pool ??= new WorkerPool({
+  readonly run: IndexBatch = (collection, target, uris) =>
+    this.#workers().run({ batch: { collection, target, uris } }, { wait: true }) as Promise<
+      BatchOutcome
+    >;
+
+  /** Runs one engine write on a worker; its writers wait for each, so it waits for room. */
+  readonly write = (write: Write): Promise<Written> =>
+    this.#workers().run({ write }, { wait: true }) as Promise<Written>;
+
+  #workers(): WorkerPool<IndexWorkerTask<Write>, BatchOutcome | Written> {
+    return this.#pool ??= new WorkerPool({
       url: this.#options.url,
       size: this.#options.workers,
-      // The job bounds its batches in flight: nothing piles up here.
+      // Jobs and the outbox each bound their tasks in flight: nothing piles up here.
       maxQueue: this.#options.workers,
       init: this.#options.init,
       name: "indexing",
     });
-    return this.#pool.run({ collection, target, uris }, { wait: true });
-  };
+  }
 
   /**
    * Closes the workers' connections, then stops the workers; batches still running fail with

@@ -75,7 +75,61 @@ export interface EmbeddedSearchEngineOptions {
   limits: SearchLimits;
   /** Receives clamp warnings; one JSON line on stderr by default. */
   warn?: ClampWarning;
+  /**
+   * Runs this engine's document writes on another connection, i.e. a worker thread's engine
+   * ({@link EmbeddedSearchEngine.writeHere}): the writes' CPU (rows, stems, FTS5) leaves this
+   * thread. Unset: writes run here.
+   */
+  writer?: EngineWriter;
 }
+
+/**
+ * A document write handed to another connection's engine, with what this engine knows that
+ * the other does not: the rebuilds it runs (written to as well) and the facet values it holds
+ * (reported back, so they stay valid instead of being read again).
+ */
+export type EngineWrite = WriteRequest & {
+  rebuilds: string[];
+  heldFacets: Record<string, string[]>;
+};
+
+/** A document write as the engine's callers ask it. */
+type WriteRequest =
+  | { kind: "upsert"; target: IndexTarget; documents: SearchDocument[] }
+  | { kind: "remove"; target: IndexTarget; uris: string[] };
+
+/** What one write transaction changed in held facet fields of one physical index. */
+export interface FacetChanges {
+  physical: string;
+  /** The index's write counter after the transaction. */
+  writes: number;
+  /** The fields reported, in the order of each change's values. */
+  fields: string[];
+  /** Per document id: each field's values, or null when the document was removed. */
+  changes: [number, (string | number | boolean)[][] | null][];
+}
+
+/** The answer to an {@link EngineWrite}. */
+export interface EngineWriteResult {
+  result: BulkResult;
+  facets: FacetChanges[];
+}
+
+/** Runs an {@link EngineWrite} elsewhere (a worker thread) and answers its result. */
+export type EngineWriter = (write: EngineWrite) => Promise<EngineWriteResult>;
+
+/** Where a write runs for another engine: its rebuilds, its held facets, the reports made. */
+interface WriteElsewhere {
+  rebuilds: string[];
+  heldFacets: Record<string, string[]>;
+  reports: FacetChanges[];
+}
+
+/** Updates facet values for one written document (its values) or removed one (undefined). */
+type FacetUpdate = (id: number, values: FieldValue[] | undefined) => void;
+
+const valuesOf = (values: FieldValue[], field: string) =>
+  values.filter((value) => value.path === field).map((value) => value.value);
 
 /**
  * The engine's tables. Migration 5: the shared tables of the first layout. Migration 7: each
@@ -179,6 +233,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
   readonly #db: DatabaseSync;
   readonly #limits: SearchLimits;
   readonly #warn?: ClampWarning;
+  readonly #writer?: EngineWriter;
   /** Physical indices being rebuilt by this process; other non-serving ones are leftovers. */
   readonly #activeRebuilds = new Set<string>();
   readonly #statements = new Map<string, StatementSync>();
@@ -194,6 +249,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
     this.#db = db;
     this.#limits = options.limits;
     this.#warn = options.warn;
+    this.#writer = options.writer;
     this.#upgradeLegacy();
   }
 
@@ -204,16 +260,73 @@ export class EmbeddedSearchEngine implements SearchEngine {
 
   /** Adds or replaces documents; also writes to a rebuild of the same index in progress. */
   upsert(target: IndexTarget, documents: SearchDocument[]): Promise<BulkResult> {
+    if (this.#writer) return this.#writeElsewhere({ kind: "upsert", target, documents });
     return settle(() => this.#upsert(target, documents));
   }
 
   /** Removes documents by URI; missing ones count as removed. */
   remove(target: IndexTarget, uris: string[]): Promise<BulkResult> {
+    if (this.#writer) return this.#writeElsewhere({ kind: "remove", target, uris });
     return settle(() => this.#remove(target, uris));
   }
 
-  #upsert(target: IndexTarget, documents: SearchDocument[]): BulkResult {
-    const physicals = this.#writeTargets(target);
+  /** Runs another engine's write on this engine's connection ({@link EngineWriter}). */
+  writeHere(write: EngineWrite): Promise<EngineWriteResult> {
+    return settle(() => {
+      const elsewhere = { rebuilds: write.rebuilds, heldFacets: write.heldFacets, reports: [] };
+      const result = write.kind === "upsert"
+        ? this.#upsert(write.target, write.documents, elsewhere)
+        : this.#remove(write.target, write.uris, elsewhere);
+      return { result, facets: elsewhere.reports };
+    });
+  }
+
+  /** Per physical index, the fields whose facet values this engine holds in memory. */
+  heldFacetFields(): Record<string, string[]> {
+    return Object.fromEntries(
+      [...this.#facets].map(([name, cache]) => [name, [...cache.columns.keys()]]),
+    );
+  }
+
+  async #writeElsewhere(write: WriteRequest): Promise<BulkResult> {
+    const { result, facets } = await this.#writer!({
+      ...write,
+      rebuilds: [...this.#activeRebuilds],
+      heldFacets: this.heldFacetFields(),
+    });
+    for (const changes of facets) this.#applyFacetChanges(changes);
+    return result;
+  }
+
+  /**
+   * Brings held facet values up to date with a write another connection made: applied when
+   * they were valid just before it, dropped when they missed a write (read again when asked).
+   */
+  #applyFacetChanges(report: FacetChanges): void {
+    const cache = this.#facets.get(report.physical);
+    // Read after the write committed: the values hold it already.
+    if (cache === undefined || cache.writes >= report.writes) return;
+    const unreported = [...cache.columns.keys()].some((field) => !report.fields.includes(field));
+    if (cache.writes !== report.writes - 1 || unreported) {
+      this.#facets.delete(report.physical);
+      return;
+    }
+    for (const [id, values] of report.changes) {
+      report.fields.forEach((field, n) => {
+        const column = cache.columns.get(field);
+        if (values === null) column?.delete(id);
+        else column?.set(id, values[n]);
+      });
+    }
+    cache.writes = report.writes;
+  }
+
+  #upsert(
+    target: IndexTarget,
+    documents: SearchDocument[],
+    elsewhere?: WriteElsewhere,
+  ): BulkResult {
+    const physicals = this.#writeTargets(target, elsewhere?.rebuilds);
     const mappings = indexRefOf(target).mappings;
     const numericFields = numericMappedFields(mappings);
     const failed: BulkFailure[] = [];
@@ -235,14 +348,11 @@ export class EmbeddedSearchEngine implements SearchEngine {
         .map((document) => documentRow(document, numericFields));
       this.#write(() => {
         for (const physical of physicals) {
-          const facets = this.#facetsForWrite(physical);
+          const updateFacets = this.#facetsForWrite(physical, elsewhere);
           this.#addLanguages(physical, rows.map(({ document }) => document));
           for (const row of rows) {
             const id = this.#upsertOne(physical.tables, row);
-            if (id === undefined) continue;
-            facets?.forEach((column, field) =>
-              column.set(id, row.values.filter((v) => v.path === field).map((v) => v.value))
-            );
+            if (id !== undefined) updateFacets?.(id, row.values);
           }
         }
       }, false);
@@ -250,16 +360,16 @@ export class EmbeddedSearchEngine implements SearchEngine {
     return { succeeded: valid.length, failed };
   }
 
-  #remove(target: IndexTarget, uris: string[]): BulkResult {
-    const physicals = this.#writeTargets(target);
+  #remove(target: IndexTarget, uris: string[], elsewhere?: WriteElsewhere): BulkResult {
+    const physicals = this.#writeTargets(target, elsewhere?.rebuilds);
     for (let start = 0; start < uris.length; start += WRITE_BATCH) {
       const batch = uris.slice(start, start + WRITE_BATCH);
       this.#write(() => {
         for (const physical of physicals) {
-          const facets = this.#facetsForWrite(physical);
+          const updateFacets = this.#facetsForWrite(physical, elsewhere);
           for (const uri of batch) {
             const id = this.#removeOne(physical.tables, uri);
-            if (id !== undefined) facets?.forEach((column) => column.delete(id));
+            if (id !== undefined) updateFacets?.(id, undefined);
           }
         }
       }, false);
@@ -552,21 +662,42 @@ export class EmbeddedSearchEngine implements SearchEngine {
   }
 
   /**
-   * Bumps `physical`'s write counter inside the current write transaction; answers the facet
-   * values to update with the write, or undefined when none are held or they were stale.
+   * Bumps `physical`'s write counter inside the current write transaction; answers how to
+   * update the facet values held with the write (this engine's, or those another engine holds,
+   * reported to it), or undefined when none are held or they were stale.
    */
-  #facetsForWrite(physical: Physical): Map<string, FacetColumn> | undefined {
+  #facetsForWrite(physical: Physical, elsewhere?: WriteElsewhere): FacetUpdate | undefined {
     const row = this.#sql(
       "UPDATE search_physical_indices SET writes = writes + 1 WHERE name = ? RETURNING writes",
     ).get(physical.name) as { writes: number } | undefined;
+    if (row === undefined) return undefined;
+    if (elsewhere) {
+      const fields = elsewhere.heldFacets[physical.name] ?? [];
+      const report: FacetChanges = {
+        physical: physical.name,
+        writes: row.writes,
+        fields,
+        changes: [],
+      };
+      elsewhere.reports.push(report);
+      if (fields.length === 0) return undefined;
+      return (id, values) =>
+        report.changes.push([
+          id,
+          values === undefined ? null : fields.map((field) => valuesOf(values, field)),
+        ]);
+    }
     const cache = this.#facets.get(physical.name);
-    if (cache === undefined || row === undefined) return undefined;
+    if (cache === undefined) return undefined;
     if (cache.writes !== row.writes - 1) {
       this.#facets.delete(physical.name);
       return undefined;
     }
     cache.writes = row.writes;
-    return cache.columns;
+    return (id, values) =>
+      cache.columns.forEach((column, field) =>
+        values === undefined ? column.delete(id) : column.set(id, valuesOf(values, field))
+      );
   }
 
   /** Records the search languages of `documents` that `physical` did not hold text in yet. */
@@ -609,7 +740,8 @@ export class EmbeddedSearchEngine implements SearchEngine {
     });
   }
 
-  #writeTargets(target: IndexTarget): Physical[] {
+  /** The physical indices a write reaches; `rebuilds`: those another engine runs, as well. */
+  #writeTargets(target: IndexTarget, rebuilds: string[] = []): Physical[] {
     if (isRebuildTarget(target)) {
       const physical = this.#physical(target.physicalName);
       if (physical === undefined || this.#stateOf(target.physicalName) !== "building") {
@@ -621,7 +753,8 @@ export class EmbeddedSearchEngine implements SearchEngine {
     const rows = this.#sql(
       "SELECT name FROM search_physical_indices WHERE alias = ? AND state = 'building'",
     ).all(target.indexName) as { name: string }[];
-    const building = rows.map((row) => row.name).filter((name) => this.#activeRebuilds.has(name))
+    const building = rows.map((row) => row.name)
+      .filter((name) => this.#activeRebuilds.has(name) || rebuilds.includes(name))
       .map((name) => this.#physical(name)!);
     return [this.#serving(target.indexName)!, ...building];
   }

@@ -679,3 +679,68 @@ Deno.test({
     assert.deepEqual(pooled, inline);
   },
 });
+
+Deno.test({
+  name:
+    "[indexing/embedded] the outbox's writes on worker threads: searches and facets after writes",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const answers: unknown[] = [];
+    for (const workers of [0, 2]) {
+      const setting = `indexing: { batchSize: ${BATCH_SIZE} }`;
+      const yaml = YAML.replace(
+        setting,
+        `indexing: { batchSize: ${BATCH_SIZE}, workers: ${workers} }`,
+      );
+      const dataDir = await Deno.makeTempDir({ prefix: "rcs-test-" });
+      const service = await startTestService({ yaml, dataDir });
+      const { indexOutbox } = service.services.deps;
+      const pages = async (query: string) =>
+        Object.fromEntries(
+          (await search(service, BOOKS, `${query}&facet=numberOfPages&size=0`)).facets!
+            .numberOfPages.map(({ value, count }) => [String(value), count]),
+        );
+      try {
+        for (let n = 0; n < 120; n++) {
+          const colour = ["red", "blue", "green"][n % 3];
+          await createItem(service, BOOKS, itemUri("book", n), `Book ${n}, ${colour}`, [
+            [PAGES, String(n % 4)],
+          ]);
+        }
+        await indexOutbox.drain();
+        const before = await pages("q=red");
+        // Facet values are held now; writes change them, and deletes remove them.
+        for (let n = 0; n < 12; n++) {
+          await service.services.deps.items.update(BOOKS, itemUri("book", n), [
+            quad(namedNode(itemUri("book", n)), namedNode(TITLE), literal(`Book ${n}, red`)),
+            quad(namedNode(itemUri("book", n)), namedNode(PAGES), literal("9")),
+          ]);
+        }
+        for (const n of [30, 33, 36]) await deleteItem(service, BOOKS, itemUri("book", n));
+        await indexOutbox.drain();
+        const after = await pages("q=red");
+        const rebuilt = await runJob(service, "/collection", `${col(BOOKS)}&clear=true`);
+        assert.equal(rebuilt.state, "succeeded", JSON.stringify(rebuilt.errors));
+        await createItem(service, BOOKS, itemUri("book", 500), "Book 500, red", [[PAGES, "9"]]);
+        await indexOutbox.drain();
+        answers.push({
+          before,
+          after,
+          rebuilt: await pages("q=red"),
+          total: (await search(service, BOOKS, "size=0")).total,
+        });
+      } finally {
+        await service.close();
+        await Deno.remove(dataDir, { recursive: true });
+      }
+    }
+    const [inline, pooled] = answers as Record<string, unknown>[];
+    // 40 red books, 10 of each page count; then books 0-11 red with 9 pages, three red gone.
+    assert.deepEqual(inline.before, { 0: 10, 1: 10, 2: 10, 3: 10 });
+    assert.deepEqual(inline.after, { 9: 12, 0: 8, 1: 8, 2: 8, 3: 9 });
+    assert.deepEqual(inline.rebuilt, { 9: 13, 0: 8, 1: 8, 2: 8, 3: 9 });
+    assert.equal(inline.total, 118);
+    assert.deepEqual(pooled, inline);
+  },
+});

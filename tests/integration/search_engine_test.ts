@@ -6,7 +6,7 @@ import { strict as assert } from "node:assert";
 import { Parser } from "n3";
 import { ProblemError, problemOf as asProblem } from "../../src/http/problem.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
-import type { SearchLimits } from "../../src/search/clamp.ts";
+import type { ClampWarning, SearchLimits } from "../../src/search/clamp.ts";
 import { buildSearchDocument } from "../../src/search/documents.ts";
 import { fieldMappings } from "../../src/search/mapped_fields.ts";
 import { EmbeddedSearchEngine } from "../../src/search_embedded/embedded_search_engine.ts";
@@ -790,6 +790,71 @@ defineSearchEngineSuite("embedded", (limits, warn) => {
       db.close();
     },
   });
+});
+
+/**
+ * The embedded engine with its document writes run by a second engine on a connection of its
+ * own, as the service runs them on a worker thread; the write and its answer cross a
+ * structured clone, as `postMessage` does.
+ */
+async function engineWritingElsewhere(limits: SearchLimits, warn: ClampWarning) {
+  const dir = await Deno.makeTempDir({ prefix: "rcs-test-" });
+  const writerDb = openLocalDatabase(dir);
+  const writer = new EmbeddedSearchEngine(writerDb, { limits, warn: () => {} });
+  const db = openLocalDatabase(dir);
+  const engine = new EmbeddedSearchEngine(db, {
+    limits,
+    warn,
+    writer: async (write) => structuredClone(await writer.writeHere(structuredClone(write))),
+  });
+  return {
+    engine,
+    writer,
+    dispose: async () => {
+      db.close();
+      writerDb.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+defineSearchEngineSuite("embedded-writes-elsewhere", engineWritingElsewhere);
+
+Deno.test("[embedded] writes on another connection keep the facet values held exact", async () => {
+  const { engine, writer, dispose } = await engineWritingElsewhere(DEFAULT_LIMITS, () => {});
+  try {
+    const ref: CollectionIndexRef = {
+      collection: COLLECTION,
+      indexName: "held-facets",
+      mappings: {},
+    };
+    const genres = ["poetry", "drama", "essay"];
+    await engine.upsert(ref, [0, 1, 2, 3, 4, 5].map((n) => book(n, { genre: genres[n % 3] })));
+    const counts = async (searched: SearchEngine) =>
+      Object.fromEntries(
+        (await searched.search(ref, { facets: ["genre"], size: 0 })).facets!.genre
+          .map(({ value, count }) => [value, count]),
+      );
+    assert.deepEqual(await counts(engine), { poetry: 2, drama: 2, essay: 2 });
+    const [physical] = Object.keys(engine.heldFacetFields());
+    // Written by the other engine, reported back: the values stay held and count the write.
+    await engine.upsert(ref, [book(0, { genre: "drama" }), book(9, { genre: "essay" })]);
+    await engine.remove(ref, [book(1).uri]);
+    assert.deepEqual(engine.heldFacetFields(), { [physical]: ["genre"] });
+    assert.deepEqual(await counts(engine), { poetry: 1, drama: 2, essay: 3 });
+    assert.deepEqual(await counts(engine), await counts(writer));
+    // A write the engine was not told of: its values are read again, not trusted.
+    await writer.upsert(ref, [book(10, { genre: "poetry" })]);
+    assert.deepEqual(await counts(engine), { poetry: 2, drama: 2, essay: 3 });
+    // A rebuild this engine runs is written to by the other engine's writes as well.
+    const target = await engine.beginRebuild(ref);
+    await engine.upsert(target, [book(20, { genre: "essay" })]);
+    await engine.upsert(ref, [book(21, { genre: "poetry" })]);
+    await engine.commitRebuild(target);
+    assert.deepEqual(await counts(engine), { poetry: 1, essay: 1 });
+  } finally {
+    await dispose();
+  }
 });
 
 const url = openSearchUrl();
