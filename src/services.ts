@@ -39,18 +39,14 @@ import { type ImportJob, ImportJobRunner } from "./bulk/import_jobs.ts";
 import { SqliteKindJobStore } from "./jobs/sqlite_kind_job_store.ts";
 import { IndexOutboxWorker } from "./indexing/outbox_worker.ts";
 import { IndexBatchPool } from "./indexing/index_batch_pool.ts";
-import type { IndexBatchWorkerSetup } from "./index_batch_worker.ts";
+import type { IndexBatchWorkerSetup, OutboxApplied, OutboxWork } from "./index_batch_worker.ts";
+import type { OutboxBatch } from "./indexing/outbox_batch.ts";
 import { RdfWork } from "./items/rdf_work.ts";
 import type { Quad } from "n3";
 import { SERVICE_VERSION } from "./version.ts";
 import { ServiceMetrics } from "./metrics/metrics.ts";
 import type { ClampWarning } from "./search/clamp.ts";
-import {
-  EmbeddedSearchEngine,
-  type EngineWrite,
-  type EngineWriter,
-  type EngineWriteResult,
-} from "./search_embedded/embedded_search_engine.ts";
+import { EmbeddedSearchEngine } from "./search_embedded/embedded_search_engine.ts";
 import { OpenSearchEngine } from "./search_opensearch/opensearch_engine.ts";
 import type { SearchEngine } from "./search/search_engine.ts";
 import { CircuitBreaker, engineDown } from "./backend/circuit_breaker.ts";
@@ -94,7 +90,8 @@ export function buildServices(config: ServiceConfig): Services {
   const shapes = new CollectionShapes(config.workspaces);
   const items = new ItemService(store, catalog, hash, shapes);
   const indexBatchPool = openIndexBatchPool(config, dataDir, store.kind);
-  const search = metrics.timed("search", buildSearchEngine(config, db, indexBatchPool?.write));
+  const engine = buildSearchEngine(config, db);
+  const search = metrics.timed("search", engine);
   const searchIndexes = collectionResolver(config, catalog);
   const catalogAdmin = new CatalogAdmin(
     catalog,
@@ -115,6 +112,9 @@ export function buildServices(config: ServiceConfig): Services {
     resolve: searchIndexes,
     refreshCatalog: () => catalog.refresh(),
     leaseMs,
+    applyBatch: indexBatchPool && engine instanceof EmbeddedSearchEngine
+      ? outboxBatchesOn(indexBatchPool, engine)
+      : undefined,
   });
   const owner = instanceId(dataDir);
   const indexJobs = new IndexJobRunner({
@@ -220,7 +220,7 @@ function openIndexBatchPool(
   config: ServiceConfig,
   dataDir: string,
   storeKind: TripleStore["kind"],
-): IndexBatchPool<EngineWrite, EngineWriteResult> | undefined {
+): IndexBatchPool<OutboxWork, OutboxApplied> | undefined {
   const { workers } = config.service.search.indexing;
   const searchKind = config.service.search.backend;
   if (dataDir === ":memory:" || storeKind !== "embedded" || searchKind !== "embedded") return;
@@ -235,6 +235,21 @@ function openIndexBatchPool(
     workers,
     init,
   });
+}
+
+/**
+ * The outbox's batches applied on the indexing workers, on behalf of the request thread's
+ * engine: its rebuilds reached, its held facet values kept up to date.
+ */
+function outboxBatchesOn(
+  pool: IndexBatchPool<OutboxWork, OutboxApplied>,
+  engine: EmbeddedSearchEngine,
+): OutboxBatch {
+  return async (task) => {
+    const { facets, ...outcome } = await pool.applyOutbox({ task, context: engine.writeContext() });
+    engine.noteWrittenElsewhere(facets);
+    return outcome;
+  };
 }
 
 /**
@@ -446,11 +461,7 @@ const logClampWarning: ClampWarning = (entry) => {
  * file), or an OpenSearch client for the nodes of `service.search.opensearch.node`
  * (connects lazily). Throws a ConfigError when the configured CA file cannot be used.
  */
-function buildSearchEngine(
-  config: ServiceConfig,
-  db: DatabaseSync,
-  writer?: EngineWriter,
-): SearchEngine {
+function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): SearchEngine {
   const search = config.service.search;
   const limits = search.query;
   if (search.backend === "opensearch") {
@@ -470,5 +481,5 @@ function buildSearchEngine(
       failFast: config.service.failFast,
     });
   }
-  return new EmbeddedSearchEngine(db, { limits, warn: logClampWarning, writer });
+  return new EmbeddedSearchEngine(db, { limits, warn: logClampWarning });
 }

@@ -6,9 +6,9 @@
  * time) and runs whole batches (`index_batch.ts`): while one worker writes, the other reads
  * and builds, on another core, and the request thread only keeps the job's books.
  *
- * The same workers take the search engine's own document writes when the wiring hands them
- * over (the outbox's, on the embedded engine: `Write`, answered by `Written`): those are CPU
- * work on the SQLite file as well.
+ * The same workers apply the index outbox's batches (`outbox_batch.ts`) when the wiring hands
+ * them over (`Outbox`, answered by `Applied`: the wiring adds what the request thread's engine
+ * must pass along and take back): the same CPU work on the same file.
  *
  * The workers start with the first task and stay; the worker module (which picks the engines)
  * is the wiring's, passed in by URL.
@@ -25,14 +25,14 @@ export interface IndexBatchTask {
   uris: string[];
 }
 
-/** What a worker is given: a job's batch, or an engine's document write. */
-export type IndexWorkerTask<Write> = { batch: IndexBatchTask } | { write: Write };
+/** What a worker is given: a job's batch, or an outbox batch. */
+export type IndexWorkerTask<Outbox> = { batch: IndexBatchTask } | { outbox: Outbox };
 
 /** How the pool is built. */
 export interface IndexBatchPoolOptions {
   /**
-   * The worker module: it answers a batch with a {@link BatchOutcome}, a write with what the
-   * engine's write answers.
+   * The worker module: it answers a job's batch with a {@link BatchOutcome}, an outbox batch
+   * with what the wiring expects.
    */
   url: URL;
   /** Worker threads, at least 1. */
@@ -42,9 +42,9 @@ export interface IndexBatchPoolOptions {
 }
 
 /** Runs batches on worker threads; see the module comment. */
-export class IndexBatchPool<Write = never, Written = never> {
+export class IndexBatchPool<Outbox = never, Applied = never> {
   readonly #options: IndexBatchPoolOptions;
-  #pool?: WorkerPool<IndexWorkerTask<Write>, BatchOutcome | Written>;
+  #pool?: WorkerPool<IndexWorkerTask<Outbox>, BatchOutcome | Applied>;
 
   constructor(options: IndexBatchPoolOptions) {
     this.#options = options;
@@ -56,11 +56,11 @@ export class IndexBatchPool<Write = never, Written = never> {
       BatchOutcome
     >;
 
-  /** Runs one engine write on a worker; its writers wait for each, so it waits for room. */
-  readonly write = (write: Write): Promise<Written> =>
-    this.#workers().run({ write }, { wait: true }) as Promise<Written>;
+  /** Applies one outbox batch on a worker; the outbox waits for each, so it waits for room. */
+  readonly applyOutbox = (outbox: Outbox): Promise<Applied> =>
+    this.#workers().run({ outbox }, { wait: true }) as Promise<Applied>;
 
-  #workers(): WorkerPool<IndexWorkerTask<Write>, BatchOutcome | Written> {
+  #workers(): WorkerPool<IndexWorkerTask<Outbox>, BatchOutcome | Applied> {
     return this.#pool ??= new WorkerPool({
       url: this.#options.url,
       size: this.#options.workers,

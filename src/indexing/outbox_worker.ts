@@ -25,17 +25,12 @@ import type { ItemRecord, TripleStore } from "../store/triple_store.ts";
 import {
   type CollectionIndexRef,
   EngineRefusal,
-  type SearchDocument,
   type SearchEngine,
 } from "../search/search_engine.ts";
 import { DeadLetters } from "./dead_letters.ts";
-import { changedContent, linkedDependents } from "./linked_updates.ts";
 import { log } from "../log/logger.ts";
-import {
-  type CollectionResolver,
-  type IndexedCollection,
-  readItemDocuments,
-} from "./index_item.ts";
+import type { CollectionResolver, IndexedCollection } from "./index_item.ts";
+import { type OutboxBatch, outboxBatchWith } from "./outbox_batch.ts";
 
 /** Options of {@link IndexOutboxWorker}. */
 export interface OutboxWorkerOptions {
@@ -48,6 +43,11 @@ export interface OutboxWorkerOptions {
    * not know are dropped, since another instance may have just made it.
    */
   refreshCatalog?: () => Promise<void>;
+  /**
+   * Applies one collection's share of a claim (`outbox_batch.ts`); on this thread, through
+   * `store` and `engine`, unless the wiring runs it elsewhere.
+   */
+  applyBatch?: OutboxBatch;
   /** Items claimed per batch (200). */
   batchSize?: number;
   /** How long a claim holds its entries, in ms (`service.cluster.leaseMs`). */
@@ -77,6 +77,7 @@ export class IndexOutboxWorker {
   readonly #engine: SearchEngine;
   readonly #resolve: CollectionResolver;
   readonly #refreshCatalog?: () => Promise<void>;
+  readonly #applyBatch: OutboxBatch;
   readonly #batchSize: number;
   /** Items claimed next: halved when a batch ran out of lease, grown back after successes. */
   #claimSize: number;
@@ -102,6 +103,7 @@ export class IndexOutboxWorker {
     this.#engine = options.engine;
     this.#resolve = options.resolve;
     this.#refreshCatalog = options.refreshCatalog;
+    this.#applyBatch = options.applyBatch ?? outboxBatchWith(options.store, options.engine);
     this.#batchSize = options.batchSize ?? 200;
     this.#claimSize = this.#batchSize;
     this.#leaseMs = options.leaseMs;
@@ -258,7 +260,6 @@ export class IndexOutboxWorker {
     return claim.entries.length;
   }
 
-  /** Brings the items' documents in step; returns the URIs to try again later. */
   /** The collection, after a catalog refresh when this instance does not know it yet. */
   async #resolveFresh(collection: string): Promise<IndexedCollection> {
     try {
@@ -270,82 +271,41 @@ export class IndexOutboxWorker {
     }
   }
 
+  /** Applies one collection's items; returns the URIs to try again later. */
   async #apply(
     indexed: IndexedCollection,
     uris: string[],
     deadline: number,
     current: ReadonlyMap<string, ItemRecord>,
-  ) {
-    const documents = [];
-    const gone = [];
-    for (const result of await readItemDocuments(this.#store, indexed, uris, current)) {
-      if (result.outcome === "document") documents.push(result.document);
-      else if (result.outcome === "gone") gone.push(result.uri);
-      else {
-        log("warn", "item not indexed: its document could not be built", {
-          collection: indexed.uri,
-          item: result.uri,
-          error: result.message,
-        });
-      }
-    }
-    // Before the write: afterwards the index could no longer tell what changed, and a retry
-    // of this batch would not cascade. The dependents read the store, not the index.
-    await this.#requeueLinkedDependents(indexed, documents, gone);
-    if (Date.now() >= deadline) {
-      throw new LeaseRanShort("the claim's lease ran short before the documents were written");
-    }
-    const retry = new Set<string>();
-    const results = [];
-    if (documents.length > 0) {
-      results.push(
-        await this.#engine.upsert(indexed.ref, documents, { deadline, findRebuilds: true }),
-      );
-    }
-    if (gone.length > 0) {
-      results.push(await this.#engine.remove(indexed.ref, gone, { deadline, findRebuilds: true }));
-    }
-    for (const failure of results.flatMap((result) => result.failed)) {
-      if (failure.retryable) {
-        retry.add(failure.uri);
-      } else {
-        // The engine will refuse this document every time: retrying would block the outbox.
-        this.deadLetters.add({
-          collection: indexed.uri,
-          uri: failure.uri,
-          kind: failure.kind,
-          message: failure.message,
-        });
-        log("warn", "item not indexed: the search engine refused its document", {
-          collection: indexed.uri,
-          item: failure.uri,
-          kind: failure.kind,
-          error: failure.message,
-        });
-      }
-    }
-    return retry;
-  }
-
-  /**
-   * Queues the items whose search fields read one of these items, when that item's content
-   * changed or it is gone (`linked_updates.ts`). Nothing to do unless some collection has
-   * search fields.
-   */
-  async #requeueLinkedDependents(
-    indexed: IndexedCollection,
-    documents: SearchDocument[],
-    gone: string[],
-  ): Promise<void> {
+  ): Promise<Set<string>> {
     const linking = indexed.linkableCollections
       .map((uri) => this.#resolve(uri))
       .filter((collection) => collection.fields.length > 0);
-    if (linking.length === 0) return;
-    const changed = [...await changedContent(this.#engine, indexed.ref, documents), ...gone];
-    if (changed.length === 0) return;
-    for (const [collection, uris] of await linkedDependents(this.#engine, linking, changed)) {
-      await this.#store.outbox.enqueue(collection, uris);
+    const outcome = await this.#applyBatch(
+      { collection: indexed, uris, linking, deadline },
+      current,
+    );
+    for (const { uri, message } of outcome.unbuilt) {
+      log("warn", "item not indexed: its document could not be built", {
+        collection: indexed.uri,
+        item: uri,
+        error: message,
+      });
     }
+    if (outcome.leaseRanShort) {
+      throw new LeaseRanShort("the claim's lease ran short before the documents were written");
+    }
+    for (const { uri, kind, message } of outcome.refused) {
+      // The engine will refuse this document every time: retrying would block the outbox.
+      this.deadLetters.add({ collection: indexed.uri, uri, kind, message });
+      log("warn", "item not indexed: the search engine refused its document", {
+        collection: indexed.uri,
+        item: uri,
+        kind,
+        error: message,
+      });
+    }
+    return new Set(outcome.retry);
   }
 
   /** Waits `ms`, or less if stopped (or woken, when `idle`). */

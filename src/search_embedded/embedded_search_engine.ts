@@ -75,28 +75,26 @@ export interface EmbeddedSearchEngineOptions {
   limits: SearchLimits;
   /** Receives clamp warnings; one JSON line on stderr by default. */
   warn?: ClampWarning;
-  /**
-   * Runs this engine's document writes on another connection, i.e. a worker thread's engine
-   * ({@link EmbeddedSearchEngine.writeHere}): the writes' CPU (rows, stems, FTS5) leaves this
-   * thread. Unset: writes run here.
-   */
-  writer?: EngineWriter;
 }
 
 /**
- * A document write handed to another connection's engine, with what this engine knows that
- * the other does not: the rebuilds it runs (written to as well) and the facet values it holds
- * (reported back, so they stay valid instead of being read again).
+ * What an engine knows that another engine on the same file does not, for writes made on
+ * its behalf ({@link EmbeddedSearchEngine.writeHere}): the rebuilds it runs (written to as
+ * well) and the facet values it holds, per physical index (their changes reported back, so
+ * they stay valid instead of being read again).
  */
-export type EngineWrite = WriteRequest & {
+export interface WriteContext {
   rebuilds: string[];
   heldFacets: Record<string, string[]>;
-};
+}
 
-/** A document write as the engine's callers ask it. */
-type WriteRequest =
+/** A document write, as an engine's upsert or remove asks it. */
+export type EngineWriteRequest =
   | { kind: "upsert"; target: IndexTarget; documents: SearchDocument[] }
   | { kind: "remove"; target: IndexTarget; uris: string[] };
+
+/** A document write made on another engine's behalf. */
+export type EngineWrite = EngineWriteRequest & WriteContext;
 
 /** What one write transaction changed in held facet fields of one physical index. */
 export interface FacetChanges {
@@ -115,13 +113,8 @@ export interface EngineWriteResult {
   facets: FacetChanges[];
 }
 
-/** Runs an {@link EngineWrite} elsewhere (a worker thread) and answers its result. */
-export type EngineWriter = (write: EngineWrite) => Promise<EngineWriteResult>;
-
-/** Where a write runs for another engine: its rebuilds, its held facets, the reports made. */
-interface WriteElsewhere {
-  rebuilds: string[];
-  heldFacets: Record<string, string[]>;
+/** A write made on another engine's behalf: its context, and the reports made for it. */
+interface WriteElsewhere extends WriteContext {
   reports: FacetChanges[];
 }
 
@@ -233,7 +226,6 @@ export class EmbeddedSearchEngine implements SearchEngine {
   readonly #db: DatabaseSync;
   readonly #limits: SearchLimits;
   readonly #warn?: ClampWarning;
-  readonly #writer?: EngineWriter;
   /** Physical indices being rebuilt by this process; other non-serving ones are leftovers. */
   readonly #activeRebuilds = new Set<string>();
   readonly #statements = new Map<string, StatementSync>();
@@ -249,7 +241,6 @@ export class EmbeddedSearchEngine implements SearchEngine {
     this.#db = db;
     this.#limits = options.limits;
     this.#warn = options.warn;
-    this.#writer = options.writer;
     this.#upgradeLegacy();
   }
 
@@ -260,17 +251,20 @@ export class EmbeddedSearchEngine implements SearchEngine {
 
   /** Adds or replaces documents; also writes to a rebuild of the same index in progress. */
   upsert(target: IndexTarget, documents: SearchDocument[]): Promise<BulkResult> {
-    if (this.#writer) return this.#writeElsewhere({ kind: "upsert", target, documents });
     return settle(() => this.#upsert(target, documents));
   }
 
   /** Removes documents by URI; missing ones count as removed. */
   remove(target: IndexTarget, uris: string[]): Promise<BulkResult> {
-    if (this.#writer) return this.#writeElsewhere({ kind: "remove", target, uris });
     return settle(() => this.#remove(target, uris));
   }
 
-  /** Runs another engine's write on this engine's connection ({@link EngineWriter}). */
+  /**
+   * Runs a write on behalf of an engine on another connection to the same file (a worker
+   * thread's engine for the request thread's): it reaches that engine's rebuilds too, and
+   * answers the changes of the facet values that engine holds, for
+   * {@link noteWrittenElsewhere}.
+   */
   writeHere(write: EngineWrite): Promise<EngineWriteResult> {
     return settle(() => {
       const elsewhere = { rebuilds: write.rebuilds, heldFacets: write.heldFacets, reports: [] };
@@ -281,6 +275,11 @@ export class EmbeddedSearchEngine implements SearchEngine {
     });
   }
 
+  /** What an engine on another connection needs to write on this one's behalf. */
+  writeContext(): WriteContext {
+    return { rebuilds: [...this.#activeRebuilds], heldFacets: this.heldFacetFields() };
+  }
+
   /** Per physical index, the fields whose facet values this engine holds in memory. */
   heldFacetFields(): Record<string, string[]> {
     return Object.fromEntries(
@@ -288,20 +287,15 @@ export class EmbeddedSearchEngine implements SearchEngine {
     );
   }
 
-  async #writeElsewhere(write: WriteRequest): Promise<BulkResult> {
-    const { result, facets } = await this.#writer!({
-      ...write,
-      rebuilds: [...this.#activeRebuilds],
-      heldFacets: this.heldFacetFields(),
-    });
-    for (const changes of facets) this.#applyFacetChanges(changes);
-    return result;
+  /**
+   * Brings held facet values up to date with writes made on this engine's behalf
+   * ({@link writeHere}): applied when they were valid just before each, dropped when they
+   * missed a write (read again when asked).
+   */
+  noteWrittenElsewhere(reports: FacetChanges[]): void {
+    for (const report of reports) this.#applyFacetChanges(report);
   }
 
-  /**
-   * Brings held facet values up to date with a write another connection made: applied when
-   * they were valid just before it, dropped when they missed a write (read again when asked).
-   */
   #applyFacetChanges(report: FacetChanges): void {
     const cache = this.#facets.get(report.physical);
     // Read after the write committed: the values hold it already.

@@ -50,15 +50,25 @@ workspaces:
               multiple: false
 `;
 
-for (const backend of testBackends("linked-fields")) {
+/**
+ * Every pair, and the embedded pair on a data directory (not in memory): there the outbox's
+ * batches run on the indexing workers, which read the items and queue their dependents.
+ */
+const cases = [
+  ...testBackends("linked-fields").map((backend) => ({ ...backend, onFile: false })),
+  { name: "embedded+embedded on file", ignore: false, env: () => ({}), onFile: true },
+];
+
+for (const backend of cases) {
   Deno.test({
     name: `[linked fields/${backend.name}] linked labels are searchable and kept current`,
     ignore: backend.ignore,
     sanitizeResources: false,
     sanitizeOps: false,
     fn: async (t) => {
-      const env = backend.env();
-      const service = await startTestService({ yaml: YAML, env });
+      const env: Record<string, string> = backend.env();
+      const dataDir = backend.onFile ? await Deno.makeTempDir({ prefix: "rcs-test-" }) : undefined;
+      const service = await startTestService({ yaml: YAML, env, dataDir });
       const drain = () => service.services.deps.indexOutbox.drain();
       try {
         await put(service, CONCEPTS, "biology", `<${EX}biology> <${SKOS}prefLabel> "Biology"@en .`);
@@ -144,6 +154,7 @@ for (const backend of testBackends("linked-fields")) {
         });
       } finally {
         await service.close();
+        if (dataDir) await Deno.remove(dataDir, { recursive: true });
         const prefix = env.SERVICE_OPENSEARCH_INDEX_PREFIX;
         if (prefix) await deleteIndicesWithPrefix(env.SERVICE_OPENSEARCH_URL, prefix);
       }

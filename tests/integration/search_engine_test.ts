@@ -9,10 +9,14 @@ import { openLocalDatabase } from "../../src/local_database.ts";
 import type { ClampWarning, SearchLimits } from "../../src/search/clamp.ts";
 import { buildSearchDocument } from "../../src/search/documents.ts";
 import { fieldMappings } from "../../src/search/mapped_fields.ts";
-import { EmbeddedSearchEngine } from "../../src/search_embedded/embedded_search_engine.ts";
+import {
+  EmbeddedSearchEngine,
+  type EngineWriteRequest,
+} from "../../src/search_embedded/embedded_search_engine.ts";
 import { OpenSearchEngine } from "../../src/search_opensearch/opensearch_engine.ts";
 import {
   type CollectionIndexRef,
+  type IndexTarget,
   rawSearch,
   type SearchDocument,
   type SearchEngine,
@@ -793,19 +797,36 @@ defineSearchEngineSuite("embedded", (limits, warn) => {
 });
 
 /**
- * The embedded engine with its document writes run by a second engine on a connection of its
- * own, as the service runs them on a worker thread; the write and its answer cross a
- * structured clone, as `postMessage` does.
+ * The embedded engine with its document writes made on its behalf by a second engine on a
+ * connection of its own, as the service's indexing workers make the outbox's; the write and
+ * its answer cross a structured clone, as `postMessage` does.
  */
 async function engineWritingElsewhere(limits: SearchLimits, warn: ClampWarning) {
   const dir = await Deno.makeTempDir({ prefix: "rcs-test-" });
   const writerDb = openLocalDatabase(dir);
   const writer = new EmbeddedSearchEngine(writerDb, { limits, warn: () => {} });
   const db = openLocalDatabase(dir);
-  const engine = new EmbeddedSearchEngine(db, {
-    limits,
-    warn,
-    writer: async (write) => structuredClone(await writer.writeHere(structuredClone(write))),
+  const local = new EmbeddedSearchEngine(db, { limits, warn });
+  const write = async (request: EngineWriteRequest) => {
+    const written = structuredClone(
+      await writer.writeHere(structuredClone({ ...request, ...local.writeContext() })),
+    );
+    local.noteWrittenElsewhere(written.facets);
+    return written.result;
+  };
+  const engine = new Proxy(local, {
+    get(target, property) {
+      if (property === "upsert") {
+        return (index: IndexTarget, documents: SearchDocument[]) =>
+          write({ kind: "upsert", target: index, documents });
+      }
+      if (property === "remove") {
+        return (index: IndexTarget, uris: string[]) =>
+          write({ kind: "remove", target: index, uris });
+      }
+      const value = Reflect.get(target, property);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
   });
   return {
     engine,
