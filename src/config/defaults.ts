@@ -36,7 +36,7 @@ export const BUILT_IN_CUSTOMER_YML = `service:
     backend: \${SERVICE_SEARCH_BACKEND:embedded}     # embedded | opensearch
     indexPrefix: \${SERVICE_SEARCH_INDEX_PREFIX:}   # before every collection's index, on either engine
     indexing:
-      workers: \${SERVICE_INDEXING_WORKERS:2}   # threads running indexing jobs' batches (embedded backends); 0: the request thread
+      workers: \${SERVICE_INDEXING_WORKERS:2}   # threads running jobs' and the outbox's index batches (embedded backends); 0: the request thread
     opensearch:
       node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}   # one URL, or every node: comma-separated
       username: \${SERVICE_OPENSEARCH_USER:}
