@@ -621,6 +621,13 @@ Deno.test("[indexing/embedded] a write that races a job's read is re-applied aft
   assert.equal(await raceJobAgainstWrite(false), "Newer");
 });
 
+/** The test configuration with `workers` indexing worker threads. */
+function yamlWithWorkers(workers: number): string {
+  const setting = `indexing: { batchSize: ${BATCH_SIZE} }`;
+  assert.ok(YAML.includes(setting));
+  return YAML.replace(setting, `indexing: { batchSize: ${BATCH_SIZE}, workers: ${workers} }`);
+}
+
 Deno.test({
   name: "[indexing/embedded] batches on worker threads index what the request thread indexes",
   sanitizeResources: false,
@@ -628,14 +635,8 @@ Deno.test({
   fn: async () => {
     const answers: unknown[] = [];
     for (const workers of [0, 2]) {
-      const setting = `indexing: { batchSize: ${BATCH_SIZE} }`;
-      assert.ok(YAML.includes(setting));
-      const yaml = YAML.replace(
-        setting,
-        `indexing: { batchSize: ${BATCH_SIZE}, workers: ${workers} }`,
-      );
       const dataDir = await Deno.makeTempDir({ prefix: "rcs-test-" });
-      const service = await startTestService({ yaml, dataDir });
+      const service = await startTestService({ yaml: yamlWithWorkers(workers), dataDir });
       try {
         const deps = service.services.deps;
         // Only the jobs index here: the outbox worker would index every write.
@@ -688,13 +689,8 @@ Deno.test({
   fn: async () => {
     const answers: unknown[] = [];
     for (const workers of [0, 2]) {
-      const setting = `indexing: { batchSize: ${BATCH_SIZE} }`;
-      const yaml = YAML.replace(
-        setting,
-        `indexing: { batchSize: ${BATCH_SIZE}, workers: ${workers} }`,
-      );
       const dataDir = await Deno.makeTempDir({ prefix: "rcs-test-" });
-      const service = await startTestService({ yaml, dataDir });
+      const service = await startTestService({ yaml: yamlWithWorkers(workers), dataDir });
       const { indexOutbox } = service.services.deps;
       const pages = async (query: string) =>
         Object.fromEntries(
