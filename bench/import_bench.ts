@@ -10,7 +10,8 @@
  *   Fuseki's own SPARQL Update of the first `putItems` items (`DROP SILENT GRAPH` +
  *   `INSERT DATA` per item, 16 clients), the anchor of the SPARQL-store import.
  *
- * The embedded import runs with 1 and with 2 worker threads (`service.workers.count`); every
+ * The embedded import runs with 1 and with 2 worker threads (`service.workers.count` for
+ * parsing and hashing, `service.search.indexing.workers` for the outbox's indexing); every
  * run reports the CPU seconds of the service (and of a local Fuseki), so triples per
  * CPU-second show what one core does.
  *
@@ -179,7 +180,8 @@ export async function benchImport(options: ImportBenchOptions): Promise<ImportRu
   const fusekiPid = sparql ? localFusekiPid(sparql.queryUrl) : undefined;
   const counts = options.workers ?? [1, 2];
   for (const workers of counts) {
-    await onService({ SERVICE_WORKERS: String(workers) }, async (url, rss, pid) => {
+    const pools = { SERVICE_WORKERS: String(workers), SERVICE_INDEXING_WORKERS: String(workers) };
+    await onService(pools, async (url, rss, pid) => {
       let stop = rssSampler(rss);
       const meter = new CpuMeter([pid]);
       meter.start();

@@ -143,11 +143,13 @@ export async function benchSparql(
     SERVICE_DATA_DIR: dataDirs[0],
     SERVICE_STORE_BACKEND: "embedded",
     SERVICE_WORKERS: "2",
+    SERVICE_INDEXING_WORKERS: "2",
   });
   const embedded1 = await startServiceProcess({
     SERVICE_DATA_DIR: dataDirs[2],
     SERVICE_STORE_BACKEND: "embedded",
     SERVICE_WORKERS: "1",
+    SERVICE_INDEXING_WORKERS: "1",
   });
   const sparql = await startServiceProcess({
     SERVICE_DATA_DIR: dataDirs[1],
