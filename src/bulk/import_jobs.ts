@@ -13,6 +13,7 @@
  * whose write the store acknowledged, so after a crash every item the job reported as
  * written is stored (and its outbox entry with it); the job itself is then marked failed.
  */
+import { untilStopped } from "./until_stopped.ts";
 import { DomainError, isProblem, isSystemFailure } from "../errors/domain_error.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { ItemService } from "../items/item_service.ts";
@@ -193,7 +194,7 @@ export class ImportJobRunner {
     const concurrency = this.#options.concurrency ?? IMPORT_CONCURRENCY;
     let failure: string | undefined;
     try {
-      const source = untilStopped(body, current);
+      const source = untilStopped(body, current.stopping, () => current.stopped);
       const text = decoded(source, job, request.declaredBytes);
       // Units are parsed on several workers at once but checked in input order.
       let previousChecked = Promise.resolve();
@@ -424,25 +425,6 @@ interface ImportUnit {
 
 function noItem(): Promise<BlockItem> {
   return Promise.reject(new Error("a refused part has no item"));
-}
-
-/** The body's chunks until the import is stopped, even while a read waits for data. */
-async function* untilStopped(
-  body: AsyncIterable<Uint8Array>,
-  current: RunningImport,
-): AsyncIterable<Uint8Array> {
-  const chunks = body[Symbol.asyncIterator]();
-  const stopped = current.stopping.then(() => undefined);
-  try {
-    while (true) {
-      const next = await Promise.race([chunks.next(), stopped]);
-      if (next === undefined) throw new Error(current.stopped);
-      if (next.done) return;
-      yield next.value;
-    }
-  } finally {
-    void chunks.return?.()?.catch(() => {});
-  }
 }
 
 /** The body as text, counting bytes into the job; 400 on bad UTF-8 or a short body. */
