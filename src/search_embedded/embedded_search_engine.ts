@@ -103,7 +103,11 @@ export interface FacetChanges {
   writes: number;
   /** The fields reported, in the order of each change's values. */
   fields: string[];
-  /** Per document id: each field's values, or null when the document was removed. */
+  /**
+   * Every document written or removed, by id: each reported field's values, or null when the
+   * document was removed. Fields held but not reported (made after the write was sent) are
+   * read again for these ids.
+   */
   changes: [number, (string | number | boolean)[][] | null][];
 }
 
@@ -300,19 +304,43 @@ export class EmbeddedSearchEngine implements SearchEngine {
     const cache = this.#facets.get(report.physical);
     // Read after the write committed: the values hold it already.
     if (cache === undefined || cache.writes >= report.writes) return;
-    const unreported = [...cache.columns.keys()].some((field) => !report.fields.includes(field));
-    if (cache.writes !== report.writes - 1 || unreported) {
+    const physical = this.#physical(report.physical);
+    if (cache.writes !== report.writes - 1 || physical === undefined) {
       this.#facets.delete(report.physical);
       return;
     }
-    for (const [id, values] of report.changes) {
-      report.fields.forEach((field, n) => {
-        const column = cache.columns.get(field);
-        if (values === null) column?.delete(id);
-        else column?.set(id, values[n]);
-      });
+    const written = report.changes.filter(([, values]) => values !== null).map(([id]) => id);
+    for (const [field, column] of cache.columns) {
+      const n = report.fields.indexOf(field);
+      // Held since the write was sent: its documents' values are read (a few rows by id),
+      // so that writes in flight under steady load do not drop the whole column.
+      const reread = n < 0 ? this.#facetValuesOf(physical, field, written) : undefined;
+      for (const [id, values] of report.changes) {
+        if (values === null) column.delete(id);
+        else column.set(id, reread ? reread.get(id) ?? [] : values[n]);
+      }
     }
     cache.writes = report.writes;
+  }
+
+  /** `field`'s values of the documents `ids` of `physical`, as stored now. */
+  #facetValuesOf(
+    physical: Physical,
+    field: string,
+    ids: number[],
+  ): Map<number, (string | number | boolean)[]> {
+    const values = new Map<number, (string | number | boolean)[]>();
+    if (ids.length === 0) return values;
+    const rows = this.#sql(
+      `SELECT x.id AS id, j.value AS value, j.type AS type FROM ${physical.tables.fields} x, ` +
+        `json_each(x.fields, ?) j WHERE x.id IN (SELECT value FROM json_each(?))`,
+    ).all(jsonPath(field), JSON.stringify(ids)) as unknown as (StoredValue & { id: number })[];
+    for (const row of rows) {
+      const held = values.get(row.id) ?? [];
+      held.push(storedValue(row));
+      values.set(row.id, held);
+    }
+    return values;
   }
 
   #upsert(
@@ -674,7 +702,6 @@ export class EmbeddedSearchEngine implements SearchEngine {
         changes: [],
       };
       elsewhere.reports.push(report);
-      if (fields.length === 0) return undefined;
       return (id, values) =>
         report.changes.push([
           id,

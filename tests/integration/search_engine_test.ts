@@ -864,9 +864,21 @@ Deno.test("[embedded] writes on another connection keep the facet values held ex
     assert.deepEqual(engine.heldFacetFields(), { [physical]: ["genre"] });
     assert.deepEqual(await counts(engine), { poetry: 1, drama: 2, essay: 3 });
     assert.deepEqual(await counts(engine), await counts(writer));
+    // A write sent before the values were held reports no field: they stay held, and the
+    // documents it wrote are read again by id.
+    const sentEarlier = await writer.writeHere({
+      kind: "upsert",
+      target: ref,
+      documents: [book(2, { genre: "poetry" }), book(11, { genre: "essay" })],
+      rebuilds: [],
+      heldFacets: {},
+    });
+    engine.noteWrittenElsewhere(sentEarlier.facets);
+    assert.deepEqual(engine.heldFacetFields(), { [physical]: ["genre"] });
+    assert.deepEqual(await counts(engine), { poetry: 2, drama: 2, essay: 3 });
     // A write the engine was not told of: its values are read again, not trusted.
     await writer.upsert(ref, [book(10, { genre: "poetry" })]);
-    assert.deepEqual(await counts(engine), { poetry: 2, drama: 2, essay: 3 });
+    assert.deepEqual(await counts(engine), { poetry: 3, drama: 2, essay: 3 });
     // A rebuild this engine runs is written to by the other engine's writes as well.
     const target = await engine.beginRebuild(ref);
     await engine.upsert(target, [book(20, { genre: "essay" })]);
