@@ -19,6 +19,7 @@ import {
   hostileItemUri,
   type HostileService,
   itemParams,
+  outboxDrained,
   peakMemoryProbe,
   rawUpload,
   startConnectionCounter,
@@ -132,6 +133,8 @@ hostileTest("a 50 MB literal over the default 16 MiB limit is a 413", async (ser
 hostileTest("with a 64 MiB limit a 50 MB literal is stored within bounded memory", async (s) => {
   for (const { contentType, body } of bigLiteralBodies("ROOT")) {
     const root = hostileItemUri("big-accepted");
+    // The previous item's document is built on an indexing worker of the same process.
+    await outboxDrained(s);
     const memory = peakMemoryProbe(s.process);
     const started = performance.now();
     const created = await s.fetch(`/api/item?collection=${encodeURIComponent(s.collection)}`, {
@@ -156,6 +159,7 @@ hostileTest("with a 64 MiB limit a 50 MB literal is stored within bounded memory
     await assertStillServing(s);
   }
   // Just above the raised limit is still refused before parsing.
+  await outboxDrained(s);
   await expectRefused(s, {
     send: (service) =>
       service.fetch(`/api/item?collection=${encodeURIComponent(service.collection)}`, {

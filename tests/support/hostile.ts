@@ -178,6 +178,22 @@ export async function storeSnapshot(service: HostileService): Promise<StoreSnaps
 }
 
 /**
+ * Resolves once the service's index outbox is empty: the indexing of what was written before
+ * (on worker threads of the same process) is over, and a memory measurement that follows
+ * counts only the request it measures.
+ */
+export async function outboxDrained(service: HostileService, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (true) {
+    const ready = await service.fetch("/ready");
+    const body = await ready.json();
+    if (body.checks?.outbox?.detail === 0) return;
+    assert.ok(Date.now() < deadline, `the index outbox still holds ${body.checks?.outbox?.detail}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
  * Asserts the service still serves: `/health` answers, and the canary item reads back
  * byte for byte with its ETag (nothing dropped or changed it).
  */
