@@ -628,53 +628,65 @@ function yamlWithWorkers(workers: number): string {
   return YAML.replace(setting, `indexing: { batchSize: ${BATCH_SIZE}, workers: ${workers} }`);
 }
 
+/**
+ * What `run` answers on a service over a data directory with no indexing workers, then with
+ * two. Every connection is closed when a service stops, the service's last: it copied the WAL
+ * back and removed it.
+ */
+async function answersWithWorkers(
+  run: (service: TestService) => Promise<Record<string, unknown>>,
+): Promise<Record<string, unknown>[]> {
+  const answers: Record<string, unknown>[] = [];
+  for (const workers of [0, 2]) {
+    const dataDir = await Deno.makeTempDir({ prefix: "rcs-test-" });
+    const service = await startTestService({ yaml: yamlWithWorkers(workers), dataDir });
+    try {
+      answers.push(await run(service));
+    } finally {
+      await service.close();
+    }
+    const files = [...Deno.readDirSync(dataDir)].map((entry) => entry.name);
+    await Deno.remove(dataDir, { recursive: true });
+    assert.ok(!files.some((name) => name.endsWith("-wal")), files.join(", "));
+  }
+  return answers;
+}
+
 Deno.test({
   name: "[indexing/embedded] batches on worker threads index what the request thread indexes",
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const answers: unknown[] = [];
-    for (const workers of [0, 2]) {
-      const dataDir = await Deno.makeTempDir({ prefix: "rcs-test-" });
-      const service = await startTestService({ yaml: yamlWithWorkers(workers), dataDir });
-      try {
-        const deps = service.services.deps;
-        // Only the jobs index here: the outbox worker would index every write.
-        await deps.indexOutbox.stop();
-        for (let n = 0; n < 350; n++) {
-          const colour = ["red", "blue", "green"][n % 3];
-          await createItem(service, BOOKS, itemUri("book", n), `Book number ${n}, ${colour}`, [
-            [PAGES, String(n)],
-          ]);
-        }
-        // A document in the index whose item is gone: a job without `clear` removes it.
-        const gone = itemUri("book", 7);
-        const rebuilt = await runJob(service, "/collection", `${col(BOOKS)}&clear=true`);
-        assert.equal(rebuilt.state, "succeeded", JSON.stringify(rebuilt.errors));
-        assert.deepEqual([rebuilt.processed, rebuilt.indexed, rebuilt.failed], [350, 350, 0]);
-        await deleteItem(service, BOOKS, gone);
-        const updated = await runJob(service, "/collection", col(BOOKS));
-        assert.deepEqual([updated.processed, updated.indexed, updated.deleted], [349, 349, 1]);
-        const uris = (result: SearchResult) => result.hits.map((hit) => hit.uri);
-        answers.push({
-          red: uris(await search(service, BOOKS, "q=red&size=200&sort=uri")),
-          pages: uris(
-            await search(service, BOOKS, "range=numberOfPages:100..120&size=50&sort=uri"),
-          ),
-          exact: uris(await search(service, BOOKS, "filter=numberOfPages:42")),
-          stems: uris(await search(service, BOOKS, "q=books&size=5&sort=uri")),
-          facet: (await search(service, BOOKS, "q=green&facet=numberOfPages&facetSize=3")).facets,
-          total: (await search(service, BOOKS, "size=0")).total,
-        });
-      } finally {
-        await service.close();
+    const [inline, pooled] = await answersWithWorkers(async (service) => {
+      const deps = service.services.deps;
+      // Only the jobs index here: the outbox worker would index every write.
+      await deps.indexOutbox.stop();
+      for (let n = 0; n < 350; n++) {
+        const colour = ["red", "blue", "green"][n % 3];
+        await createItem(service, BOOKS, itemUri("book", n), `Book number ${n}, ${colour}`, [
+          [PAGES, String(n)],
+        ]);
       }
-      // Every connection was closed, the service's last: it copied the WAL back and removed it.
-      const files = [...Deno.readDirSync(dataDir)].map((entry) => entry.name);
-      await Deno.remove(dataDir, { recursive: true });
-      assert.ok(!files.some((name) => name.endsWith("-wal")), files.join(", "));
-    }
-    const [inline, pooled] = answers as Record<string, unknown>[];
+      // A document in the index whose item is gone: a job without `clear` removes it.
+      const gone = itemUri("book", 7);
+      const rebuilt = await runJob(service, "/collection", `${col(BOOKS)}&clear=true`);
+      assert.equal(rebuilt.state, "succeeded", JSON.stringify(rebuilt.errors));
+      assert.deepEqual([rebuilt.processed, rebuilt.indexed, rebuilt.failed], [350, 350, 0]);
+      await deleteItem(service, BOOKS, gone);
+      const updated = await runJob(service, "/collection", col(BOOKS));
+      assert.deepEqual([updated.processed, updated.indexed, updated.deleted], [349, 349, 1]);
+      const uris = (result: SearchResult) => result.hits.map((hit) => hit.uri);
+      return {
+        red: uris(await search(service, BOOKS, "q=red&size=200&sort=uri")),
+        pages: uris(
+          await search(service, BOOKS, "range=numberOfPages:100..120&size=50&sort=uri"),
+        ),
+        exact: uris(await search(service, BOOKS, "filter=numberOfPages:42")),
+        stems: uris(await search(service, BOOKS, "q=books&size=5&sort=uri")),
+        facet: (await search(service, BOOKS, "q=green&facet=numberOfPages&facetSize=3")).facets,
+        total: (await search(service, BOOKS, "size=0")).total,
+      };
+    });
     assert.equal(inline.total, 349);
     assert.equal((inline.red as string[]).length, 117);
     assert.deepEqual(pooled, inline);
@@ -687,51 +699,42 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const answers: unknown[] = [];
-    for (const workers of [0, 2]) {
-      const dataDir = await Deno.makeTempDir({ prefix: "rcs-test-" });
-      const service = await startTestService({ yaml: yamlWithWorkers(workers), dataDir });
+    const [inline, pooled] = await answersWithWorkers(async (service) => {
       const { indexOutbox } = service.services.deps;
       const pages = async (query: string) =>
         Object.fromEntries(
           (await search(service, BOOKS, `${query}&facet=numberOfPages&size=0`)).facets!
             .numberOfPages.map(({ value, count }) => [String(value), count]),
         );
-      try {
-        for (let n = 0; n < 120; n++) {
-          const colour = ["red", "blue", "green"][n % 3];
-          await createItem(service, BOOKS, itemUri("book", n), `Book ${n}, ${colour}`, [
-            [PAGES, String(n % 4)],
-          ]);
-        }
-        await indexOutbox.drain();
-        const before = await pages("q=red");
-        // Facet values are held now; writes change them, and deletes remove them.
-        for (let n = 0; n < 12; n++) {
-          await service.services.deps.items.update(BOOKS, itemUri("book", n), [
-            quad(namedNode(itemUri("book", n)), namedNode(TITLE), literal(`Book ${n}, red`)),
-            quad(namedNode(itemUri("book", n)), namedNode(PAGES), literal("9")),
-          ]);
-        }
-        for (const n of [30, 33, 36]) await deleteItem(service, BOOKS, itemUri("book", n));
-        await indexOutbox.drain();
-        const after = await pages("q=red");
-        const rebuilt = await runJob(service, "/collection", `${col(BOOKS)}&clear=true`);
-        assert.equal(rebuilt.state, "succeeded", JSON.stringify(rebuilt.errors));
-        await createItem(service, BOOKS, itemUri("book", 500), "Book 500, red", [[PAGES, "9"]]);
-        await indexOutbox.drain();
-        answers.push({
-          before,
-          after,
-          rebuilt: await pages("q=red"),
-          total: (await search(service, BOOKS, "size=0")).total,
-        });
-      } finally {
-        await service.close();
-        await Deno.remove(dataDir, { recursive: true });
+      for (let n = 0; n < 120; n++) {
+        const colour = ["red", "blue", "green"][n % 3];
+        await createItem(service, BOOKS, itemUri("book", n), `Book ${n}, ${colour}`, [
+          [PAGES, String(n % 4)],
+        ]);
       }
-    }
-    const [inline, pooled] = answers as Record<string, unknown>[];
+      await indexOutbox.drain();
+      const before = await pages("q=red");
+      // Facet values are held now; writes change them, and deletes remove them.
+      for (let n = 0; n < 12; n++) {
+        await service.services.deps.items.update(BOOKS, itemUri("book", n), [
+          quad(namedNode(itemUri("book", n)), namedNode(TITLE), literal(`Book ${n}, red`)),
+          quad(namedNode(itemUri("book", n)), namedNode(PAGES), literal("9")),
+        ]);
+      }
+      for (const n of [30, 33, 36]) await deleteItem(service, BOOKS, itemUri("book", n));
+      await indexOutbox.drain();
+      const after = await pages("q=red");
+      const rebuilt = await runJob(service, "/collection", `${col(BOOKS)}&clear=true`);
+      assert.equal(rebuilt.state, "succeeded", JSON.stringify(rebuilt.errors));
+      await createItem(service, BOOKS, itemUri("book", 500), "Book 500, red", [[PAGES, "9"]]);
+      await indexOutbox.drain();
+      return {
+        before,
+        after,
+        rebuilt: await pages("q=red"),
+        total: (await search(service, BOOKS, "size=0")).total,
+      };
+    });
     // 40 red books, 10 of each page count; then books 0-11 red with 9 pages, three red gone.
     assert.deepEqual(inline.before, { 0: 10, 1: 10, 2: 10, 3: 10 });
     assert.deepEqual(inline.after, { 9: 12, 0: 8, 1: 8, 2: 8, 3: 9 });
