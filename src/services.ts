@@ -39,6 +39,7 @@ import { type ImportJob, ImportJobRunner } from "./bulk/import_jobs.ts";
 import { SqliteKindJobStore } from "./jobs/sqlite_kind_job_store.ts";
 import { IndexOutboxWorker } from "./indexing/outbox_worker.ts";
 import { IndexBatchPool } from "./indexing/index_batch_pool.ts";
+import { leaveCheckpointsToOthers } from "./sqlite/wal_checkpoints.ts";
 import type { IndexBatchWorkerSetup, OutboxApplied, OutboxWork } from "./index_batch_worker.ts";
 import type { OutboxBatch } from "./indexing/outbox_batch.ts";
 import { RdfWork } from "./items/rdf_work.ts";
@@ -90,6 +91,9 @@ export function buildServices(config: ServiceConfig): Services {
   const shapes = new CollectionShapes(config.workspaces);
   const items = new ItemService(store, catalog, hash, shapes);
   const indexBatchPool = openIndexBatchPool(config, dataDir, store.kind);
+  // The workers' connections write the file after every store write (the outbox's documents):
+  // their commits take the log's checkpoints, off the request thread.
+  if (indexBatchPool) leaveCheckpointsToOthers(db);
   const engine = buildSearchEngine(config, db);
   const search = metrics.timed("search", engine);
   const searchIndexes = collectionResolver(config, catalog);
