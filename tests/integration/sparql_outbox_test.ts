@@ -35,6 +35,8 @@ async function twoInstances(
 }
 
 const collection = "https://data.example.org/collection/c";
+/** A lease that ends within the test: long enough for another instance's claim to come back. */
+const SHORT_LEASE_MS = 3_000;
 const write = (uri: string, title: string) => ({
   collection,
   uri,
@@ -88,11 +90,19 @@ sparqlStoreTests(
       await b.outbox.complete([...claimB.entries, ...next.entries].map((entry) => entry.id));
 
       // B "dies" holding its entries: they come free when the lease ends, not before.
+      // The lease is long enough for A's claim to come back within it on a busy machine (a
+      // 300 ms lease once ran out before a loaded Virtuoso answered A).
       await b.replaceItem(write(second, "2"));
-      const short = await b.outbox.claim(10, 300);
+      const leasedAt = Date.now();
+      const short = await b.outbox.claim(10, SHORT_LEASE_MS);
       assert.ok(short.entries.length >= 1);
-      assert.deepEqual((await a.outbox.claim(10, 30_000)).entries, []);
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      const during = await a.outbox.claim(10, 30_000);
+      const elapsed = Date.now() - leasedAt;
+      assert.ok(elapsed < SHORT_LEASE_MS, `A's claim came back after the lease (${elapsed} ms)`);
+      assert.deepEqual(during.entries, []);
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(0, leasedAt + SHORT_LEASE_MS + 200 - Date.now()))
+      );
       const taken = await a.outbox.claim(10, 30_000);
       assert.deepEqual(
         taken.entries.map((entry) => entry.id).sort(),
