@@ -39,7 +39,11 @@ for (const backend of storeBackends({ allStores: true })) {
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
-        service.kill("SIGKILL");
+        try {
+          service.kill("SIGKILL");
+        } catch {
+          // it exited just now: its status says how
+        }
       }, START_CHECK_LIMIT_MS);
       try {
         const output = await service.output();
