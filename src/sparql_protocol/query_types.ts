@@ -19,6 +19,19 @@ export interface SparqlQueryOptions {
   timeoutMs: number;
   /** The SPARQL 1.1 Protocol's dataset; it replaces the query's own FROM clauses. */
   dataset?: QueryDataset;
+  /**
+   * The item graphs the caller may see (per-collection access, docs/SECURITY.md); unset, every
+   * item graph. The answer is the one the query would get from a dataset holding only these
+   * collections' item graphs: the default graph is their union, `GRAPH ?g` ranges over them
+   * only, and `FROM`, `FROM NAMED`, `GRAPH <g>` or a protocol dataset naming any other graph
+   * match nothing, as for a graph that does not exist.
+   */
+  scope?: QueryScope;
+}
+
+/** The collections whose item graphs a query may see (an empty list: none). */
+export interface QueryScope {
+  collections: string[];
 }
 
 /** The graphs of a query's dataset: `default-graph-uri` and `named-graph-uri`. */
