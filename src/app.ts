@@ -8,7 +8,8 @@ import type { AppDeps } from "./routes/app_deps.ts";
 import { requestId } from "./http/request_id.ts";
 import { accessLog } from "./http/access_log.ts";
 import { requestMetrics } from "./http/request_metrics.ts";
-import { authenticate, requireRole } from "./http/auth.ts";
+import { authenticate, requireRole, securityOn } from "./http/auth.ts";
+import { CollectionGate } from "./http/collection_access.ts";
 import { localCallersOnly } from "./http/local_callers.ts";
 import { corsForOrigins } from "./http/cors.ts";
 import { handleError, handleNotFound } from "./http/errors.ts";
@@ -37,16 +38,24 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use("*", accessLog());
   app.use("*", requestMetrics(deps.metrics));
   const tokens = deps.config.service.security.tokens;
+  const secured = securityOn(tokens, deps.identities);
   const { origins } = deps.config.service.http.cors;
-  if (tokens.length === 0) app.use("*", localCallersOnly(origins));
+  if (!secured) app.use("*", localCallersOnly(origins));
   app.use("*", corsForOrigins(origins));
-  // Reads the token only; each route checks the role its contract declares.
-  app.use("*", authenticate(tokens));
+  const gate = new CollectionGate(deps.catalog);
+  app.use("*", async (c, next) => {
+    c.set("collections", gate);
+    c.set("refusals", deps.metrics);
+    await next();
+  });
+  // Reads the token only; each route checks what its contract declares.
+  app.use("*", authenticate(tokens, deps.identities));
   app.use("*", async (c, next) => {
     await next();
     c.res.headers.set("X-Service-Version", deps.version);
   });
-  app.use("*", catalogFreshness(deps.catalog));
+  // With security on, grants decide what each request sees: read as they stand at its start.
+  app.use("*", catalogFreshness(deps.catalog, { everyRequest: secured }));
   app.route("/", healthRoutes(deps));
   app.route("/", openApiRoutes(deps));
   app.route("/", metricsRoutes(deps));
@@ -65,7 +74,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", itemRoutes(deps));
   // A request no route takes needs a valid token too, so that 404 tells strangers nothing.
   app.notFound((c) => {
-    requireRole(c, "reader");
+    requireRole(c, "authenticated");
     return handleNotFound(c);
   });
   app.onError(handleError);

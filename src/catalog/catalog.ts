@@ -52,6 +52,8 @@ export class Catalog {
   #collections = new Map<string, CollectionEntry>();
   #version: string | undefined;
   #refreshing: Promise<void> | undefined;
+  /** When the read in flight began (`performance.now()`). */
+  #refreshStarted = 0;
   #loaded: Promise<void> | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   readonly #listeners: CatalogListener[] = [];
@@ -76,8 +78,24 @@ export class Catalog {
    */
   refresh(): Promise<void> {
     if (!this.#store) return Promise.resolve();
-    this.#refreshing ??= this.#reload(this.#store).finally(() => this.#refreshing = undefined);
+    if (this.#refreshing === undefined) {
+      this.#refreshStarted = performance.now();
+      this.#refreshing = this.#reload(this.#store).finally(() => this.#refreshing = undefined);
+    }
     return this.#refreshing;
+  }
+
+  /**
+   * Brings the copy up to date with a read of the store that began at `instant` or later
+   * (`performance.now()`): a change answered before `instant` is in the copy when this
+   * settles. Shares a read in flight only if it began late enough. Store failures are thrown.
+   */
+  refreshSince(instant: number): Promise<void> {
+    if (!this.#store) return Promise.resolve();
+    const inFlight = this.#refreshing;
+    if (inFlight === undefined || this.#refreshStarted >= instant) return this.refresh();
+    // The read in flight may have been answered before the change: another one after it.
+    return inFlight.catch(() => {}).then(() => this.refresh());
   }
 
   /**
@@ -135,25 +153,20 @@ export class Catalog {
   /** The workspace and its source, or `workspace-not-found`. */
   workspaceEntry(uri: string): WorkspaceEntry {
     const entry = this.#workspaces.get(uri);
-    if (!entry) {
-      throw new DomainError("workspace-not-found", {
-        detail: `No workspace <${uri}> is configured.`,
-        errors: [{ path: "workspace", message: "unknown workspace" }],
-      });
-    }
+    if (!entry) throw workspaceNotFound(uri);
     return entry;
   }
 
   /** The collection and its workspace, or `collection-not-found`. */
   collection(uri: string): CollectionEntry {
     const entry = this.#collections.get(uri);
-    if (!entry) {
-      throw new DomainError("collection-not-found", {
-        detail: `No collection <${uri}> is configured.`,
-        errors: [{ path: "collection", message: "unknown collection" }],
-      });
-    }
+    if (!entry) throw collectionNotFound(uri);
     return entry;
+  }
+
+  /** Whether the copy in memory knows a collection of this URI. */
+  hasCollection(uri: string): boolean {
+    return this.#collections.has(uri);
   }
 
   /** Whether the copy in memory knows a collection or workspace of this URI. */
@@ -258,6 +271,25 @@ export function collectionSettings(entry: CollectionEntry): Record<string, unkno
   if (entry.settings) return { ...entry.settings, uri: entry.collection.uri };
   const { index, fields, ...rest } = entry.collection;
   return { ...rest, index: { name: index, fields } };
+}
+
+/** The answer for a workspace that is not configured, and for one the caller sees none of. */
+export function workspaceNotFound(uri: string): DomainError {
+  return new DomainError("workspace-not-found", {
+    detail: `No workspace <${uri}> is configured.`,
+    errors: [{ path: "workspace", message: "unknown workspace" }],
+  });
+}
+
+/**
+ * The answer for a collection that is not configured, and for one the caller may not read
+ * (src/http/collection_access.ts): the same, so that existence does not leak.
+ */
+export function collectionNotFound(uri: string): DomainError {
+  return new DomainError("collection-not-found", {
+    detail: `No collection <${uri}> is configured.`,
+    errors: [{ path: "collection", message: "unknown collection" }],
+  });
 }
 
 function skipped(record: CatalogRecord, reason: string): void {

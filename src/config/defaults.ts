@@ -70,6 +70,14 @@ export const BUILT_IN_CUSTOMER_YML = `service:
     maxRows: \${SERVICE_QUERY_MAX_ROWS:10000}       # more rows are cut (X-Results-Truncated: true)
   security:
     tokens: []          # [{name, token, role: reader|editor|admin}]
+    oidc:               # OpenID Connect / JWT bearer tokens (docs/SECURITY.md); off without an issuer
+      issuer: \${SERVICE_OIDC_ISSUER:}
+      audience: \${SERVICE_OIDC_AUDIENCE:}
+      jwksUrl: \${SERVICE_OIDC_JWKS_URL:}           # the provider's keys, cached; or jwksFile
+      jwksFile: \${SERVICE_OIDC_JWKS_FILE:}
+      groupsClaim: \${SERVICE_OIDC_GROUPS_CLAIM:groups}   # dotted path: realm_access.roles for Keycloak
+      clockSkewSeconds: \${SERVICE_OIDC_CLOCK_SKEW_S:30}
+      roles: \${SERVICE_OIDC_ROLES:}                # group → global role: group=role,group=role
   sparqlEndpoints: []   # extra endpoints for the query tool: [{id, name, url, username?, password?, caFile?, readOnly}]
 workspaces:
   - uri: https://data.example.org/workspace/demo

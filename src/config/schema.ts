@@ -136,6 +136,24 @@ const indexSchema = z.preprocess(
   z.object({ name: indexName, fields: z.array(indexFieldSchema).default([]) }),
 );
 
+/**
+ * Who a grant names (docs/SECURITY.md): a configured token by name, a JWT subject, a JWT
+ * group, or anyone with a valid identity.
+ */
+export const principalSchema = z.string().regex(
+  /^(?:token:.+|user:.+|group:.+|authenticated)$/,
+  "token:NAME, user:SUB, group:NAME or authenticated",
+);
+
+/**
+ * A collection's grants: with them, only the principals listed (and admins) read it, and
+ * only its editors write it; without them, the global roles decide as they always did.
+ */
+export const accessSchema = z.object({
+  readers: z.array(principalSchema).default([]),
+  editors: z.array(principalSchema).default([]),
+}).strict();
+
 /** A collection of items, with its search index and optional per-collection behaviour. */
 export const collectionSchema = z.object({
   uri: absoluteIri,
@@ -153,6 +171,8 @@ export const collectionSchema = z.object({
   /** OpenSearch mappings that replace the defaults for this collection's index. */
   mappings: z.record(z.string(), z.unknown()).optional(),
   initialize: z.array(initializeRuleSchema).default([]),
+  /** Per-collection grants; unset: the global roles decide (docs/SECURITY.md). */
+  access: accessSchema.optional(),
 }).superRefine((collection, ctx) => {
   if (collection.shapes !== undefined && collection.shapesTurtle !== undefined) {
     ctx.addIssue({
@@ -210,6 +230,45 @@ const endpointSchema = z.object({
   caFile: optionalString,
   readOnly: flag.default(true),
 });
+
+/**
+ * Group → global role of JWT identities: a YAML mapping, or one string `group=role,…` so one
+ * environment variable can carry it.
+ */
+const groupRoles = z.preprocess((value) => {
+  if (typeof value !== "string") return value;
+  const entries = value.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");
+  return Object.fromEntries(entries.map((entry) => {
+    const at = entry.lastIndexOf("=");
+    return at < 0 ? [entry, ""] : [entry.slice(0, at).trim(), entry.slice(at + 1).trim()];
+  }));
+}, z.record(z.string().min(1), z.enum(["reader", "editor", "admin"])));
+
+/** `service.security.oidc`: off unless `issuer` is set. */
+const oidcSchema = z.object({
+  /** The `iss` tokens must carry; unset: JWT bearer tokens are not accepted. */
+  issuer: optionalString,
+  /** The `aud` tokens must carry (one of theirs). */
+  audience: optionalString,
+  /** The provider's JWKS, fetched and cached (refetched for an unknown key id). */
+  jwksUrl: optionalString,
+  /** A JWKS file instead of the URL. */
+  jwksFile: optionalString,
+  /** Where the groups are in the token: a dotted path (`realm_access.roles`). */
+  groupsClaim: z.string().min(1).default("groups"),
+  /** Tolerance for `exp` and `nbf`, in seconds. */
+  clockSkewSeconds: integer(0, 600).default(30),
+  /** Group → global role; none by default (grants alone then decide). */
+  roles: z.preprocess(emptyAsUndefined, groupRoles.default({})),
+}).superRefine((oidc, ctx) => {
+  if (oidc.issuer === undefined) return;
+  if (oidc.audience === undefined) {
+    ctx.addIssue({ code: "custom", path: ["audience"], message: "needed with an issuer" });
+  }
+  if ((oidc.jwksUrl === undefined) === (oidc.jwksFile === undefined)) {
+    ctx.addIssue({ code: "custom", path: ["jwksUrl"], message: "give jwksUrl or jwksFile" });
+  }
+}).prefault({});
 
 /** The whole configuration. */
 export const configSchema = z.object({
@@ -350,6 +409,8 @@ export const configSchema = z.object({
     }).prefault({}),
     security: z.object({
       tokens: z.array(tokenSchema).default([]),
+      /** OpenID Connect / JWT bearer tokens from an identity provider (docs/SECURITY.md). */
+      oidc: oidcSchema,
     }).prefault({}),
     /** `GET /ready` (docs/operations.md). */
     ready: z.object({

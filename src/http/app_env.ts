@@ -1,5 +1,9 @@
 /** The Hono environment shared by every route and middleware. */
 import type { IncomingMessage } from "node:http";
+import type { Principal } from "../catalog/access_policy.ts";
+import type { DomainError } from "../errors/domain_error.ts";
+import type { RefusalCounter } from "./access_audit.ts";
+import type { CollectionGate } from "./collection_access.ts";
 
 /** Bindings and per-request variables of the app. */
 export interface AppEnv {
@@ -9,12 +13,18 @@ export interface AppEnv {
   };
   Variables: {
     requestId: string;
-    /** Role of the authenticated caller (always `admin` when no tokens are configured). */
-    role: "reader" | "editor" | "admin";
     /**
-     * Who called, as the bearer token tells (src/http/auth.ts): a token's name and role, or
-     * nobody, with whether a token that matches none was sent.
+     * Who called (src/http/auth.ts): a token, a JWT identity, or the local admin when no
+     * security is configured; unset when the caller is not authenticated.
      */
-    caller: { name: string; role: "reader" | "editor" | "admin" } | { presentedToken: boolean };
+    principal?: Principal;
+    /** Why the caller is not authenticated (answered by routes that need a caller). */
+    authProblem?: DomainError;
+    /** The contract's operation id, for the audit of refusals. */
+    operation?: string;
+    /** Where refusals are counted. */
+    refusals?: RefusalCounter;
+    /** The per-collection access check (src/http/collection_access.ts). */
+    collections?: CollectionGate;
   };
 }

@@ -4,12 +4,15 @@
  * role it needs — declared once. Routes are registered from their contract (`handle`, which
  * puts the contract's role check in front of the handler), requests are validated against
  * it (`readQuery`), and the OpenAPI document is built from the list of contracts, so the
- * four cannot disagree.
+ * four cannot disagree. A contract that names a collection right has the caller's access to
+ * the collection checked too (`collection_access.ts`).
  */
 import type { Context, Hono } from "hono";
 import type { z } from "zod";
 import type { AppEnv } from "./app_env.ts";
 import { type Access, authorize } from "./auth.ts";
+import type { CollectionRight } from "../catalog/access_policy.ts";
+import { requireCollection } from "./collection_access.ts";
 
 /** HTTP methods the service routes. */
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
@@ -42,8 +45,17 @@ export interface RouteContract<Query extends z.ZodObject = z.ZodObject> {
   summary: string;
   description?: string;
   tags: string[];
-  /** The role a bearer token needs when tokens are configured; `open` for none. */
+  /**
+   * What the caller needs when security is configured: a global role, any valid identity
+   * (`authenticated`), or nothing (`open`).
+   */
   access: Access;
+  /**
+   * The right on the `collection` query parameter's collection this operation needs
+   * (docs/SECURITY.md), checked before the handler runs: an unreadable collection answers
+   * as an unknown one, a readable one the caller may not write `403`.
+   */
+  collectionRight?: CollectionRight;
   /** The query parameters: one zod field per parameter, in the order they are checked. */
   query: Query;
   /** Path parameters, one string field per `{name}` in `path`. */
@@ -75,5 +87,23 @@ export type ContractHandler = (c: Context<AppEnv>) => Response | Promise<Respons
  * role the contract declares.
  */
 export function handle(app: Hono<AppEnv>, contract: RouteContract, handler: ContractHandler): void {
-  app.on(contract.method, honoPath(contract.path), authorize(contract.access), handler);
+  const right = contract.collectionRight;
+  app.on(
+    contract.method,
+    honoPath(contract.path),
+    async (c, next) => {
+      c.set("operation", contract.operationId);
+      await next();
+    },
+    authorize(contract.access),
+    async (c, next) => {
+      const collection = c.req.query("collection");
+      // A missing or unknown collection is the handler's to answer, as without security.
+      if (right && collection && c.get("collections")?.catalog.hasCollection(collection)) {
+        requireCollection(c, collection, right);
+      }
+      await next();
+    },
+    handler,
+  );
 }

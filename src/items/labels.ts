@@ -1,13 +1,14 @@
 /**
  * Labels of many resources in one store query: what a workbench page (hits, facets, an
  * item's graph, a collection's items) shows beside or instead of IRIs. Labels are read from
- * every item graph (the union default graph), since a type's or a concept's label often
- * lives in another collection (a vocabulary imported on its own).
+ * every item graph the reader may read (the union default graph), since a type's or a
+ * concept's label often lives in another collection (a vocabulary imported on its own).
  */
 import type { Literal } from "n3";
 import { chooseLabel, LABEL_PROPERTIES, type LabelCandidate } from "../rdf/labels.ts";
 import { iriToSparql } from "../sparql_protocol/terms.ts";
 import type { TripleStore } from "../store/triple_store.ts";
+import type { QueryScope } from "../sparql_protocol/query_types.ts";
 
 /** Most IRIs one lookup takes: a page's worth. */
 export const MAX_LABEL_IRIS = 500;
@@ -31,6 +32,8 @@ export interface LabelOptions {
   timeoutMs: number;
   /** The row cap of SPARQL queries (`service.query.maxRows`). */
   maxRows: number;
+  /** The collections the reader may read (docs/SECURITY.md); unset: all. */
+  scope?: QueryScope;
 }
 
 /** The label of each of `iris` that has one, by IRI; one SPARQL query. */
@@ -49,6 +52,7 @@ export async function findLabels(
   const result = await store.query(query, {
     limit: Math.min(options.maxRows, unique.length * ROWS_PER_IRI),
     timeoutMs: options.timeoutMs,
+    scope: options.scope,
   });
   if (result.kind !== "bindings") return {};
   const candidates = new Map<string, LabelCandidate[]>();

@@ -63,6 +63,19 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly #refusals = new Counter({
+    name: "rcs_access_refused_total",
+    help: "Requests refused access (401, 403, or 404 for a collection the caller may not " +
+      "read), by operation and status (docs/SECURITY.md)",
+    labelNames: ["operation", "status"] as const,
+    registers: [this.registry],
+  });
+
+  /** Counts one refused access (src/http/access_audit.ts). */
+  recordRefusal(operation: string, status: number): void {
+    this.#refusals.inc({ operation, status: String(status) });
+  }
+
   readonly #readiness = new Gauge({
     name: "rcs_ready_check",
     help: "Outcome of each /ready check when /ready was last asked: 1 ok, 0 failed " +

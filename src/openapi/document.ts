@@ -102,8 +102,7 @@ function operation(contract: RouteContract): Json {
   const op: Json = {
     operationId: contract.operationId,
     summary: contract.summary,
-    description: [contract.description, open ? "No token needed." : `Role: ${contract.access}.`]
-      .filter(Boolean).join("\n\n"),
+    description: [contract.description, accessNote(contract)].filter(Boolean).join("\n\n"),
     tags: contract.tags,
   };
   const parameters = [...pathParameters(contract), ...queryParameters(contract)];
@@ -113,6 +112,20 @@ function operation(contract: RouteContract): Json {
   // Roles as the "scopes" of a non-OAuth scheme: OpenAPI 3.1 lets them name roles.
   op.security = open ? [] : [{ [SECURITY_SCHEME]: [contract.access] }];
   return op;
+}
+
+/** Who may call the operation, in words (docs/SECURITY.md). */
+function accessNote(contract: RouteContract): string {
+  if (contract.access === "open") return "No token needed.";
+  const collection = contract.collectionRight === undefined
+    ? ""
+    : ` The caller must ${
+      contract.collectionRight === "read" ? "be able to read" : "be able to write"
+    } the collection (its grants, else the global role); a collection it may not read ` +
+      "answers 404 as an unknown one.";
+  return contract.access === "authenticated"
+    ? `Any valid identity; it sees only what it may read.${collection}`
+    : `Role: ${contract.access}.${collection}`;
 }
 
 function pathParameters(contract: RouteContract): Json[] {
@@ -156,8 +169,13 @@ function responses(contract: RouteContract): Json {
   }
   const problems: Record<string, string> = { ...contract.problems };
   if (contract.access !== "open") {
-    problems[401] ??= "Tokens are configured and the bearer token is missing or wrong.";
-    problems[403] ??= `The token's role is weaker than ${contract.access}.`;
+    problems[401] ??= "Security is configured and the bearer token is missing or not valid " +
+      "(the problem's detail says why: expired, wrong audience, bad signature, …).";
+    problems[403] ??= contract.collectionRight === "write"
+      ? "The caller may read the collection but not write it."
+      : contract.access === "authenticated"
+      ? "Not given for this operation's own role: any valid identity may call it."
+      : `The token's role is weaker than ${contract.access}.`;
   }
   for (const [status, description] of Object.entries(problems)) {
     all[status] = problemResponse(description);

@@ -13,10 +13,13 @@ import type { IndexOutboxWorker } from "../indexing/outbox_worker.ts";
 import type { ImportJobRunner } from "../bulk/import_jobs.ts";
 import type { ServiceMetrics } from "../metrics/metrics.ts";
 import type { SparqlEndpointRegistry } from "../tools/sparql_endpoints.ts";
+import type { JwtIdentities } from "../http/auth.ts";
 
 /** Dependencies of `createApp`. */
 export interface AppDeps {
   config: ServiceConfig;
+  /** JWT bearer tokens from the identity provider (`service.security.oidc`); unset: off. */
+  identities?: JwtIdentities;
   catalog: Catalog;
   /** Run-time workspaces and collections (`/api/admin/collections`). */
   catalogAdmin: CatalogAdmin;

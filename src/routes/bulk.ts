@@ -12,6 +12,8 @@ import { exportDocument } from "../bulk/export.ts";
 import { bodyStream } from "../http/body.ts";
 import { exportItems, getImportJob, importItems, listImportJobs } from "./contracts/bulk.ts";
 import { DomainError } from "../errors/domain_error.ts";
+import { mayUseCollection, readableScope } from "../http/collection_access.ts";
+import { workspaceNotFound } from "../catalog/catalog.ts";
 
 /** Most jobs `GET /api/admin/import/jobs` lists. */
 const MAX_LISTED_JOBS = 1000;
@@ -41,19 +43,30 @@ export function bulkRoutes(deps: AppDeps): Hono<AppEnv> {
 
   handle(app, listImportJobs, async (c) => {
     const limit = Math.min(readQuery(c, listImportJobs).limit, MAX_LISTED_JOBS);
-    return c.json(await runner.recent(limit));
+    // Only the caller's collections' jobs: read as many as may be listed, then filtered.
+    if (readableScope(c) === undefined) return c.json(await runner.recent(limit));
+    const jobs = await runner.recent(MAX_LISTED_JOBS);
+    return c.json(
+      jobs.filter((job) => mayUseCollection(c, job.collection, "read")).slice(0, limit),
+    );
   });
 
   handle(app, getImportJob, async (c) => {
     const id = c.req.param("id") ?? "";
     const job = await runner.find(id);
-    if (!job) throw jobNotFound("import", id);
+    // Another collection's job answers as a job that does not exist.
+    if (!job || !mayUseCollection(c, job.collection, "read")) throw jobNotFound("import", id);
     return c.json(job);
   });
 
   handle(app, exportItems, (c) => {
     const { collection, workspace } = readQuery(c, exportItems);
-    const collections = exportedCollections(deps, collection, workspace);
+    // A workspace exports as the caller sees it: the collections it may read.
+    const listed = exportedCollections(deps, collection, workspace);
+    const collections = listed.filter((uri) => mayUseCollection(c, uri, "read"));
+    if (workspace !== undefined && listed.length > 0 && collections.length === 0) {
+      throw workspaceNotFound(workspace);
+    }
     const format = negotiateFormat(c.req.header("accept"), ["nquads", "trig"], "nquads");
     if (format !== "nquads" && format !== "trig") {
       throw new DomainError("not-acceptable", {

@@ -6,6 +6,7 @@ import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { jobNotFound } from "../http/problem.ts";
+import { mayUseCollection, readableScope, requireCollection } from "../http/collection_access.ts";
 import type { IndexJob, JobScope } from "../indexing/index_job.ts";
 import {
   getIndexJob,
@@ -32,10 +33,23 @@ export function indexingRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json(await runner.wait(job.id) ?? job, 200);
   };
 
+  /** Whether the caller may see a job: it may read every collection the job indexes. */
+  const visible = (c: Context<AppEnv>, job: IndexJob) =>
+    collectionsOf(job.scope).every((uri) => mayUseCollection(c, uri, "read"));
+  const collectionsOf = (scope: JobScope): string[] =>
+    scope.type === "workspace"
+      ? (deps.catalog.knows(scope.uri) ? deps.catalog.workspace(scope.uri).collections : [])
+        .map((collection) => collection.uri)
+      : [scope.uri];
+
   handle(app, indexIsRunning, async (c) => c.json(await runner.isRunningAnywhere()));
 
   handle(app, indexWorkspace, (c) => {
     const { workspace, clear, wait } = readQuery(c, indexWorkspace);
+    // A workspace is indexed by whoever may write each of its collections.
+    const collections = deps.catalog.workspace(workspace).collections;
+    const refused = collections.find((collection) => !mayUseCollection(c, collection.uri, "write"));
+    if (refused) requireCollection(c, refused.uri, "write");
     return start(c, { type: "workspace", uri: workspace }, clear, wait);
   });
 
@@ -51,14 +65,18 @@ export function indexingRoutes(deps: AppDeps): Hono<AppEnv> {
 
   handle(app, listIndexJobs, async (c) => {
     const limit = Math.min(readQuery(c, listIndexJobs).limit, MAX_LISTED_JOBS);
-    return c.json(await runner.recent(limit));
+    // Only the caller's collections' jobs: read as many as may be listed, then filtered.
+    if (readableScope(c) === undefined) return c.json(await runner.recent(limit));
+    const jobs = await runner.recent(MAX_LISTED_JOBS);
+    return c.json(jobs.filter((job) => visible(c, job)).slice(0, limit));
   });
 
   handle(app, getIndexJob, async (c) => {
     // Always present: the route's path has `{id}` (Hono cannot type a path built at run time).
     const id = c.req.param("id") ?? "";
     const job: IndexJob | undefined = await runner.find(id);
-    if (!job) throw jobNotFound("indexing", id);
+    // Another collection's job answers as a job that does not exist.
+    if (!job || !visible(c, job)) throw jobNotFound("indexing", id);
     return c.json(job);
   });
 

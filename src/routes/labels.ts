@@ -12,6 +12,7 @@ import { languagesOf } from "../rdf/labels.ts";
 import { prefixesOf, WELL_KNOWN_PREFIXES } from "../fields/field_paths.ts";
 import { getLabels } from "./contracts/labels.ts";
 import { DomainError } from "../errors/domain_error.ts";
+import { readableScope, scopeOf } from "../http/collection_access.ts";
 
 /** The labels route. */
 export function labelRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -31,6 +32,7 @@ export function labelRoutes(deps: AppDeps): Hono<AppEnv> {
       languages: languagesOf(query.lang ?? c.req.header("accept-language")),
       timeoutMs: deps.config.service.query.timeoutMs,
       maxRows: deps.config.service.query.maxRows,
+      scope: scopeOf(readableScope(c)),
     });
     return c.json({ labels, prefixes });
   });

@@ -6,7 +6,8 @@
  * The rules are the query tool's: read-only (an update is refused whatever its spelling),
  * no SERVICE, rows capped at `service.query.maxRows`, `service.query.timeoutMs` and
  * `maxQueryBytes`. Each item is a named graph; with no dataset given, the default graph is
- * the union of the graphs.
+ * the union of the graphs. On the service's store a caller sees only the item graphs of the
+ * collections it may read (`scope`, docs/SECURITY.md).
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -31,7 +32,12 @@ import {
   writeBindings,
   writeBoolean,
 } from "../sparql_protocol/results_formats.ts";
-import type { QueryDataset, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
+import type {
+  QueryDataset,
+  QueryScope,
+  SparqlQueryResult,
+} from "../sparql_protocol/query_types.ts";
+import { readableScope, scopeOf } from "../http/collection_access.ts";
 import { endpointNotFound, STORE_ENDPOINT_ID } from "../tools/sparql_endpoints.ts";
 import { GRAPH_FORMATS, mediaTypeOf, registeredTypesOf } from "./media_types.ts";
 import * as contracts from "./contracts/sparql.ts";
@@ -61,6 +67,8 @@ export function sparqlProtocolRoutes(deps: AppDeps): Hono<AppEnv> {
       limit: deps.config.service.query.maxRows,
       timeoutMs: deps.config.service.query.timeoutMs,
       dataset: request.dataset,
+      // The service's store answers from the collections the caller may read (SECURITY.md).
+      scope: storeScope(c, id),
     });
     // Columns in the query's order, whatever order the engine chose.
     if (result.kind === "bindings") result.variables = inQueryOrder(result.variables, projection);
@@ -87,6 +95,11 @@ export function sparqlProtocolRoutes(deps: AppDeps): Hono<AppEnv> {
     return answer(c, id, await readPost(c, maxBodyBytes));
   });
   return app;
+}
+
+/** The caller's readable collections when `id` is the service's store; unset: all. */
+function storeScope(c: Context<AppEnv>, id: string): QueryScope | undefined {
+  return id === STORE_ENDPOINT_ID ? scopeOf(readableScope(c)) : undefined;
 }
 
 /** A GET: everything in the URL; an `update` parameter is refused, never ignored. */

@@ -1,7 +1,9 @@
 /**
  * The role the app enforces for a request, found by asking the app itself: the request is
  * sent without a token, then with a reader's, an editor's and an admin's, and the first that
- * is not refused with `unauthorized` or `forbidden` tells the role. The app is built over
+ * is not refused with `unauthorized` or `forbidden` tells the role. A route open to any
+ * identity (`authenticated`, its collection's grants deciding) answers `reader`: the probe
+ * names no collection. The app is built over
  * dependencies that are never really used (every property is a stand-in), so no store or
  * engine is needed; what a handler makes of them does not matter, only whether it was let in.
  */
@@ -33,7 +35,7 @@ export function unusedDeps(dslRole: DslRole = "editor", withTokens = false): App
     : {};
   const config = parseConfigText(BUILT_IN_CUSTOMER_YML, "test", (name) => env[name]);
   config.service.search.opensearch.dsl.role = dslRole;
-  return new Proxy({ config, version: "test" }, {
+  return new Proxy({ config, version: "test", identities: undefined }, {
     get: (target, key) => key in target ? target[key as keyof typeof target] : stub,
   }) as unknown as AppDeps;
 }

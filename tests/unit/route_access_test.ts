@@ -8,7 +8,7 @@ import { createApp } from "../../src/app.ts";
 import { configuredContracts } from "../../src/routes/access.ts";
 import { contractRouter, requiredRole, unusedDeps } from "../support/route_roles.ts";
 
-const ACCESS = ["open", "reader", "editor", "admin"];
+const ACCESS = ["open", "authenticated", "reader", "editor", "admin"];
 
 Deno.test("every registered route has an access declaration, and it is the one enforced", async () => {
   const app = createApp(unusedDeps());
@@ -28,7 +28,12 @@ Deno.test("every registered route has an access declaration, and it is the one e
     );
     assert.ok(ACCESS.includes(contract.access), `${key}: access ${contract.access}`);
     const concrete = route.path.replace(/:[^/]+/g, "x");
-    const expected = contract.access === "open" ? undefined : contract.access;
+    // Any identity passes an `authenticated` route: the probe's reader token does.
+    const expected = contract.access === "open"
+      ? undefined
+      : contract.access === "authenticated"
+      ? "reader"
+      : contract.access;
     assert.equal(await requiredRole(route.method, concrete), expected, key);
   }
 });

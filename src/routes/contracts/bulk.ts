@@ -60,7 +60,8 @@ export const importItems = defineContract({
     "item is written, so a syntax error writes nothing. An import that wrote nothing (and " +
     "found no existing item) ends `failed`.",
   tags: TAGS,
-  access: "admin",
+  access: "authenticated",
+  collectionRight: "write",
   query: z.object({
     collection: COLLECTION,
     mode: z.enum(["create", "replace", "upsert"]).optional().meta({
@@ -117,7 +118,7 @@ export const listImportJobs = defineContract({
   operationId: "listImportJobs",
   summary: "Recent import jobs, newest first",
   tags: TAGS,
-  access: "admin",
+  access: "authenticated",
   query: z.object({ limit: integerParam("Most jobs to list (at most 1000).", 50) }),
   responses: {
     200: { description: "The jobs.", content: ["application/json"], schema: z.array(IMPORT_JOB) },
@@ -132,7 +133,7 @@ export const getImportJob = defineContract({
   operationId: "getImportJob",
   summary: "One import job, with its progress",
   tags: TAGS,
-  access: "admin",
+  access: "authenticated",
   query: NO_PARAMETERS,
   pathParams: z.object({ id: z.string().meta({ description: "The job's id." }) }),
   responses: {
@@ -151,7 +152,8 @@ export const exportItems = defineContract({
     "configured, items by URI (code point order), triples grouped by subject. Give exactly " +
     "one of `collection` and `workspace`.",
   tags: TAGS,
-  access: "admin",
+  access: "authenticated",
+  collectionRight: "read",
   query: z.object({
     collection: optionalIri("The collection to export (an absolute IRI)."),
     workspace: optionalIri("The workspace whose collections to export (an absolute IRI)."),

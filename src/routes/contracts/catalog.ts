@@ -24,7 +24,7 @@ export const listWorkspaces = defineContract({
     "customer.yml's in its order, then those made through the admin API. `items` is what the store holds; how many of them the " +
     "search index holds is a `GET /api/search` with `size=0` away.",
   tags: ["Items"],
-  access: "reader",
+  access: "authenticated",
   query: NO_PARAMETERS,
   responses: {
     200: {

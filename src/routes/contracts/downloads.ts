@@ -13,7 +13,8 @@ function downloadContract(extension: string) {
     summary: `Download an item as a .${extension} file`,
     description: "Streamed, so a large item is never built as one string in memory.",
     tags: ["Item downloads"],
-    access: "reader",
+    access: "authenticated",
+    collectionRight: "read",
     query: z.object({ collection: COLLECTION, item: ITEM }),
     responses: {
       200: {

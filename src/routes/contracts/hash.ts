@@ -40,7 +40,7 @@ function hashContract(method: HttpMethod, operationId: string, note: string) {
     description: "SHA-256 over the RDFC-1.0 canonical N-Quads: isomorphic graphs get the " +
       `same hash whatever their blank node labels, triple order or JSON flavour. ${note}`,
     tags: ["Hash"],
-    access: "reader",
+    access: "authenticated",
     query: HASH_QUERY,
     body: {
       description: "The RDF data to hash.",

@@ -23,7 +23,8 @@ export const initializeItem = defineContract({
   description: "Runs the collection's `initialize` rules (workspace rules first) with `?this` " +
     "bound to each listed URI; results are added, nothing is removed.",
   tags: ["Initialise"],
-  access: "editor",
+  access: "authenticated",
+  collectionRight: "write",
   query: z.object({
     collection: COLLECTION,
     uri: iriList("The resources to initialise, repeated: `uri=A&uri=B`.", { min: 1 }),

@@ -33,7 +33,8 @@ export const createItem = defineContract({
   description: "The item's URI is `item` if given, else the body's single root subject; a " +
     "blank-node root gets a URI minted from the collection's `itemUriTemplate`.",
   tags: TAGS,
-  access: "editor",
+  access: "authenticated",
+  collectionRight: "write",
   query: z.object({
     collection: COLLECTION,
     item: optionalIri("The new item's URI; by default the body's single root subject."),
@@ -68,7 +69,8 @@ export const readItem = defineContract({
   description: "JSON-LD by default; `Accept` picks another RDF format. `If-None-Match` with " +
     "the current ETag answers 304.",
   tags: TAGS,
-  access: "reader",
+  access: "authenticated",
+  collectionRight: "read",
   query: COLLECTION_AND_ITEM,
   responses: {
     200: {
@@ -93,7 +95,8 @@ export const updateItem = defineContract({
   summary: "Replace an item's graph",
   description: "The body must describe `item`. `If-Match` makes the update conditional.",
   tags: TAGS,
-  access: "editor",
+  access: "authenticated",
+  collectionRight: "write",
   query: z.object({ collection: COLLECTION, item: ITEM, base: BASE }),
   body: rdfAnyBody("The item's new graph."),
   responses: { 204: { description: "Updated.", headers: { ETag: ETAG_HEADER } } },
@@ -116,7 +119,8 @@ export const deleteItem = defineContract({
   summary: "Delete an item",
   description: "`If-Match` makes the delete conditional.",
   tags: TAGS,
-  access: "editor",
+  access: "authenticated",
+  collectionRight: "write",
   query: COLLECTION_AND_ITEM,
   responses: { 204: { description: "Deleted." } },
   problems: {

@@ -18,7 +18,8 @@ export const getLabels = defineContract({
     "item graph. IRIs without a label are left out. `prefixes` are the well-known ones and the " +
     "collection context's.",
   tags: ["Items"],
-  access: "reader",
+  access: "authenticated",
+  collectionRight: "read",
   query: z.object({
     iri: iriList(`An IRI to label, repeated; at most ${MAX_LABEL_IRIS}.`),
     collection: optionalIri("A collection whose context's prefixes join the well-known ones."),

@@ -39,7 +39,7 @@ export const ready = defineContract({
     "takes no writes; a search engine that is down (or another check failing) is `degraded` " +
     "with 200, listing the failed checks, unless service.ready.requireSearch is set.",
   tags: TAGS,
-  access: "reader",
+  access: "authenticated",
   query: NO_PARAMETERS,
   responses: {
     200: {
@@ -70,7 +70,7 @@ export const openApiDocument = defineContract({
   operationId: "openApiDocument",
   summary: "The OpenAPI 3.1 description of the service",
   tags: TAGS,
-  access: "reader",
+  access: "authenticated",
   query: NO_PARAMETERS,
   responses: { 200: { description: "This document.", content: ["application/json"] } },
   problems: {},

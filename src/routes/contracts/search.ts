@@ -56,7 +56,8 @@ export const searchItems = defineContract({
   summary: "Search a collection",
   description: CLAMPING,
   tags: TAGS,
-  access: "reader",
+  access: "authenticated",
+  collectionRight: "read",
   query: z.object({
     collection: COLLECTION,
     q: optionalText(
@@ -126,6 +127,7 @@ export const searchItemsWithDsl = defineContract({
   tags: TAGS,
   // The default of `service.search.opensearch.dsl.role`; the document states the configured one.
   access: "editor",
+  collectionRight: "read",
   query: z.object({ collection: COLLECTION }),
   body: {
     description: "OpenSearch query DSL; an empty body matches everything.",

@@ -65,7 +65,8 @@ function getContract(path: string, operationId: string, summary: string): RouteC
     operationId,
     summary,
     tags: TAGS,
-    access: "reader",
+    // The store's own endpoint: any identity, seeing what it may read; the others: readers.
+    access: path.includes("{id}") ? "reader" : "authenticated",
     query: z.object({
       query: z.string().meta({ description: "The SPARQL query (a read-only query form)." }),
       ...PROTOCOL_PARAMETERS,
@@ -83,7 +84,8 @@ function postContract(path: string, operationId: string, summary: string): Route
     operationId,
     summary,
     tags: TAGS,
-    access: "reader",
+    // The store's own endpoint: any identity, seeing what it may read; the others: readers.
+    access: path.includes("{id}") ? "reader" : "authenticated",
     query: z.object(PROTOCOL_PARAMETERS),
     pathParams: path.includes("{id}") ? ID : undefined,
     body: {

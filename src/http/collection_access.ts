@@ -1,0 +1,98 @@
+/**
+ * Per-collection access at the HTTP edge (docs/SECURITY.md): the catalog's collections seen
+ * through the one decision of `src/catalog/access_policy.ts`.
+ *
+ * A collection the caller may not read answers exactly as an unknown one (`404
+ * collection-not-found`), so neither it nor its items' existence leak; a write the caller may
+ * not make answers `403` when the caller may read the collection. Every refusal is audited.
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "./app_env.ts";
+import { type Catalog, type CollectionEntry, collectionNotFound } from "../catalog/catalog.ts";
+import {
+  type CollectionRight,
+  mayAccess,
+  type Principal,
+  principalName,
+  readableCollections,
+} from "../catalog/access_policy.ts";
+import { DomainError } from "../errors/domain_error.ts";
+import { requirePrincipal } from "./auth.ts";
+import { refusal } from "./access_audit.ts";
+import type { QueryScope } from "../sparql_protocol/query_types.ts";
+
+/** The catalog as one caller may see it. */
+export class CollectionGate {
+  readonly #catalog: Catalog;
+
+  constructor(catalog: Catalog) {
+    this.#catalog = catalog;
+  }
+
+  /** The catalog seen through this gate. */
+  get catalog(): Catalog {
+    return this.#catalog;
+  }
+
+  /** Whether `principal` may `right` the collection (false for an unknown one). */
+  may(principal: Principal, uri: string, right: CollectionRight): boolean {
+    if (!this.#catalog.knows(uri)) return false;
+    return mayAccess(principal, this.#catalog.collection(uri).collection, right);
+  }
+
+  /** The collections `principal` may read, or undefined for all of them. */
+  readable(principal: Principal): string[] | undefined {
+    return readableCollections(
+      principal,
+      this.#catalog.collections().map((entry) => entry.collection),
+    );
+  }
+}
+
+/** The gate of the request at hand (set for every request by the app). */
+function gateOf(c: Context<AppEnv>): CollectionGate {
+  const gate = c.get("collections");
+  if (!gate) throw new Error("no collection gate: the app sets one for every request");
+  return gate;
+}
+
+/**
+ * The collection, when the caller may `right` it: an unknown or unreadable one is `404
+ * collection-not-found`, a readable one the caller may not write `403 forbidden`.
+ */
+export function requireCollection(
+  c: Context<AppEnv>,
+  uri: string,
+  right: CollectionRight,
+): CollectionEntry {
+  const principal = requirePrincipal(c);
+  const entry = gateOf(c).catalog.collection(uri);
+  if (mayAccess(principal, entry.collection, right)) return entry;
+  if (right === "write" && mayAccess(principal, entry.collection, "read")) {
+    refusal(c, { status: 403, collection: uri });
+    throw new DomainError("forbidden", {
+      detail: `${principalName(principal)} may read <${uri}> but not write it.`,
+    });
+  }
+  refusal(c, { status: 404, collection: uri });
+  throw collectionNotFound(uri);
+}
+
+/** Whether the caller may `right` the collection (false for an unknown one). */
+export function mayUseCollection(
+  c: Context<AppEnv>,
+  uri: string,
+  right: CollectionRight,
+): boolean {
+  return gateOf(c).may(requirePrincipal(c), uri, right);
+}
+
+/** The collections the caller may read, or undefined for all of them. */
+export function readableScope(c: Context<AppEnv>): string[] | undefined {
+  return gateOf(c).readable(requirePrincipal(c));
+}
+
+/** A query scope of the readable collections; unset when the caller reads them all. */
+export function scopeOf(collections: string[] | undefined): QueryScope | undefined {
+  return collections === undefined ? undefined : { collections };
+}
