@@ -159,6 +159,7 @@ const TITLES_BY_KIND = {
     "shutting-down": "Shutting down",
     "workers-busy": "Too busy",
     "store-incapable": "Triple store lacks a required behaviour",
+    "identity-provider-unavailable": "Identity provider unavailable",
   },
   "timeout": {
     "query-timeout": "Query timed out",
