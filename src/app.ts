@@ -9,7 +9,7 @@ import { requestId } from "./http/request_id.ts";
 import { accessLog } from "./http/access_log.ts";
 import { requestMetrics } from "./http/request_metrics.ts";
 import { authenticate, requireRole, securityOn } from "./http/auth.ts";
-import { CollectionGate } from "./http/collection_access.ts";
+import { CollectionGate } from "./http/collection_gate.ts";
 import { localCallersOnly } from "./http/local_callers.ts";
 import { corsForOrigins } from "./http/cors.ts";
 import { handleError, handleNotFound } from "./http/errors.ts";

@@ -78,10 +78,11 @@ async function main(): Promise<number> {
     return await backup(config.service.data.dir);
   }
   log("info", "configuration loaded", { source });
-  if (config.service.security.tokens.length === 0 && !isLoopbackHost(host)) {
+  const { tokens, oidc } = config.service.security;
+  if (tokens.length === 0 && oidc.issuer === undefined && !isLoopbackHost(host)) {
     console.error(
       `Refusing to listen on ${host} without access tokens: configure service.security.tokens ` +
-        "or bind to a loopback address (127.0.0.1, ::1, localhost).",
+        "or service.security.oidc, or bind to a loopback address (127.0.0.1, ::1, localhost).",
     );
     return 2;
   }

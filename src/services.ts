@@ -46,6 +46,8 @@ import { RdfWork } from "./items/rdf_work.ts";
 import type { Quad } from "n3";
 import { SERVICE_VERSION } from "./version.ts";
 import { ServiceMetrics } from "./metrics/metrics.ts";
+import { looksLikeJwt, OidcVerifier } from "./http/oidc.ts";
+import type { JwtIdentities } from "./http/auth.ts";
 import type { ClampWarning } from "./search/clamp.ts";
 import { EmbeddedSearchEngine } from "./search_embedded/embedded_search_engine.ts";
 import { OpenSearchEngine } from "./search_opensearch/opensearch_engine.ts";
@@ -151,6 +153,7 @@ export function buildServices(config: ServiceConfig): Services {
   });
   const deps: AppDeps = {
     config,
+    identities: jwtIdentities(config),
     catalog,
     catalogAdmin,
     store,
@@ -486,4 +489,19 @@ function buildSearchEngine(config: ServiceConfig, db: DatabaseSync): SearchEngin
     });
   }
   return new EmbeddedSearchEngine(db, { limits, warn: logClampWarning });
+}
+
+/** JWT bearer tokens from the identity provider, when `service.security.oidc` names one. */
+function jwtIdentities(config: ServiceConfig): JwtIdentities | undefined {
+  const oidc = config.service.security.oidc;
+  if (oidc.issuer === undefined || oidc.audience === undefined) return undefined;
+  const verifier = new OidcVerifier({
+    issuer: oidc.issuer,
+    audience: oidc.audience,
+    jwksUrl: oidc.jwksUrl,
+    jwksFile: oidc.jwksFile,
+    groupsClaim: oidc.groupsClaim,
+    clockSkewSeconds: oidc.clockSkewSeconds,
+  });
+  return { looksLikeJwt, verify: (token) => verifier.verify(token), roles: oidc.roles };
 }

@@ -9,11 +9,6 @@ import type { AppEnv } from "./app_env.ts";
 import { log } from "../log/logger.ts";
 import { principalName } from "../catalog/access_policy.ts";
 
-/** Where refusals are counted (`ServiceMetrics`). */
-export interface RefusalCounter {
-  recordRefusal(operation: string, status: number): void;
-}
-
 /** Logs and counts one refusal of the request at hand. */
 export function refusal(
   c: Context<AppEnv>,

@@ -2,8 +2,12 @@
 import type { IncomingMessage } from "node:http";
 import type { Principal } from "../catalog/access_policy.ts";
 import type { DomainError } from "../errors/domain_error.ts";
-import type { RefusalCounter } from "./access_audit.ts";
-import type { CollectionGate } from "./collection_access.ts";
+import type { CollectionGate } from "./collection_gate.ts";
+
+/** Where refusals of access are counted (`ServiceMetrics`). */
+export interface RefusalCounter {
+  recordRefusal(operation: string, status: number): void;
+}
 
 /** Bindings and per-request variables of the app. */
 export interface AppEnv {

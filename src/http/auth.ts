@@ -13,7 +13,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { timingSafeEqual } from "node:crypto";
 import type { AppEnv } from "./app_env.ts";
-import { DomainError } from "../errors/domain_error.ts";
+import { DomainError, isProblem } from "../errors/domain_error.ts";
 import { hasRole, type Principal, principalName, type Role } from "../catalog/access_policy.ts";
 import { refusal } from "./access_audit.ts";
 
@@ -137,7 +137,7 @@ export function requirePrincipal(c: Context<AppEnv>): Principal {
   if (principal !== undefined) return principal;
   const problem = c.get("authProblem") ??
     new DomainError("unauthorized", { detail: "Send Authorization: Bearer <token>." });
-  refusal(c, { status: problem.slug === "unauthorized" ? 401 : 503 });
+  refusal(c, { status: isProblem(problem, "unauthorized") ? 401 : 503 });
   throw problem;
 }
 

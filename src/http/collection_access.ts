@@ -8,46 +8,13 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "./app_env.ts";
-import { type Catalog, type CollectionEntry, collectionNotFound } from "../catalog/catalog.ts";
-import {
-  type CollectionRight,
-  mayAccess,
-  type Principal,
-  principalName,
-  readableCollections,
-} from "../catalog/access_policy.ts";
+import { type CollectionEntry, collectionNotFound } from "../catalog/catalog.ts";
+import { type CollectionRight, mayAccess, principalName } from "../catalog/access_policy.ts";
+import type { CollectionGate } from "./collection_gate.ts";
 import { DomainError } from "../errors/domain_error.ts";
 import { requirePrincipal } from "./auth.ts";
 import { refusal } from "./access_audit.ts";
 import type { QueryScope } from "../sparql_protocol/query_types.ts";
-
-/** The catalog as one caller may see it. */
-export class CollectionGate {
-  readonly #catalog: Catalog;
-
-  constructor(catalog: Catalog) {
-    this.#catalog = catalog;
-  }
-
-  /** The catalog seen through this gate. */
-  get catalog(): Catalog {
-    return this.#catalog;
-  }
-
-  /** Whether `principal` may `right` the collection (false for an unknown one). */
-  may(principal: Principal, uri: string, right: CollectionRight): boolean {
-    if (!this.#catalog.knows(uri)) return false;
-    return mayAccess(principal, this.#catalog.collection(uri).collection, right);
-  }
-
-  /** The collections `principal` may read, or undefined for all of them. */
-  readable(principal: Principal): string[] | undefined {
-    return readableCollections(
-      principal,
-      this.#catalog.collections().map((entry) => entry.collection),
-    );
-  }
-}
 
 /** The gate of the request at hand (set for every request by the app). */
 function gateOf(c: Context<AppEnv>): CollectionGate {

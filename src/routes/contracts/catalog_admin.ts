@@ -42,6 +42,13 @@ const COLLECTION_BODY = z.object({
   shapesTurtle: z.string().optional().meta({ description: "SHACL shapes as Turtle text." }),
   mappings: z.record(z.string(), z.unknown()).optional(),
   initialize: z.array(RULE).optional(),
+  access: z.object({
+    readers: z.array(z.string()).optional(),
+    editors: z.array(z.string()).optional(),
+  }).optional().meta({
+    description: "Grants (docs/SECURITY.md): `token:NAME`, `user:SUB`, `group:NAME` or " +
+      "`authenticated` per entry. Without them the global roles decide.",
+  }),
 });
 
 /** A collection as the list shows it. */
