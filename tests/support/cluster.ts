@@ -101,6 +101,8 @@ export function clusterEngines(): ClusterEngines | undefined {
 export interface ClusterOptions {
   /** `service.search.indexing.batchSize`; the service's default when absent. */
   batchSize?: number;
+  /** More environment for every instance (tokens, for instance). */
+  env?: Record<string, string>;
 }
 
 /** One service process of a cluster run. */
@@ -133,6 +135,7 @@ export class Cluster {
   /** Every instance started, in start order, dead ones included. */
   readonly instances: ClusterInstance[] = [];
   #closed = false;
+  #env: Record<string, string> = {};
 
   private constructor(engines: ClusterEngines, run: string, configPath: string) {
     this.engines = engines;
@@ -153,6 +156,7 @@ export class Cluster {
     const run = `${Date.now().toString(36)}-${random}`;
     const configPath = await Deno.makeTempFile({ prefix: "rcs-cluster-", suffix: ".yml" });
     const cluster = new Cluster(engines, run, configPath);
+    cluster.#env = options.env ?? {};
     await Deno.writeTextFile(configPath, cluster.#yaml(options));
     return cluster;
   }
@@ -211,6 +215,7 @@ workspaces:
     placeholder.dataDir = dataDir;
     try {
       placeholder.process = await startServiceProcess({
+        ...this.#env,
         CUSTOMER_YML: this.configPath,
         SERVICE_DATA_DIR: dataDir,
       }, { timeoutMs: 60_000 });
