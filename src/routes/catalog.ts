@@ -4,7 +4,8 @@
  * know which collections there are without reading customer.yml. Each caller sees the
  * collections it may read (docs/SECURITY.md).
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import type { CollectionConfig } from "../config/schema.ts";
 import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "./app_deps.ts";
 import { handle } from "../http/route_contract.ts";
@@ -35,6 +36,7 @@ export function catalogRoutes(deps: AppDeps): Hono<AppEnv> {
           index: collection.index,
           items: await countItems(deps, collection.uri),
           source: deps.catalog.collection(collection.uri).source ?? "config",
+          ...rightsOf(c, collection),
         });
       }
       workspaces.push({ uri: workspace.uri, name: workspace.name, source, collections });
@@ -49,4 +51,13 @@ async function countItems(deps: AppDeps, collection: string): Promise<number> {
   let count = 0;
   for await (const _record of deps.store.listItems(collection)) count++;
   return count;
+}
+
+/** The caller's rights on a readable collection, and its grants for those who may write it. */
+function rightsOf(c: Context<AppEnv>, collection: CollectionConfig) {
+  const write = mayUseCollection(c, collection.uri, "write");
+  return {
+    rights: write ? ["read", "write"] : ["read"],
+    ...(write ? { access: collection.access ?? null } : {}),
+  };
 }

@@ -12,6 +12,14 @@ const COLLECTION = z.object({
   source: z.enum(["config", "api"]).meta({
     description: "`config`: customer.yml; `api`: made through `/api/admin/collections`.",
   }),
+  rights: z.array(z.enum(["read", "write"])).meta({
+    description: "What the caller may do with the collection (docs/SECURITY.md).",
+  }),
+  access: z.object({ readers: z.array(z.string()), editors: z.array(z.string()) }).nullable()
+    .optional().meta({
+      description: "The collection's grants (null: none, the global roles decide); shown to " +
+        "those who may write it.",
+    }),
 });
 
 /** `GET /api/workspaces`. */
@@ -21,7 +29,8 @@ export const listWorkspaces = defineContract({
   operationId: "listWorkspaces",
   summary: "The configured workspaces and their collections, with item counts",
   description:
-    "customer.yml's in its order, then those made through the admin API. `items` is what the store holds; how many of them the " +
+    "customer.yml's in its order, then those made through the admin API: the collections the " +
+    "caller may read. `items` is what the store holds; how many of them the " +
     "search index holds is a `GET /api/search` with `size=0` away.",
   tags: ["Items"],
   access: "authenticated",

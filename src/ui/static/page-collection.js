@@ -58,6 +58,19 @@ function pagerLink(label, offset) {
   );
 }
 
+/** Who may do what with the collection: the caller's rights, and its grants when shown. */
+function accessLine(entry) {
+  const rights = entry.rights?.includes("write") ? "read and write" : "read";
+  const grants = entry.access === undefined
+    ? ""
+    : entry.access === null
+    ? " No grants: the global roles decide."
+    : ` Readers: ${entry.access.readers.join(", ") || "none"}; editors: ${
+      entry.access.editors.join(", ") || "none"
+    }.`;
+  return el("span", { id: "collection-access" }, `You may ${rights} it.${grants}`);
+}
+
 async function showItems() {
   const info = document.getElementById("collection-info");
   const container = document.getElementById("items");
@@ -75,6 +88,8 @@ async function showItems() {
         info,
         `${collection} in ${found.workspace.name}: ${found.collection.items} item(s) stored. `,
         el("a", { href: withQuery("/ui/search", { collection }) }, "Search it"),
+        el("br"),
+        accessLine(found.collection),
       );
     }
     const answer = await apiJson(withQuery("/api/search", {
