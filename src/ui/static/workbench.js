@@ -264,11 +264,11 @@ export async function fillCollectionSelect(select, selected) {
 let roleProbe;
 
 /**
- * Whether the token (or the local caller without tokens) may use the admin routes: the
- * cheapest admin route answers 200 for an admin and 403 for a weaker role.
+ * Whether the token (or the local caller without tokens) may use the admin routes: a cheap
+ * admin-only route answers 200 for an admin and 403 for a weaker role.
  */
 export function isAdmin() {
-  roleProbe ??= api("/api/admin/index/is-running").then(async (response) => {
+  roleProbe ??= api("/api/admin/tools/sparqlui/sparql-endpoints").then(async (response) => {
     await response.body?.cancel();
     return response.ok;
   }, () => false);
