@@ -641,11 +641,15 @@ Deno.test({
   fn: async () => {
     const shipped = Deno.readTextFileSync(new URL("../../customer.yml", import.meta.url));
     const token = "workbench-reader-token-0123456789";
+    // A second collection that grants the reader nothing: the pages never show it.
+    const hidden = "      - uri: https://data.example.org/collection/hidden\n" +
+      "        name: Hidden from readers\n        index: hidden\n" +
+      "        access: { readers: [], editors: [] }\n";
     const service = await startTestService({
       yaml: shipped.replace(
         "    tokens: []",
         `    tokens:\n      - { name: r, token: "${token}", role: reader }`,
-      ),
+      ).replace("    collections:\n", `    collections:\n${hidden}`),
     });
     const userDataDir = await Deno.makeTempDir({ prefix: "rcs-chromium-" });
     const foreign: string[] = [];
@@ -668,6 +672,9 @@ Deno.test({
       await page.keyboard.press("Enter");
       await page.locator("table.collections tbody tr").first().waitFor();
       assert.ok(authorised.some((url) => url.endsWith("/api/workspaces")));
+      const listed = await page.locator("table.collections").innerText();
+      assert.match(listed, /Documents/);
+      assert.doesNotMatch(listed, /Hidden from readers/, "a collection the reader may not read");
       // A reader: no indexing, tools or metrics links.
       assert.ok(await page.getByRole("link", { name: "Jobs", exact: true }).isHidden());
       assert.ok(await page.locator('a[href="/metrics"]').isHidden());
