@@ -40,7 +40,7 @@ export type ItemsBy = "graph" | "subject";
 /** The formats of an import: N-Quads and TriG by graph, any of SUBJECT_FORMATS by subject. */
 export type ImportFormat = BulkFormat | SubjectFormat;
 
-/** An import job as API.md shows it. */
+/** An import job as docs/api.md shows it. */
 export interface ImportJob extends StoredJob {
   collection: string;
   mode: ImportMode;

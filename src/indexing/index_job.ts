@@ -1,11 +1,11 @@
 /**
- * An indexing job as API.md shows it, with what it indexes and the rebuild indices it holds.
+ * An indexing job as docs/api.md shows it, with what it indexes and the rebuild indices it holds.
  * Its records live in the generic job store (`src/jobs/job_store.ts`); what a job does is
  * `job_runner.ts`.
  */
 import type { StoredJob } from "../jobs/job_store.ts";
 
-/** What a job indexes (API.md: `scope`). */
+/** What a job indexes (docs/api.md: `scope`). */
 export interface JobScope {
   type: "workspace" | "collection" | "items";
   /** The workspace or collection URI. */
@@ -14,7 +14,7 @@ export interface JobScope {
   items?: string[];
 }
 
-/** A job as API.md shows it (with the fields of every job). */
+/** A job as docs/api.md shows it (with the fields of every job). */
 export interface IndexJob extends StoredJob {
   scope: JobScope;
   clear: boolean;

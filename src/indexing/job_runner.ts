@@ -1,5 +1,5 @@
 /**
- * Indexing jobs (API.md "Indexing"): one at a time across every instance on the same store,
+ * Indexing jobs (docs/api.md "Indexing"): one at a time across every instance on the same store,
  * with progress and persisted history.
  *
  * A job brings collection indices in step with the store. Without `clear` it upserts every

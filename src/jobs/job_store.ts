@@ -27,7 +27,7 @@ export type JobState = "queued" | "running" | "succeeded" | "failed";
 export interface JobError {
   item: string | null;
   message: string;
-  /** The problem type's slug (API.md), where the failure is a problem (bulk import). */
+  /** The problem type's slug (docs/api.md), where the failure is a problem (bulk import). */
   type?: string;
   /** The 1-based line of the input the failure is at (bulk import). */
   line?: number;

@@ -10,7 +10,7 @@
  *
  * A job is `<urn:rdf-content-service:job:ID> rcs:jobRecord "<JSON>" ; rcs:jobState "…" ;
  * rcs:heartbeat <ms> ; rcs:jobCreated <ms> ; rcs:jobOwner "<instance>"`. The JSON holds the
- * job as API.md shows it and the rebuild indices it owns; the state and heartbeat sit beside
+ * job as docs/api.md shows it and the rebuild indices it owns; the state and heartbeat sit beside
  * it so that guards can test them. Times are epoch milliseconds of the writing instance's
  * clock: instances' clocks must agree to well within a lease.
  *

@@ -183,7 +183,7 @@ hashTest(
         body: input,
       });
       if (input.trim() === "") {
-        // The empty dataset: API.md makes an empty body a 400, whatever its format.
+        // The empty dataset: docs/api.md makes an empty body a 400, whatever its format.
         await expectProblem(response, 400, "empty-body");
         continue;
       }

@@ -1,7 +1,7 @@
 /**
  * Hostile query parameters (issue 7, point 2): SPARQL injection through every URI
  * parameter of every route, on the embedded store and on a real SPARQL endpoint, plus
- * booleans and numbers that are not; and IRIs that are valid per API.md yet hold
+ * booleans and numbers that are not; and IRIs that are valid per docs/api.md yet hold
  * characters that mean something in SPARQL, SQL or Turtle, which must round-trip intact.
  *
  * A refused parameter is `400 invalid-iri` naming the parameter; nothing is written, the
@@ -349,7 +349,7 @@ hostileTest("booleans, numbers and search parameters that are not", async (s) =>
 });
 
 /**
- * Legal per API.md, so they must be accepted — and then be harmless in the SPARQL updates,
+ * Legal per docs/api.md, so they must be accepted — and then be harmless in the SPARQL updates,
  * the SQLite store, the Turtle and RDF/XML writers and the Content-Disposition header.
  */
 const VALID_BUT_PECULIAR = [
@@ -363,7 +363,7 @@ const VALID_BUT_PECULIAR = [
   "https://data.example.org/id/colon:at@sign",
 ];
 
-hostileTest("IRIs valid per API.md but peculiar in SPARQL round-trip intact", async (s) => {
+hostileTest("IRIs valid per docs/api.md but peculiar in SPARQL round-trip intact", async (s) => {
   for (const base of VALID_BUT_PECULIAR) {
     const uri = `${base}-${crypto.randomUUID()}`;
     const query = itemParams(s, uri);

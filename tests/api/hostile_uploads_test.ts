@@ -126,7 +126,7 @@ hostileTest("a 50 MB literal over the default 16 MiB limit is a 413", async (ser
 
 /**
  * With `SERVICE_HTTP_MAX_BODY` raised to 64 MiB a 50 MB literal is within the contract:
- * API.md limits bodies, not literals, so the right answer is to store it. What must hold is
+ * docs/api.md limits bodies, not literals, so the right answer is to store it. What must hold is
  * that memory stays a bounded multiple of the body (measured ~6×, 320 MB, for the write)
  * and that the literal comes back whole.
  */

@@ -71,7 +71,7 @@ workspaces:
         index: notes
 `;
 
-/** The job JSON keys, in API.md's order. */
+/** The job JSON keys, in docs/api.md's order. */
 const JOB_KEYS = [
   "id",
   "scope",

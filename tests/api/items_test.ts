@@ -1,6 +1,6 @@
 /**
  * Item CRUD over real HTTP, on every store backend: success paths, ETags and every error
- * path API.md lists for items and parameters.
+ * path docs/api.md lists for items and parameters.
  */
 import { strict as assert } from "node:assert";
 import {

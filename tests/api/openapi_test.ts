@@ -1,9 +1,9 @@
 /**
- * `/openapi.json` against the app and against API.md: every route the app registers is
- * documented and every documented operation is routed; every route of API.md is there with
+ * `/openapi.json` against the app and against docs/api.md: every route the app registers is
+ * documented and every documented operation is routed; every route of docs/api.md is there with
  * its parameters; the document is valid OpenAPI 3.1 and carries the service version; the
  * roles it names are the ones the service enforces; and the parameters it documents are
- * the ones the service validates, with the problems API.md fixes.
+ * the ones the service validates, with the problems docs/api.md fixes.
  */
 import { strict as assert } from "node:assert";
 import { Validator } from "@seriousme/openapi-schema-validator";
@@ -22,7 +22,7 @@ import { ALL_CONTRACTS } from "../../src/routes/contracts/all.ts";
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
-/** The HTTP surface API.md fixes: method, path, and each parameter (true when required). */
+/** The HTTP surface docs/api.md fixes: method, path, and each parameter (true when required). */
 const API_MD: [string, string, Record<string, boolean>][] = [
   ["GET", "/api/admin/index/is-running", {}],
   ["POST", "/api/admin/index", { workspace: true, clear: false, wait: false }],
@@ -58,7 +58,7 @@ const API_MD: [string, string, Record<string, boolean>][] = [
   ["GET", "/openapi.json", {}],
 ];
 
-/** API.md's URI parameters, booleans and lists. */
+/** docs/api.md's URI parameters, booleans and lists. */
 const IRI_PARAMETERS = ["workspace", "collection", "item", "uri", "namespace"];
 const BOOLEAN_PARAMETERS = ["clear", "wait"];
 const LIST_PARAMETERS: Record<string, string[]> = {
@@ -154,12 +154,12 @@ serviceTest("every route of the app is documented, and every documented one rout
   );
 });
 
-serviceTest("every route of API.md is documented with its parameters", (_service, doc) => {
+serviceTest("every route of docs/api.md is documented with its parameters", (_service, doc) => {
   const documented = operations(doc);
   for (const [method, path, parameters] of API_MD) {
     const key = `${method} ${path}`;
     const operation = documented.get(key);
-    assert.ok(operation, `${key} (API.md) is not in the document`);
+    assert.ok(operation, `${key} (docs/api.md) is not in the document`);
     const byName = new Map<string, Json>(
       (operation.parameters ?? []).map((p: Json) => [p.name, p]),
     );
@@ -220,7 +220,7 @@ function wrongValues(parameter: Json): [string[] | undefined, string][] {
   return wrong;
 }
 
-serviceTest("documented parameters are the validated ones, with API.md's problems", async (
+serviceTest("documented parameters are the validated ones, with docs/api.md's problems", async (
   service,
   doc,
 ) => {

@@ -8,7 +8,7 @@ import { startServiceProcess } from "../support/process.ts";
 
 const README = Deno.readTextFileSync(new URL("../../README.md", import.meta.url));
 
-/** Every route of API.md (fixed), as `METHOD path`. */
+/** Every route of docs/api.md (fixed), as `METHOD path`. */
 const API_ROUTES = [
   "GET /api/admin/collections",
   "POST /api/admin/collections",
@@ -82,7 +82,7 @@ if (!curlFound) {
   console.warn("readme walkthrough: skipped, curl is not installed (apt-get install curl)");
 }
 
-Deno.test("the README walkthrough calls every route of API.md with curl", () => {
+Deno.test("the README walkthrough calls every route of docs/api.md with curl", () => {
   const called = curlRoutes(script);
   const missing = API_ROUTES.filter((route) => !called.has(route));
   assert.deepEqual(missing, [], "add a curl call for these routes to the README walkthrough");

@@ -107,7 +107,7 @@ const LIBRARY: Book[] = [
   { n: 7, name: "Mountains", creator: "Jones", year: 2022 },
 ];
 
-/** The search response as API.md fixes it; documents are loosely typed here. */
+/** The search response as docs/api.md fixes it; documents are loosely typed here. */
 interface SearchResult {
   total: number;
   from: number;

@@ -1,5 +1,5 @@
 /**
- * SHACL validation of item writes (API.md, Items): a collection with `shapes` refuses
+ * SHACL validation of item writes (docs/api.md, Items): a collection with `shapes` refuses
  * non-conforming creates and updates with 422 and the report's results, and writes nothing.
  * On both store backends. A shapes file that cannot be read stops start-up with the key.
  */

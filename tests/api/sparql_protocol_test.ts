@@ -1,5 +1,5 @@
 /**
- * `/sparql` over real HTTP (API.md, SPARQL endpoint): the SPARQL 1.1 Protocol's query
+ * `/sparql` over real HTTP (docs/api.md, SPARQL endpoint): the SPARQL 1.1 Protocol's query
  * operation in its three request forms, the dataset parameters, every results format
  * re-parsed with a parser other than the writer (JSON.parse, CSV per RFC 4180, TSV terms
  * and RDF with n3, RDF/XML with oxigraph, JSON-LD with jsonld), 406, and the refusal of

@@ -1,5 +1,5 @@
 /**
- * The admin tools over real HTTP (API.md, Admin tools): the SPARQL endpoint list and query
+ * The admin tools over real HTTP (docs/api.md, Admin tools): the SPARQL endpoint list and query
  * tool on the service's own store, on a real Fuseki as an extra endpoint when one is
  * configured, and on loopback HTTP servers for the protocol's failure paths; the settings
  * dump; SHACL generation from uploads in every RDF format.
@@ -182,7 +182,7 @@ serviceTest("the endpoint list names every endpoint and no credentials", {
   assert.deepEqual(list.map((e: { id: string }) => e.id), ["store", "mirror", "public"]);
   const [store, mirror, open] = list;
   if (backend.name === "sparql") {
-    // API.md: the remote store's endpoint appears in the list, by its query URL.
+    // docs/api.md: the remote store's endpoint appears in the list, by its query URL.
     assert.equal(store.kind, "remote");
     assert.equal(store.url, backend.env.SERVICE_SPARQL_QUERY_URL);
   } else {

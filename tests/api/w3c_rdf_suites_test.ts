@@ -48,7 +48,7 @@ const SUITES = [
 const DOWNLOADS = { nt: "N-Triples", ttl: "Turtle", rdf: "RDF/XML", n3: "N3", jsonld: "JSON-LD" };
 
 /**
- * Cases the contract answers differently from a bare parser, on purpose (API.md, Items):
+ * Cases the contract answers differently from a bare parser, on purpose (docs/api.md, Items):
  * an item is one non-empty graph named by its single root subject.
  */
 const EMPTY_GRAPH = "no triples: 400 empty-body, an item is never empty";

@@ -1,6 +1,6 @@
 /**
  * `isAbsoluteIri` accepts exactly the IRIs the embedded SPARQL engine (oxigraph, a full
- * RFC 3987 parser) accepts, among strings that pass API.md's lexical rule: anything more
+ * RFC 3987 parser) accepts, among strings that pass docs/api.md's lexical rule: anything more
  * lenient could be stored and then break every query of the store.
  */
 import { strict as assert } from "node:assert";

@@ -48,7 +48,7 @@ Deno.test("formatFromFileName maps every documented extension", () => {
   assert.equal(formatFromFileName("README"), undefined);
 });
 
-Deno.test("download content types carry charset=utf-8 where API.md says so", () => {
+Deno.test("download content types carry charset=utf-8 where docs/api.md says so", () => {
   assert.equal(RDF_FORMATS.turtle.contentType, "text/turtle; charset=utf-8");
   assert.equal(RDF_FORMATS.rdfxml.contentType, "application/rdf+xml; charset=utf-8");
   assert.equal(RDF_FORMATS.ntriples.contentType, "application/n-triples; charset=utf-8");
@@ -107,7 +107,7 @@ Deno.test("negotiateFormat: undefined when nothing allowed is acceptable (406)",
   assert.equal(negotiateFormat("application/trig", READABLE, "jsonld"), undefined);
 });
 
-Deno.test("isAbsoluteIri follows API.md", () => {
+Deno.test("isAbsoluteIri follows docs/api.md", () => {
   for (
     const iri of [
       "http://example.org/a",

@@ -1,6 +1,6 @@
 /**
  * Query parameters through their zod schemas: the values handlers get, and the precise 400
- * problems (type, detail, `errors[].path`) that API.md asks for when a parameter is wrong.
+ * problems (type, detail, `errors[].path`) that docs/api.md asks for when a parameter is wrong.
  */
 import { strict as assert } from "node:assert";
 import { z } from "zod";

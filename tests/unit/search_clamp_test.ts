@@ -14,7 +14,7 @@ function recorder() {
   return { entries, warn: (entry: Record<string, unknown>) => entries.push(entry) };
 }
 
-Deno.test("clampWindow applies API.md's formulas", () => {
+Deno.test("clampWindow applies docs/api.md's formulas", () => {
   const cases: [from: number, size: number, applied: [number, number]][] = [
     [0, 10, [0, 10]],
     [0, 100, [0, 100]],
