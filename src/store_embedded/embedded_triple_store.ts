@@ -42,12 +42,8 @@ import type {
 import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
 import type { BackendHealth } from "../backend/backend_health.ts";
 
-/**
- * The store's tables: items, the index outbox, whose entries commit with the item writes
- * (sqlite_index_outbox.ts), and (migration 8, `quad_tables.ts`) the term dictionary and the
- * integer quads that replaced migration 1's text triples.
- */
-export const EMBEDDED_STORE_MIGRATIONS: Migration[] = [{
+/** Migration 1: the items, their text triples (until migration 8) and the index outbox. */
+const ITEMS_MIGRATION: Migration = {
   version: 1,
   description: "items, triples, index outbox",
   sql: `CREATE TABLE items (
@@ -75,7 +71,34 @@ export const EMBEDDED_STORE_MIGRATIONS: Migration[] = [{
      enqueued TEXT NOT NULL,
      attempts INTEGER NOT NULL DEFAULT 0
    );`,
-}, QUAD_TABLES_MIGRATION];
+};
+
+/**
+ * Migration 9: the items by collection and graph, and by graph, that keep a SPARQL query
+ * inside its scope of collections (`sparql_to_sql.ts`). A scoped query reads the scope's graphs
+ * by collection (covered) when it matches every quad of them, and probes a row's graph
+ * otherwise. An item's graph is the term id of its URI, which is unique: one item per graph.
+ * The probe's index is unique so that the query planner knows it finds at most one row (it
+ * prefers it then to probing items(collection, graph) once per collection of the scope).
+ */
+const SCOPE_INDEXES_MIGRATION: Migration = {
+  version: 9,
+  description: "items by collection and graph, and by graph (a SPARQL query's collection scope)",
+  sql: `CREATE INDEX items_by_collection_graph ON items(collection, graph);
+   CREATE UNIQUE INDEX items_by_graph ON items(graph, collection);`,
+};
+
+/**
+ * The store's tables: items, the index outbox, whose entries commit with the item writes
+ * (sqlite_index_outbox.ts), (migration 8, `quad_tables.ts`) the term dictionary and the
+ * integer quads that replaced migration 1's text triples, and (migration 9) the items' indexes
+ * by graph that keep a query inside its scope of collections.
+ */
+export const EMBEDDED_STORE_MIGRATIONS: Migration[] = [
+  ITEMS_MIGRATION,
+  QUAD_TABLES_MIGRATION,
+  SCOPE_INDEXES_MIGRATION,
+];
 
 /** Items up to this many triples are read in one statement; larger ones are paged. */
 const SINGLE_READ_LIMIT = 20_000;
