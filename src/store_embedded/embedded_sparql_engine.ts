@@ -60,6 +60,8 @@ export class EmbeddedSparqlEngine {
       sparql: analyzed.text,
       form,
       unionDefaultGraph: !analyzed.hasDataset,
+      // A copy: the request crosses to the worker, and the caller's list stays its own.
+      scope: options.scope ? [...options.scope.collections] : undefined,
       deadline: Date.now() + options.timeoutMs,
       timeoutMs: options.timeoutMs,
     };

@@ -20,6 +20,11 @@ export interface EvaluationRequest {
   form: "bindings" | "quads";
   /** False when the query names its dataset: the union would override its FROM. */
   unionDefaultGraph: boolean;
+  /**
+   * The collections whose item graphs the query sees (`SparqlQueryOptions.scope`; an empty
+   * list: none); undefined, every item graph.
+   */
+  scope?: string[];
   /** When the query's time is up (`Date.now()` clock) and `timeoutMs`, for the message. */
   deadline: number;
   timeoutMs: number;
@@ -31,6 +36,9 @@ export type Evaluation =
   | { kind: "boolean"; value: boolean }
   /** SPARQL results JSON (bindings) or N-Triples (quads), as oxigraph writes them. */
   | { kind: "text"; text: string; loadedQuads: number };
+
+/** A column of a compiled query's row: a term's text, a count, or null (unbound). */
+type Cell = string | Uint8Array | number | null;
 
 /** The fallback engine, loaded by the first query that needs it (a start does not wait). */
 let oxigraphLoaded: Promise<typeof Oxigraph> | undefined;
@@ -65,12 +73,13 @@ export class SparqlEvaluator {
   async evaluate(request: EvaluationRequest): Promise<Evaluation> {
     const parsed = new sparqljs.Parser().parse(request.sparql);
     const lookUp = (text: string) => this.#terms.find(text);
-    const compiled = request.unionDefaultGraph ? compileQuery(parsed, lookUp) : undefined;
+    const { scope } = request;
+    const compiled = request.unionDefaultGraph ? compileQuery(parsed, lookUp, scope) : undefined;
     if (compiled) return this.#beforeDeadline(request, () => this.#run(compiled));
     const oxigraph = await oxigraphModule();
     const nquads = this.#beforeDeadline(
       request,
-      () => loadQuads(this.#db, planLoad(parsed, lookUp)),
+      () => loadQuads(this.#db, planLoad(parsed, lookUp, scope)),
     );
     const store = new oxigraph.Store();
     try {
@@ -107,7 +116,7 @@ export class SparqlEvaluator {
   #run(compiled: CompiledQuery): Evaluation {
     const statement = this.#db.prepare(compiled.sql);
     statement.setReturnArrays(true);
-    const rows = statement.all() as unknown as (string | Uint8Array | number | null)[][];
+    const rows = statement.all(...compiled.parameters) as unknown as Cell[][];
     if (compiled.ask) return { kind: "boolean", value: rows.length > 0 };
     return {
       kind: "rows",

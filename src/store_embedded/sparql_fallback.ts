@@ -11,6 +11,12 @@
  * `DESCRIBE <iri>` loads the whole graphs that describe the IRI (its blank nodes live there).
  * At most {@link FALLBACK_QUAD_LIMIT} quads are loaded: a query that needs more is refused
  * (unprocessable `query-too-broad`), so memory stays bounded whatever the store holds.
+ *
+ * A query scope (the collections a caller may read) loads only quads of those collections'
+ * item graphs, whatever the plan: the in-memory store then holds no other graph, so the
+ * query's FROM, FROM NAMED, protocol dataset or `GRAPH <g>` naming one finds a graph that
+ * does not exist, `GRAPH ?g` and the union default graph range over the scope only, and the
+ * limit counts the scope's quads.
  */
 // @ts-types="@types/sparqljs"
 import type sparqljs from "sparqljs";
@@ -30,13 +36,22 @@ type Request = { s?: number; p?: number; o?: number; describes?: number };
 export interface LoadPlan {
   everything: boolean;
   requests: Request[];
+  /**
+   * Only quads of the item graphs of these collections (an empty list: none); undefined,
+   * every graph.
+   */
+  scope?: readonly string[];
 }
 
 type Term = sparqljs.Term;
 
-/** The quads `query` can touch. */
-export function planLoad(query: sparqljs.SparqlQuery, lookUp: TermLookup): LoadPlan {
-  const plan: LoadPlan = { everything: false, requests: [] };
+/** The quads `query` can touch, inside `scope` when one is given (see {@link LoadPlan}). */
+export function planLoad(
+  query: sparqljs.SparqlQuery,
+  lookUp: TermLookup,
+  scope?: readonly string[],
+): LoadPlan {
+  const plan: LoadPlan = { everything: false, requests: [], scope };
   const id = (term: Term | undefined): number | undefined | null => {
     if (!term || term.termType === "Variable" || term.termType === "BlankNode") return undefined;
     if (term.termType !== "NamedNode" && term.termType !== "Literal") return undefined;
@@ -113,18 +128,31 @@ function pathNeedsEverything(
   return needs;
 }
 
+/** A loaded quad's graph, subject, predicate and object texts. */
+type QuadRow = [string, string, string, string | Uint8Array];
+
 /** The planned quads as N-Quads text; unprocessable `query-too-broad` beyond the limit. */
 export function loadQuads(db: DatabaseSync, plan: LoadPlan, limit = FALLBACK_QUAD_LIMIT): string {
   if (!plan.everything && plan.requests.length === 0) return "";
+  const { scope } = plan;
+  if (scope?.length === 0) return "";
   const conditions = plan.everything ? ["1"] : plan.requests.map(condition);
+  // The scope as the compiled queries keep it (sparql_to_sql.ts): an item of the quad's
+  // graph in one of the collections, probed by items(graph, collection) from the requests'
+  // rows, or, for every quad, the scope's graphs read by items(collection, graph).
+  const scoped = scope
+    ? `JOIN items i ON i.graph = q.g AND i.collection IN (${
+      scope.map((_, i) => `?${i + 1}`).join(", ")
+    })`
+    : "";
   const statement = db.prepare(
     `SELECT tg.term, ts.term, tp.term, ${termColumn("t_o.term")}
-     FROM quads q JOIN terms tg ON tg.id = q.g JOIN terms ts ON ts.id = q.s
+     FROM quads q ${scoped} JOIN terms tg ON tg.id = q.g JOIN terms ts ON ts.id = q.s
        JOIN terms tp ON tp.id = q.p JOIN terms t_o ON t_o.id = q.o
      WHERE ${conditions.map((c) => `(${c})`).join(" OR ")} LIMIT ${limit + 1}`,
   );
   statement.setReturnArrays(true);
-  const rows = statement.all() as unknown as [string, string, string, string | Uint8Array][];
+  const rows = statement.all(...(scope ?? [])) as unknown as QuadRow[];
   if (rows.length > limit) {
     throw new DomainError("query-too-broad", {
       detail:

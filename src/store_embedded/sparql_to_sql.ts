@@ -15,6 +15,14 @@
  * RDF term equality (what BGP matching uses). The union default graph is the union of the
  * item graphs' quads, as oxigraph's (the fallback, and the engine before) makes it: a triple
  * stated in two items matches once per item.
+ *
+ * A query scope (the collections a caller may read) joins each quads table that matches the
+ * union default graph, and the first of each `GRAPH` (the others equal its graph), to an
+ * `items` row of its graph whose collection is in the scope: `i.graph = q.g AND i.collection
+ * IN (?1, …)`, the collections bound as parameters. SQLite then picks the direction: from a
+ * bound term's index, each row's graph probed by `items(graph, collection)` (unique: one item
+ * per graph), or, for a pattern with nothing bound, from the scope's graphs by
+ * `items(collection, graph)` into the quads' primary key (g, s, p, o) (migration 9).
  */
 // @ts-types="@types/sparqljs"
 import type sparqljs from "sparqljs";
@@ -30,6 +38,8 @@ export interface CompiledQuery {
   counts: boolean[];
   /** ASK: true when a row exists. */
   ask: boolean;
+  /** The statement's parameters (`?1`, `?2`, …): the scope's collections. */
+  parameters: string[];
 }
 
 /** Term ids of a query's constants; undefined for a term no quad holds. */
@@ -44,30 +54,39 @@ class Unsupported extends Error {}
 
 const XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer";
 
-/** The SQL of `query`, or undefined when it is outside the compiled fragment. */
+/**
+ * The SQL of `query`, or undefined when it is outside the compiled fragment. `scope`: the
+ * collections whose item graphs the query sees (an empty list: none); undefined, every graph.
+ */
 export function compileQuery(
   query: sparqljs.SparqlQuery,
   lookUp: TermLookup,
+  scope?: readonly string[],
 ): CompiledQuery | undefined {
   try {
-    return compile(query, lookUp);
+    return compile(query, lookUp, scope);
   } catch (error) {
     if (error instanceof Unsupported) return undefined;
     throw error;
   }
 }
 
-function compile(query: sparqljs.SparqlQuery, lookUp: TermLookup): CompiledQuery {
+function compile(
+  query: sparqljs.SparqlQuery,
+  lookUp: TermLookup,
+  scope: readonly string[] | undefined,
+): CompiledQuery {
   if (query.type !== "query") throw new Unsupported();
   if (query.queryType !== "SELECT" && query.queryType !== "ASK") throw new Unsupported();
   const modifiers = query as sparqljs.SelectQuery;
   if (query.from || query.values || modifiers.having || modifiers.order) throw new Unsupported();
-  const joins = new Joins(lookUp);
+  const joins = new Joins(lookUp, scope);
   for (const pattern of query.where ?? []) joins.add(pattern, "default");
   if (joins.tables.length === 0) throw new Unsupported();
   const from = joins.from();
+  const parameters = joins.parameters;
   if (query.queryType === "ASK") {
-    return { sql: `SELECT 1 ${from} LIMIT 1`, variables: [], counts: [], ask: true };
+    return { sql: `SELECT 1 ${from} LIMIT 1`, variables: [], counts: [], ask: true, parameters };
   }
   const select = query as sparqljs.SelectQuery;
   const variables: string[] = [];
@@ -118,6 +137,7 @@ function compile(query: sparqljs.SparqlQuery, lookUp: TermLookup): CompiledQuery
     variables,
     counts,
     ask: false,
+    parameters,
   };
 }
 
@@ -152,15 +172,25 @@ function alive(columns: string[]): string {
   return `CASE WHEN ${ALIVE_FUNCTION}(${columns.join(" + ")}) THEN 1 ELSE json('{') END`;
 }
 
+/** Most tables SQLite joins in one statement. */
+const MAX_JOINED_TABLES = 64;
+
 /** The quads tables a query joins, its conditions, and where each variable is read. */
 class Joins {
   readonly tables: string[] = [];
   readonly where: string[] = [];
   readonly variables = new Map<string, string>();
+  /** The scope's collections, bound as the statement's parameters. */
+  readonly parameters: string[];
   readonly #lookUp: TermLookup;
+  readonly #scope?: readonly string[];
+  /** The `items` tables that keep quads tables inside the scope. */
+  readonly #scopeTables: string[] = [];
 
-  constructor(lookUp: TermLookup) {
+  constructor(lookUp: TermLookup, scope: readonly string[] | undefined) {
     this.#lookUp = lookUp;
+    this.#scope = scope;
+    this.parameters = scope ? [...scope] : [];
   }
 
   /**
@@ -169,15 +199,45 @@ class Joins {
    * by the store.
    */
   from(): string {
+    const tables = [...this.tables, ...this.#scopeTables];
+    // A scope's items tables must not turn a query SQLite would join into one it refuses.
+    if (tables.length > MAX_JOINED_TABLES && this.tables.length <= MAX_JOINED_TABLES) {
+      throw new Unsupported();
+    }
     const where = [...this.where];
-    if (this.tables.length > 1) where.push(alive(this.tables.map((_, i) => `q${i}.g`)));
-    return `FROM ${this.tables.join(", ")} WHERE ${where.join(" AND ") || "1"}`;
+    if (this.tables.length > 1) {
+      where.push(
+        alive([
+          ...this.tables.map((_, i) => `q${i}.g`),
+          ...this.#scopeTables.map((_, i) => `i${i}.graph`),
+        ]),
+      );
+    }
+    return `FROM ${tables.join(", ")} WHERE ${where.join(" AND ") || "1"}`;
+  }
+
+  /**
+   * Keeps the quads of `alias` inside the scope: its graph is the graph of an item of one of
+   * the scope's collections (an item per graph: the join adds no rows). Nothing is visible
+   * through an empty scope.
+   */
+  #restrict(alias: string): void {
+    const scope = this.#scope;
+    if (!scope) return;
+    if (scope.length === 0) {
+      this.where.push("0");
+      return;
+    }
+    const items = `i${this.#scopeTables.length}`;
+    this.#scopeTables.push(`items ${items}`);
+    const collections = scope.map((_, i) => `?${i + 1}`).join(", ");
+    this.where.push(`${items}.graph = ${alias}.g`, `${items}.collection IN (${collections})`);
   }
 
   add(pattern: sparqljs.Pattern, graph: Graph): void {
     switch (pattern.type) {
       case "bgp":
-        for (const triple of pattern.triples) this.#triple(triple);
+        for (const triple of pattern.triples) this.#triple(triple, graph);
         return;
       case "group":
         for (const inner of pattern.patterns) this.add(inner, graph);
@@ -202,11 +262,15 @@ class Joins {
     const first = `q${start}.g`;
     for (let i = start + 1; i < this.tables.length; i++) this.where.push(`q${i}.g = ${first}`);
     this.#match(first, name);
+    // The others share its graph: one scope check holds them all.
+    this.#restrict(`q${start}`);
   }
 
-  #triple(triple: sparqljs.Triple): void {
+  #triple(triple: sparqljs.Triple, graph: Graph): void {
     const alias = `q${this.tables.length}`;
     this.tables.push(`quads ${alias}`);
+    // In the union default graph each pattern may match in an item graph of its own.
+    if (graph === "default") this.#restrict(alias);
     const predicate = triple.predicate as Term | sparqljs.PropertyPath;
     if ("type" in predicate) throw new Unsupported();
     this.#match(`${alias}.s`, triple.subject as Term);
