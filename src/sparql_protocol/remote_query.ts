@@ -2,19 +2,38 @@
  * A read-only query against a remote SPARQL 1.1 Query endpoint, bounded and read into a
  * {@link SparqlQueryResult}: the one path both the SPARQL store and the query tool's extra
  * endpoints take.
+ *
+ * A query confined to some graphs (`readableGraphs`: a query scope's item graphs) is sent
+ * with its dataset written out as `FROM` and `FROM NAMED` in place of its own: those graphs,
+ * or the query's own dataset (or the protocol's, which wins over it) kept to those graphs.
+ * The dataset goes into the query text rather than into the protocol's `default-graph-uri`
+ * and `named-graph-uri`, because Virtuoso (7.2) adds those to the query's own `FROM` instead
+ * of letting them replace it; Fuseki honours either. A dataset with nothing left names
+ * {@link NO_GRAPH}, so the endpoint never falls back to its whole default dataset. `GRAPH
+ * <g>` naming any other graph is written as `GRAPH <NO_GRAPH>`: Fuseki's own names
+ * (`urn:x-arq:UnionGraph`, `urn:x-arq:DefaultGraph`) would otherwise match the readable
+ * graphs' union, and Virtuoso finds `EXISTS { GRAPH <g> { … } }` true, whatever the
+ * pattern, for a graph outside the named graphs (it leaks nothing, the answer is wrong),
+ * but false for the empty {@link NO_GRAPH} listed among them.
  */
 import { Parser } from "n3";
 import type { Quad } from "n3";
+// @ts-types="@types/sparqljs"
+import sparqljs from "sparqljs";
 import { DomainError } from "../errors/domain_error.ts";
-import { analyzeQuery } from "./analyze_query.ts";
+import { type AnalyzedQuery, analyzeQuery } from "./analyze_query.ts";
+import { unindentedGenerator } from "./generator.ts";
 import { EndpointRefusal, type SparqlHttpClient, storeProblemFromError } from "./client.ts";
 import { malformedResults, readSparqlJsonResults } from "./results_json.ts";
 import { streamNTriples } from "./ntriples_stream.ts";
-import type { SparqlQueryOptions, SparqlQueryResult } from "./query_types.ts";
+import type { QueryDataset, SparqlQueryOptions, SparqlQueryResult } from "./query_types.ts";
 import { SPARQL_RESULTS_JSON } from "./results_formats.ts";
 
 const ACCEPT_BINDINGS = `${SPARQL_RESULTS_JSON}, application/json;q=0.5`;
 const ACCEPT_GRAPH = "application/n-triples, text/turtle;q=0.8, text/plain;q=0.1";
+
+/** A graph that cannot exist: the whole dataset of a confined query that may see none. */
+export const NO_GRAPH = "urn:rdf-content-service:no-graph";
 
 /** Options of {@link queryRemoteEndpoint}. */
 export interface RemoteQueryOptions extends SparqlQueryOptions {
@@ -22,6 +41,19 @@ export interface RemoteQueryOptions extends SparqlQueryOptions {
   defaultGraphUri?: string;
   /** Graphs the query may not name (invalid-input `reserved-graph`): the store's metadata graph. */
   reservedGraphs?: readonly string[];
+  /**
+   * The only graphs the query may see, asked for once the query was read (and not refused):
+   * the item graphs of `scope`, which only a store can list. The query then answers as over
+   * a dataset holding these graphs alone (see the module comment). Unset, with `scope`
+   * set: refused, rather than run unconfined.
+   */
+  readableGraphs?: () => Promise<readonly string[]>;
+  /**
+   * Most graphs the endpoint takes in either part of a query's dataset (Virtuoso 7.2: 4,094;
+   * more is refused as `SP030 Too many arguments`): a confined query whose dataset needs
+   * more is refused as unprocessable `query-too-broad` before it is sent.
+   */
+  maxDatasetGraphs?: number;
 }
 
 /**
@@ -34,12 +66,28 @@ export async function queryRemoteEndpoint(
   sparql: string,
   options: RemoteQueryOptions,
 ): Promise<SparqlQueryResult> {
-  const { limit, timeoutMs, dataset } = options;
-  const analyzed = analyzeQuery(sparql, {
+  const { limit, dataset } = options;
+  let timeoutMs = options.timeoutMs;
+  if (options.scope !== undefined && options.readableGraphs === undefined) {
+    throw new Error("a query scope needs the graphs it may read (readableGraphs)");
+  }
+  let analyzed = analyzeQuery(sparql, {
     rowLimit: limit,
     dataset,
     reservedGraphs: options.reservedGraphs,
   });
+  if (options.readableGraphs) {
+    // The listing's time is the query's: what is left of its budget bounds the request.
+    const started = performance.now();
+    const readable = new Set(await options.readableGraphs());
+    timeoutMs = Math.floor(timeoutMs - (performance.now() - started));
+    if (timeoutMs <= 0) {
+      throw new DomainError("query-timeout", {
+        detail: `The SPARQL query did not finish within ${options.timeoutMs} ms`,
+      });
+    }
+    analyzed = confined(sparql, readable, options);
+  }
   // The protocol parameter would override the query's own FROM clauses.
   const defaultGraphUri = analyzed.hasDataset ? undefined : options.defaultGraphUri;
   const graphResult = analyzed.form === "CONSTRUCT" || analyzed.form === "DESCRIBE";
@@ -96,6 +144,84 @@ async function readResult(
   }
   await response.body.cancel();
   throw malformedResults(`unexpected content type ${JSON.stringify(contentType)}`);
+}
+
+/**
+ * `sparql` (already read and not refused) confined to the `readable` graphs: its dataset
+ * written out as FROM and FROM NAMED, its `GRAPH <g>` outside them pointed at
+ * {@link NO_GRAPH} (module comment).
+ */
+function confined(
+  sparql: string,
+  readable: ReadonlySet<string>,
+  options: RemoteQueryOptions,
+): AnalyzedQuery {
+  const parsed = new sparqljs.Parser().parse(sparql) as sparqljs.Query;
+  const asked = givenDataset(options.dataset) ?? givenDataset({
+    defaultGraphs: parsed.from?.default.map((iri) => iri.value) ?? [],
+    namedGraphs: parsed.from?.named.map((iri) => iri.value) ?? [],
+  });
+  const kept = (graphs: Iterable<string>) =>
+    [...new Set(graphs)].filter((graph) => readable.has(graph));
+  const defaultGraphs = kept(asked?.defaultGraphs ?? readable);
+  const dataset: QueryDataset = {
+    defaultGraphs: defaultGraphs.length > 0 ? defaultGraphs : [NO_GRAPH],
+    // Always among the named graphs, where the `GRAPH <g>` pointed away lead: Virtuoso finds
+    // `EXISTS { GRAPH <g> { … } }` true for any graph outside the named ones, and false, as
+    // it should be, for an empty graph among them.
+    namedGraphs: [...kept(asked?.namedGraphs ?? readable), NO_GRAPH],
+  };
+  const most = Math.max(dataset.defaultGraphs.length, dataset.namedGraphs.length);
+  if (options.maxDatasetGraphs !== undefined && most > options.maxDatasetGraphs) {
+    throw new DomainError("query-too-broad", {
+      detail: `The query's dataset would name ${most} graphs, more than the SPARQL store ` +
+        `takes in one query (${options.maxDatasetGraphs}): name fewer graphs with FROM or ` +
+        "FROM NAMED, or query fewer collections.",
+    });
+  }
+  const text = pointGraphsAway(parsed, readable) ? unindentedGenerator().stringify(parsed) : sparql;
+  return analyzeQuery(text, {
+    rowLimit: options.limit,
+    dataset,
+    reservedGraphs: options.reservedGraphs,
+  });
+}
+
+/** The dataset when it names any graph (the protocol's, or the query's own FROM clauses). */
+function givenDataset(dataset: QueryDataset | undefined): QueryDataset | undefined {
+  if (dataset === undefined) return undefined;
+  return dataset.defaultGraphs.length + dataset.namedGraphs.length > 0 ? dataset : undefined;
+}
+
+/**
+ * Points every `GRAPH <g>` of `parsed` (wherever nested: subqueries, EXISTS, MINUS) whose
+ * `g` is not readable at {@link NO_GRAPH}; true when it changed any. The walk keeps its own
+ * stack, as analyzeQuery's does, so deep nesting cannot overflow the call stack.
+ */
+function pointGraphsAway(parsed: sparqljs.Query, readable: ReadonlySet<string>): boolean {
+  let changed = false;
+  // The whole query: an EXISTS may also sit in a projection, HAVING or ORDER BY.
+  const pending: unknown[] = [parsed];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== "object" || node === null) continue;
+    if (Array.isArray(node)) {
+      for (const entry of node) pending.push(entry);
+      continue;
+    }
+    const record = node as Record<string, unknown>;
+    if (record.type === "graph") {
+      const name = record.name as { termType?: string; value?: string } | undefined;
+      if (name?.termType === "NamedNode" && !readable.has(name.value ?? "")) {
+        record.name = { termType: "NamedNode", value: NO_GRAPH };
+        changed = true;
+      }
+    }
+    for (const value of Object.values(record)) {
+      if (typeof value === "object" && value !== null) pending.push(value);
+    }
+  }
+  return changed;
 }
 
 /** At most `limit` quads, and whether there were more. */

@@ -36,7 +36,11 @@
  * metadata graph is one of them, unless it is the dataset's stored default graph
  * (`metadataGraph: urn:x-arq:DefaultGraph` on a TDB2 dataset with `unionDefaultGraph`,
  * docs/backends.md), which keeps the service's records out of every query's default graph.
- * A query that names the metadata graph is refused (`reserved-graph`).
+ * A query that names the metadata graph is refused (`reserved-graph`). A query with a scope
+ * (`SparqlQueryOptions.scope`) sees only the item graphs of the scope's collections, listed
+ * from the metadata graph for each query and written into it as its dataset (`FROM`,
+ * `FROM NAMED`; remote_query.ts): neither the endpoint's default graph nor
+ * `queryDefaultGraph` applies then.
  *
  * Terms are stored as written only if the dataset keeps lexical forms: Fuseki's in-memory
  * dataset does; TDB2 and Virtuoso store numbers, booleans and dates as values ("042" comes
@@ -130,6 +134,13 @@ export interface SparqlTripleStoreConfig extends SparqlEndpointConfig {
 }
 
 const RECEIPT_PREFIX = `${METADATA_NAMESPACE}receipt:`;
+/**
+ * Most graphs Virtuoso (7.2) takes in a query's FROM, or in its FROM NAMED (and as many
+ * through the protocol's parameters): it compiles each list into one `IN` of at most this
+ * many arguments and refuses more (`SP030 Too many arguments`). Measured, not documented;
+ * it bounds the item graphs a scoped query can see there.
+ */
+const VIRTUOSO_MAX_DATASET_GRAPHS = 4094;
 /** Subjects that carry an item's record in the answer to a read. */
 const RECORD_PREFIX = `${METADATA_NAMESPACE}read:`;
 const N_TRIPLES = "application/n-triples";
@@ -528,17 +539,48 @@ export class SparqlTripleStore implements TripleStore {
    * The user's query, as the user-query account when one is configured (it cannot read
    * the metadata graph). A store that caps sorted answers (Virtuoso: 10,000 rows) is asked
    * for at most that many rows; the answer then says it was cut.
+   *
+   * With a scope, the query sees the item graphs of the scope's collections only: they are
+   * listed from the metadata graph for this query ({@link #scopeGraphs}), and the query is
+   * sent with them as its dataset (remote_query.ts). Never cached: an item deleted and
+   * created again under the same IRI in another collection would keep its old visibility.
    */
   async query(sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult> {
     const cap = this.#capabilities?.rowCap;
     const reserved = [this.#metadataGraph, ...(this.#capabilities?.systemGraphs ?? [])];
+    const scope = options.scope;
     const result = await queryRemoteEndpoint(this.#userClient, sparql, {
       ...options,
       limit: cap === undefined ? options.limit : Math.min(options.limit, cap - 1),
       defaultGraphUri: this.#config.queryDefaultGraph,
       reservedGraphs: reserved,
+      readableGraphs: scope && (() => this.#scopeGraphs(scope.collections)),
+      maxDatasetGraphs: /virtuoso/i.test(this.#capabilities?.product ?? "")
+        ? VIRTUOSO_MAX_DATASET_GRAPHS
+        : undefined,
     });
     return withoutServiceTerms(result, new Set(reserved));
+  }
+
+  /**
+   * The item graphs of `collections`: one listing over the metadata graph for all of them,
+   * paged by graph IRI ({@link keyPage}), as the service's own account (the user-query
+   * account cannot read the records).
+   */
+  async #scopeGraphs(collections: readonly string[]): Promise<string[]> {
+    if (collections.length === 0) return [];
+    const values = [...new Set(collections)].map(stringToSparql).join(" ");
+    const graphs: string[] = [];
+    const pages = selectPages(
+      this.#client,
+      "g",
+      (page) =>
+        `SELECT ?g WHERE { VALUES ?collection { ${values} }
+         GRAPH ${this.#meta} { ?item rcs:collection ?collection ; rcs:graph ?g }
+         ${page.filter} } ${page.modifiers}`,
+    );
+    for await (const row of pages) graphs.push(row.get("g")!.value);
+    return graphs;
   }
 
   async health(): Promise<BackendHealth> {
