@@ -28,8 +28,13 @@ import { freePort } from "../tests/support/ports.ts";
 import { deleteIndicesWithPrefix } from "../tests/support/opensearch.ts";
 import { runLoad } from "./lib/load.ts";
 import { percentiles } from "./search_scale_bench.ts";
-import { scaleItem, scaleItemUri, type ScaleQueries, WordFrequencies } from "./lib/scale_data.ts";
-import type { Quad } from "n3";
+import {
+  ntTerm,
+  scaleItem,
+  scaleItemUri,
+  type ScaleQueries,
+  WordFrequencies,
+} from "./lib/scale_data.ts";
 
 const C = encodeURIComponent(DEMO_COLLECTION);
 const CLI = new URL("../src/bulk/cli.ts", import.meta.url).pathname;
@@ -74,22 +79,6 @@ function searchClasses(queries: ScaleQueries): [string, string][] {
     ["search, a rare word (~0.1%)", q(queries.rare)],
     ["search, a type filter only", `filter=${encodeURIComponent(`types:${queries.type}`)}`],
   ];
-}
-
-function ntTerm(term: Quad["subject"] | Quad["object"]): string {
-  if (term.termType === "NamedNode") return `<${term.value}>`;
-  if (term.termType === "BlankNode") return `_:${term.value}`;
-  const literal = term as unknown as {
-    value: string;
-    language: string;
-    datatype: { value: string };
-  };
-  const text = JSON.stringify(literal.value);
-  if (literal.language) return `${text}@${literal.language}`;
-  if (literal.datatype.value !== "http://www.w3.org/2001/XMLSchema#string") {
-    return `${text}^^<${literal.datatype.value}>`;
-  }
-  return text;
 }
 
 /** The TriG file of `items` items (written once, kept) and the words to search for. */

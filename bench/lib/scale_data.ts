@@ -165,3 +165,20 @@ export class WordFrequencies {
     };
   }
 }
+
+/** A term in N-Triples (and TriG) syntax. */
+export function ntTerm(term: Quad["subject"] | Quad["object"]): string {
+  if (term.termType === "NamedNode") return `<${term.value}>`;
+  if (term.termType === "BlankNode") return `_:${term.value}`;
+  const literal = term as unknown as {
+    value: string;
+    language: string;
+    datatype: { value: string };
+  };
+  const text = JSON.stringify(literal.value);
+  if (literal.language) return `${text}@${literal.language}`;
+  if (literal.datatype.value !== "http://www.w3.org/2001/XMLSchema#string") {
+    return `${text}^^<${literal.datatype.value}>`;
+  }
+  return text;
+}

@@ -186,15 +186,7 @@ function refuseForbiddenPatterns(parsed: sparqljs.SparqlQuery, reserved: Set<str
       if (reserved.has(graph.value)) throw reservedGraph(graph.value, "query");
     }
   }
-  const pending: unknown[] = [parsed];
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (typeof node !== "object" || node === null) continue;
-    if (Array.isArray(node)) {
-      for (const entry of node) pending.push(entry);
-      continue;
-    }
-    const record = node as Record<string, unknown>;
+  visitQueryNodes(parsed, (record) => {
     if (record.type === "service") {
       const name = (record.name as { value?: string } | undefined)?.value ?? "";
       throw new DomainError("sparql-service-refused", {
@@ -210,6 +202,28 @@ function refuseForbiddenPatterns(parsed: sparqljs.SparqlQuery, reserved: Set<str
         throw reservedGraph(name.value ?? "", "query");
       }
     }
+  });
+}
+
+/**
+ * Calls `visit` on every object node of a parsed query (patterns, expressions, subqueries,
+ * wherever nested), parents before children. The walk keeps its own stack, so a deeply
+ * nested query cannot overflow the call stack.
+ */
+export function visitQueryNodes(
+  root: unknown,
+  visit: (record: Record<string, unknown>) => void,
+): void {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== "object" || node === null) continue;
+    if (Array.isArray(node)) {
+      for (const entry of node) pending.push(entry);
+      continue;
+    }
+    const record = node as Record<string, unknown>;
+    visit(record);
     for (const value of Object.values(record)) {
       if (typeof value === "object" && value !== null) pending.push(value);
     }

@@ -21,7 +21,7 @@ import type { Quad } from "n3";
 // @ts-types="@types/sparqljs"
 import sparqljs from "sparqljs";
 import { DomainError } from "../errors/domain_error.ts";
-import { type AnalyzedQuery, analyzeQuery } from "./analyze_query.ts";
+import { type AnalyzedQuery, analyzeQuery, visitQueryNodes } from "./analyze_query.ts";
 import { unindentedGenerator } from "./generator.ts";
 import { EndpointRefusal, type SparqlHttpClient, storeProblemFromError } from "./client.ts";
 import { malformedResults, readSparqlJsonResults } from "./results_json.ts";
@@ -195,32 +195,19 @@ function givenDataset(dataset: QueryDataset | undefined): QueryDataset | undefin
 
 /**
  * Points every `GRAPH <g>` of `parsed` (wherever nested: subqueries, EXISTS, MINUS) whose
- * `g` is not readable at {@link NO_GRAPH}; true when it changed any. The walk keeps its own
- * stack, as analyzeQuery's does, so deep nesting cannot overflow the call stack.
+ * `g` is not readable at {@link NO_GRAPH}; true when it changed any.
  */
 function pointGraphsAway(parsed: sparqljs.Query, readable: ReadonlySet<string>): boolean {
   let changed = false;
   // The whole query: an EXISTS may also sit in a projection, HAVING or ORDER BY.
-  const pending: unknown[] = [parsed];
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (typeof node !== "object" || node === null) continue;
-    if (Array.isArray(node)) {
-      for (const entry of node) pending.push(entry);
-      continue;
+  visitQueryNodes(parsed, (record) => {
+    if (record.type !== "graph") return;
+    const name = record.name as { termType?: string; value?: string } | undefined;
+    if (name?.termType === "NamedNode" && !readable.has(name.value ?? "")) {
+      record.name = { termType: "NamedNode", value: NO_GRAPH };
+      changed = true;
     }
-    const record = node as Record<string, unknown>;
-    if (record.type === "graph") {
-      const name = record.name as { termType?: string; value?: string } | undefined;
-      if (name?.termType === "NamedNode" && !readable.has(name.value ?? "")) {
-        record.name = { termType: "NamedNode", value: NO_GRAPH };
-        changed = true;
-      }
-    }
-    for (const value of Object.values(record)) {
-      if (typeof value === "object" && value !== null) pending.push(value);
-    }
-  }
+  });
   return changed;
 }
 
