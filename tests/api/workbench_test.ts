@@ -132,6 +132,9 @@ for (const backend of storeBackends()) {
           index: "documents",
           items: before[0].collections[0].items + 1,
           source: "config",
+          // Without security every caller is the local admin: it may write, and sees the grants.
+          rights: ["read", "write"],
+          access: null,
         }],
       }]);
     },
