@@ -3,6 +3,8 @@
  * Bodies take customer.yml's shape and go through the same schema; what the schema cannot
  * check (initialise rules compile, shapes parse) the caller's `check` does. Only what was
  * made through the API can be changed or removed here: customer.yml's part is the file's.
+ * After each write the copy in memory is read again by a read that starts after it
+ * (`refreshSince`): joining a poll already in flight could keep the copy from before it.
  */
 import type { z } from "zod";
 import {
@@ -39,7 +41,7 @@ export class CatalogAdmin {
     }
     delete settings.collections;
     const workspace = parsed(workspaceSchema, settings);
-    await this.catalog.refresh();
+    await this.catalog.refreshSince(performance.now());
     if (this.catalog.knows(workspace.uri)) throw taken("workspace", workspace.uri);
     const { uri, ...stored } = settings;
     const inserted = await this.store.insert({
@@ -49,14 +51,14 @@ export class CatalogAdmin {
       revision: newRevision(),
     });
     if (!inserted) throw taken("workspace", workspace.uri);
-    await this.catalog.refresh();
+    await this.catalog.refreshSince(performance.now());
     return this.catalog.workspace(workspace.uri);
   }
 
   /** Adds a collection; 409 `collection-exists` when its URI is taken. */
   async createCollection(body: unknown): Promise<CollectionEntry> {
     const { workspace, settings } = collectionBody(body);
-    await this.catalog.refresh();
+    await this.catalog.refreshSince(performance.now());
     const { collection, owner } = await this.#validate(workspace, settings);
     if (this.catalog.knows(collection.uri)) throw taken("collection", collection.uri);
     const { uri: _uri, ...stored } = settings;
@@ -68,7 +70,7 @@ export class CatalogAdmin {
       revision: newRevision(),
     });
     if (!inserted) throw taken("collection", collection.uri);
-    await this.catalog.refresh();
+    await this.catalog.refreshSince(performance.now());
     return this.catalog.collection(collection.uri);
   }
 
@@ -77,7 +79,7 @@ export class CatalogAdmin {
    * 409 `collection-from-config` for customer.yml's, 412 when `ifMatch` is stale.
    */
   async replaceCollection(uri: string, body: unknown, ifMatch?: string): Promise<CollectionEntry> {
-    await this.catalog.refresh();
+    await this.catalog.refreshSince(performance.now());
     const current = this.#ownCollection(uri);
     const given = objectBody(body);
     if (given.uri !== undefined && given.uri !== uri) {
@@ -100,13 +102,13 @@ export class CatalogAdmin {
     );
     if (outcome === "missing") throw collectionNotFound(uri);
     if (outcome === "stale") throw stale(uri);
-    await this.catalog.refresh();
+    await this.catalog.refreshSince(performance.now());
     return this.catalog.collection(uri);
   }
 
   /** Removes an API-made collection that holds no item; 409 `collection-not-empty` otherwise. */
   async deleteCollection(uri: string, ifMatch?: string): Promise<void> {
-    await this.catalog.refresh();
+    await this.catalog.refreshSince(performance.now());
     const current = this.#ownCollection(uri);
     if (ifMatch !== undefined && ifMatch !== current.revision) throw stale(uri);
     if (await this.hasItems(uri)) {
@@ -116,7 +118,7 @@ export class CatalogAdmin {
       });
     }
     if (!await this.store.remove(uri)) throw collectionNotFound(uri);
-    await this.catalog.refresh();
+    await this.catalog.refreshSince(performance.now());
   }
 
   /** The API-made collection of `uri`. */
