@@ -4,9 +4,10 @@
  * imports, indexing jobs, listings, the workbench), so they cannot disagree.
  *
  * - A global `admin` may do everything.
- * - A collection without `access` keeps the global roles: `reader` reads, `editor` writes.
- * - A collection with `access` is read by its readers and editors and written by its
- *   editors, whatever their global role (an admin excepted).
+ * - A collection without `access` keeps the global roles: `reader` reads, `editor` writes,
+ *   exports, imports and indexing stay an admin's.
+ * - A collection with `access` is read (and exported) by its readers and editors, and
+ *   written, imported and indexed by its editors, whatever their global role.
  */
 import type { CollectionConfig } from "../config/schema.ts";
 
@@ -32,8 +33,30 @@ export interface Principal {
   role?: Role;
 }
 
-/** What a caller wants to do with a collection. */
-export type CollectionRight = "read" | "write";
+/**
+ * What a caller wants to do with a collection: `read` (items, downloads, search, `/sparql`),
+ * `write` (item writes, initialise), `export` (exports and seeing the collection's jobs) and
+ * `maintain` (imports and indexing). Granted, readers `read` and `export`, editors everything;
+ * without grants the global roles decide as they always did: `reader` reads, `editor` writes,
+ * and exports, jobs, imports and indexing are an `admin`'s.
+ */
+export type CollectionRight = "read" | "write" | "export" | "maintain";
+
+/** The global role each right needs on a collection without grants. */
+const ROLE_WITHOUT_GRANTS: Record<CollectionRight, Role> = {
+  read: "reader",
+  write: "editor",
+  export: "admin",
+  maintain: "admin",
+};
+
+/** Whether a right is a reader's under grants (the others are editors'). */
+const READERS_MAY: Record<CollectionRight, boolean> = {
+  read: true,
+  write: false,
+  export: true,
+  maintain: false,
+};
 
 /** How a principal is named in grants, logs and messages: `token:NAME`, `user:SUB`. */
 export function principalName(principal: Principal): string {
@@ -61,9 +84,9 @@ export function mayAccess(
 ): boolean {
   if (principal.role === "admin") return true;
   const access = collection.access;
-  if (access === undefined) return hasRole(principal.role, right === "read" ? "reader" : "editor");
+  if (access === undefined) return hasRole(principal.role, ROLE_WITHOUT_GRANTS[right]);
   if (access.editors.some((entry) => names(entry, principal))) return true;
-  return right === "read" && access.readers.some((entry) => names(entry, principal));
+  return READERS_MAY[right] && access.readers.some((entry) => names(entry, principal));
 }
 
 /**

@@ -16,6 +16,14 @@ import { requirePrincipal } from "./auth.ts";
 import { refusal } from "./access_audit.ts";
 import type { QueryScope } from "../sparql_protocol/query_types.ts";
 
+/** What a refused right is called in messages. */
+const VERBS: Record<CollectionRight, string> = {
+  read: "read",
+  write: "write",
+  export: "export",
+  maintain: "import into or index",
+};
+
 /** The gate of the request at hand (set for every request by the app). */
 function gateOf(c: Context<AppEnv>): CollectionGate {
   const gate = c.get("collections");
@@ -35,10 +43,10 @@ export function requireCollection(
   const principal = requirePrincipal(c);
   const entry = gateOf(c).catalog.collection(uri);
   if (mayAccess(principal, entry.collection, right)) return entry;
-  if (right === "write" && mayAccess(principal, entry.collection, "read")) {
+  if (right !== "read" && mayAccess(principal, entry.collection, "read")) {
     refusal(c, { status: 403, collection: uri });
     throw new DomainError("forbidden", {
-      detail: `${principalName(principal)} may read <${uri}> but not write it.`,
+      detail: `${principalName(principal)} may read <${uri}> but not ${VERBS[right]} it.`,
     });
   }
   refusal(c, { status: 404, collection: uri });

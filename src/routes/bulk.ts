@@ -47,7 +47,7 @@ export function bulkRoutes(deps: AppDeps): Hono<AppEnv> {
     if (readableScope(c) === undefined) return c.json(await runner.recent(limit));
     const jobs = await runner.recent(MAX_LISTED_JOBS);
     return c.json(
-      jobs.filter((job) => mayUseCollection(c, job.collection, "read")).slice(0, limit),
+      jobs.filter((job) => mayUseCollection(c, job.collection, "export")).slice(0, limit),
     );
   });
 
@@ -55,15 +55,15 @@ export function bulkRoutes(deps: AppDeps): Hono<AppEnv> {
     const id = c.req.param("id") ?? "";
     const job = await runner.find(id);
     // Another collection's job answers as a job that does not exist.
-    if (!job || !mayUseCollection(c, job.collection, "read")) throw jobNotFound("import", id);
+    if (!job || !mayUseCollection(c, job.collection, "export")) throw jobNotFound("import", id);
     return c.json(job);
   });
 
   handle(app, exportItems, (c) => {
     const { collection, workspace } = readQuery(c, exportItems);
-    // A workspace exports as the caller sees it: the collections it may read.
+    // A workspace exports as the caller sees it: the collections it may export.
     const listed = exportedCollections(deps, collection, workspace);
-    const collections = listed.filter((uri) => mayUseCollection(c, uri, "read"));
+    const collections = listed.filter((uri) => mayUseCollection(c, uri, "export"));
     if (workspace !== undefined && listed.length > 0 && collections.length === 0) {
       throw workspaceNotFound(workspace);
     }

@@ -12,7 +12,7 @@ import { handle } from "../http/route_contract.ts";
 import { listWorkspaces } from "./contracts/catalog.ts";
 import { mayUseCollection } from "../http/collection_access.ts";
 import { requirePrincipal } from "../http/auth.ts";
-import { hasRole } from "../catalog/access_policy.ts";
+import { type CollectionRight, hasRole } from "../catalog/access_policy.ts";
 
 /** The catalogue route. */
 export function catalogRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -55,9 +55,9 @@ async function countItems(deps: AppDeps, collection: string): Promise<number> {
 
 /** The caller's rights on a readable collection, and its grants for those who may write it. */
 function rightsOf(c: Context<AppEnv>, collection: CollectionConfig) {
-  const write = mayUseCollection(c, collection.uri, "write");
-  return {
-    rights: write ? ["read", "write"] : ["read"],
-    ...(write ? { access: collection.access ?? null } : {}),
-  };
+  const rights = RIGHTS.filter((right) => mayUseCollection(c, collection.uri, right));
+  const write = rights.includes("write");
+  return { rights, ...(write ? { access: collection.access ?? null } : {}) };
 }
+
+const RIGHTS: CollectionRight[] = ["read", "write", "export", "maintain"];

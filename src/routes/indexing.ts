@@ -33,9 +33,9 @@ export function indexingRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json(await runner.wait(job.id) ?? job, 200);
   };
 
-  /** Whether the caller may see a job: it may read every collection the job indexes. */
+  /** Whether the caller may see a job: it may export every collection the job indexes. */
   const visible = (c: Context<AppEnv>, job: IndexJob) =>
-    collectionsOf(job.scope).every((uri) => mayUseCollection(c, uri, "read"));
+    collectionsOf(job.scope).every((uri) => mayUseCollection(c, uri, "export"));
   const collectionsOf = (scope: JobScope): string[] =>
     scope.type === "workspace"
       ? (deps.catalog.knows(scope.uri) ? deps.catalog.workspace(scope.uri).collections : [])
@@ -46,10 +46,12 @@ export function indexingRoutes(deps: AppDeps): Hono<AppEnv> {
 
   handle(app, indexWorkspace, (c) => {
     const { workspace, clear, wait } = readQuery(c, indexWorkspace);
-    // A workspace is indexed by whoever may write each of its collections.
+    // A workspace is indexed by whoever may index each of its collections.
     const collections = deps.catalog.workspace(workspace).collections;
-    const refused = collections.find((collection) => !mayUseCollection(c, collection.uri, "write"));
-    if (refused) requireCollection(c, refused.uri, "write");
+    const refused = collections.find((collection) =>
+      !mayUseCollection(c, collection.uri, "maintain")
+    );
+    if (refused) requireCollection(c, refused.uri, "maintain");
     return start(c, { type: "workspace", uri: workspace }, clear, wait);
   });
 

@@ -133,7 +133,7 @@ for (const backend of storeBackends()) {
           items: before[0].collections[0].items + 1,
           source: "config",
           // Without security every caller is the local admin: it may write, and sees the grants.
-          rights: ["read", "write"],
+          rights: ["read", "write", "export", "maintain"],
           access: null,
         }],
       }]);

@@ -61,7 +61,7 @@ export const importItems = defineContract({
     "found no existing item) ends `failed`.",
   tags: TAGS,
   access: "authenticated",
-  collectionRight: "write",
+  collectionRight: "maintain",
   query: z.object({
     collection: COLLECTION,
     mode: z.enum(["create", "replace", "upsert"]).optional().meta({
@@ -153,7 +153,7 @@ export const exportItems = defineContract({
     "one of `collection` and `workspace`.",
   tags: TAGS,
   access: "authenticated",
-  collectionRight: "read",
+  collectionRight: "export",
   query: z.object({
     collection: optionalIri("The collection to export (an absolute IRI)."),
     workspace: optionalIri("The workspace whose collections to export (an absolute IRI)."),

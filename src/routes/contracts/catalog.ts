@@ -12,8 +12,9 @@ const COLLECTION = z.object({
   source: z.enum(["config", "api"]).meta({
     description: "`config`: customer.yml; `api`: made through `/api/admin/collections`.",
   }),
-  rights: z.array(z.enum(["read", "write"])).meta({
-    description: "What the caller may do with the collection (docs/SECURITY.md).",
+  rights: z.array(z.enum(["read", "write", "export", "maintain"])).meta({
+    description: "What the caller may do with the collection (docs/SECURITY.md): read, " +
+      "write items, export (and see its jobs), maintain (import, index).",
   }),
   access: z.object({ readers: z.array(z.string()), editors: z.array(z.string()) }).nullable()
     .optional().meta({

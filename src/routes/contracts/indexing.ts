@@ -94,7 +94,7 @@ export const indexCollection = defineContract({
   summary: "Index a collection",
   tags: TAGS,
   access: "authenticated",
-  collectionRight: "write",
+  collectionRight: "maintain",
   query: z.object({ collection: COLLECTION, clear: CLEAR, wait: WAIT }),
   responses: STARTED,
   problems: { ...START_PROBLEMS, 404: "The collection is not configured." },
@@ -109,7 +109,7 @@ export const indexItems = defineContract({
   description: "Listed items that no longer exist are removed from the index.",
   tags: TAGS,
   access: "authenticated",
-  collectionRight: "write",
+  collectionRight: "maintain",
   query: z.object({
     collection: COLLECTION,
     item: iriList("The items to index, repeated: `item=A&item=B`.", { min: 1 }),

@@ -85,7 +85,7 @@ async function showItems() {
       document.querySelector("h1").textContent = found.collection.name;
       document.title = `${found.collection.name} · RDF content service`;
       // The collection's editors import into it, whatever their global role.
-      if (found.collection.rights?.includes("write")) {
+      if (found.collection.rights?.includes("maintain")) {
         document.getElementById("import-section")?.removeAttribute("data-needs-admin");
       }
       show(
