@@ -7,6 +7,7 @@
  * Each runs on a file-backed store (the query worker) and an in-memory one (the main thread).
  */
 import { strict as assert } from "node:assert";
+import { normalizedResult as normalized } from "../support/sparql_results.ts";
 import { join } from "node:path";
 // @ts-types="@types/sparqljs"
 import sparqljs from "sparqljs";
@@ -123,25 +124,6 @@ const FALLING_BACK = [
   `ASK FROM <${B1}> { ?s ?p ?o }`,
   `SELECT (1 AS ?one) WHERE { }`,
 ];
-
-/** A result as sorted lines, blank nodes by their position only (labels differ by store). */
-function normalized(result: SparqlQueryResult): string[] {
-  const show = (term: Term | undefined) =>
-    term === undefined
-      ? "-"
-      : term.termType === "BlankNode"
-      ? "_:"
-      : `${term.termType}:${term.value}:${
-        term.termType === "Literal" ? `${term.language}:${term.datatype.value}` : ""
-      }`;
-  if (result.kind === "boolean") return [String(result.value)];
-  if (result.kind === "quads") {
-    return result.quads.map((q) => [q.subject, q.predicate, q.object].map(show).join(" ")).sort();
-  }
-  return result.rows.map((row) =>
-    [...result.variables].sort().map((name) => `${name}=${show(row.get(name))}`).join(" ")
-  ).sort();
-}
 
 /** Oxigraph's answer over the union of the item graphs: what the store answered before. */
 function oxigraphAnswer(store: oxigraph.Store, query: string): SparqlQueryResult {

@@ -6,6 +6,7 @@
  * SQLite and leaves the engine answering.
  */
 import { strict as assert } from "node:assert";
+import { normalizedResult as normalized } from "../support/sparql_results.ts";
 import { join } from "node:path";
 // @ts-types="@types/sparqljs"
 import sparqljs from "sparqljs";
@@ -83,25 +84,6 @@ const FALLING_BACK = [
   `SELECT ?g WHERE { GRAPH ?g { } }`,
   `CONSTRUCT { ?s <${EX}named> ?n } WHERE { ?s <${EX}author>/<${EX}name> ?n }`,
 ];
-
-/** A result as sorted lines, blank nodes by their position only (labels differ by engine). */
-function normalized(result: SparqlQueryResult): string[] {
-  const show = (term: Term | undefined) =>
-    term === undefined
-      ? "-"
-      : term.termType === "BlankNode"
-      ? "_:"
-      : `${term.termType}:${term.value}:${
-        term.termType === "Literal" ? `${term.language}:${term.datatype.value}` : ""
-      }`;
-  if (result.kind === "boolean") return [String(result.value)];
-  if (result.kind === "quads") {
-    return result.quads.map((q) => [q.subject, q.predicate, q.object].map(show).join(" ")).sort();
-  }
-  return result.rows.map((row) =>
-    [...result.variables].sort().map((name) => `${name}=${show(row.get(name))}`).join(" ")
-  ).sort();
-}
 
 function oxigraphAnswer(store: oxigraph.Store, query: string): SparqlQueryResult {
   const quads = /^\s*CONSTRUCT/.test(query);
