@@ -6,9 +6,10 @@
  * the embedded engine nor a remote endpoint produces more rows than the caller may see.
  */
 // @ts-types="@types/sparqljs"
-import sparqljs from "sparqljs";
+import type sparqljs from "sparqljs";
 import { DomainError } from "../errors/domain_error.ts";
 import { unindentedGenerator } from "./generator.ts";
+import { sparqlParser } from "./parser.ts";
 import { projectionOrder } from "./projection_order.ts";
 import type { QueryDataset } from "./query_types.ts";
 
@@ -74,7 +75,7 @@ export function analyzeQuery(text: string, options: AnalyzeOptions = {}): Analyz
   }
   let parsed: sparqljs.SparqlQuery;
   try {
-    parsed = new sparqljs.Parser().parse(text);
+    parsed = sparqlParser().parse(text);
   } catch (error) {
     throw sparqlSyntaxProblem(error);
   }

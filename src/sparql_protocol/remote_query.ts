@@ -19,10 +19,11 @@
 import { Parser } from "n3";
 import type { Quad } from "n3";
 // @ts-types="@types/sparqljs"
-import sparqljs from "sparqljs";
+import type sparqljs from "sparqljs";
 import { DomainError } from "../errors/domain_error.ts";
 import { type AnalyzedQuery, analyzeQuery, visitQueryNodes } from "./analyze_query.ts";
 import { unindentedGenerator } from "./generator.ts";
+import { sparqlParser } from "./parser.ts";
 import { EndpointRefusal, type SparqlHttpClient, storeProblemFromError } from "./client.ts";
 import { malformedResults, readSparqlJsonResults } from "./results_json.ts";
 import { streamNTriples } from "./ntriples_stream.ts";
@@ -156,7 +157,7 @@ function confined(
   readable: ReadonlySet<string>,
   options: RemoteQueryOptions,
 ): AnalyzedQuery {
-  const parsed = new sparqljs.Parser().parse(sparql) as sparqljs.Query;
+  const parsed = sparqlParser().parse(sparql) as sparqljs.Query;
   const asked = givenDataset(options.dataset) ?? givenDataset({
     defaultGraphs: parsed.from?.default.map((iri) => iri.value) ?? [],
     namedGraphs: parsed.from?.named.map((iri) => iri.value) ?? [],

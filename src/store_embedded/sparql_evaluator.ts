@@ -4,11 +4,10 @@
  * can touch (`sparql_fallback.ts`). Runs in the query worker (`sparql_worker.ts`), or on the
  * main thread for an in-memory database, which no worker can open.
  */
-// @ts-types="@types/sparqljs"
-import sparqljs from "sparqljs";
 import type { DatabaseSync } from "node:sqlite";
 import type Oxigraph from "oxigraph";
 import { DomainError } from "../errors/domain_error.ts";
+import { sparqlParser } from "../sparql_protocol/parser.ts";
 import { ALIVE_FUNCTION, type CompiledQuery, compileQuery, countText } from "./sparql_to_sql.ts";
 import { loadQuads, planLoad } from "./sparql_fallback.ts";
 import { TermDictionary, termText } from "./term_dictionary.ts";
@@ -71,7 +70,8 @@ export class SparqlEvaluator {
    * queries of one evaluator never interleave.
    */
   async evaluate(request: EvaluationRequest): Promise<Evaluation> {
-    const parsed = new sparqljs.Parser().parse(request.sparql);
+    // Constants as written: `+5` looks up "+5", not "5" (parser.ts).
+    const parsed = sparqlParser().parse(request.sparql);
     const lookUp = (text: string) => this.#terms.find(text);
     const { scope } = request;
     const compiled = request.unionDefaultGraph ? compileQuery(parsed, lookUp, scope) : undefined;

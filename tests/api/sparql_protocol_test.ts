@@ -20,6 +20,8 @@ import { SPARQL_PROTOCOL_YAML } from "../support/sparql_protocol.ts";
 import { expectProblem } from "../support/problems.ts";
 
 const DCT = "http://purl.org/dc/terms/";
+const EX = "https://example.org/protocol/";
+const XSD = "http://www.w3.org/2001/XMLSchema#";
 
 const YAML = SPARQL_PROTOCOL_YAML;
 
@@ -157,6 +159,37 @@ for (const backend of storeBackends({ allStores: true })) {
           },
         });
 
+        // Each constant below is stored as written; sparqljs reads `+5` as "5", `1.0E0` as
+        // "1.0e0" and `x:a\.b` as "…a\.b", none of which is stored.
+        const numbers = uniqueItemUri("protocol-numbers");
+        await createItem(
+          service,
+          numbers,
+          `<${numbers}> <${EX}n> +5, 1.0E0, .5, "01"^^<${XSD}integer>, <urn:x:a.b> ; ` +
+            `<${EX}has> [ <${EX}name> "inner" ] .`,
+        );
+
+        await t.step("a constant is matched as written (+5, 1.0E0, .5, 01, x:a\\.b)", async () => {
+          const matches = [
+            // Compiled to SQL, the text rewritten by the row cap.
+            `SELECT ?p WHERE { <${numbers}> ?p +5 }`,
+            `SELECT ?p WHERE { <${numbers}> ?p 1.0E0 }`,
+            `SELECT ?p WHERE { <${numbers}> ?p .5 }`,
+            `SELECT ?p WHERE { <${numbers}> ?p "01"^^<${XSD}integer> }`,
+            `PREFIX x: <urn:x:> SELECT ?p WHERE { <${numbers}> ?p x:a\\.b }`,
+            // Within the row cap: the text is run as sent.
+            `SELECT ?p WHERE { <${numbers}> ?p +5 } LIMIT 1`,
+            // The fallback engine, over the quads the constant selects.
+            `SELECT ?p WHERE { <${numbers}> ?p +5 FILTER(true) }`,
+            `SELECT ?p WHERE { VALUES ?o { +5 } <${numbers}> ?p ?o }`,
+          ];
+          for (const query of matches) {
+            assert.equal((await bindings(service, query)).length, 1, query);
+          }
+          const ask = await get(service, `ASK { <${numbers}> ?p 1.0E0 }`, "application/json");
+          assert.equal((await ask.json()).boolean, true);
+        });
+
         await t.step("updates are refused and change nothing", async () => {
           const insert = `INSERT DATA { <${item}> <${DCT}title> "changed" }`;
           await expectProblem(
@@ -223,6 +256,17 @@ async function itemGraph(service: TestService, item: string): Promise<string> {
   if (backend === "sparql") return sparql.graphTemplate.replaceAll("{item}", item);
   const graphs = await (await get(service, `SELECT ?g { GRAPH ?g { <${item}> ?p ?o } }`)).json();
   return graphs.results.bindings[0].g.value;
+}
+
+/** A SELECT's rows as SPARQL results JSON bindings; fails on any status but 200. */
+async function bindings(
+  service: TestService,
+  sparql: string,
+): Promise<Record<string, { value: string }>[]> {
+  const response = await get(service, sparql, "application/json");
+  const body = await response.text();
+  assert.equal(response.status, 200, `${sparql}: ${body}`);
+  return JSON.parse(body).results.bindings;
 }
 
 function get(service: TestService, sparql: string, accept?: string): Promise<Response> {
