@@ -190,6 +190,32 @@ for (const backend of storeBackends({ allStores: true })) {
           assert.equal((await ask.json()).boolean, true);
         });
 
+        await t.step("the row cap's rewrite keeps HAVING, GROUP BY, subqueries, IN", async () => {
+          const pattern = `<${numbers}> <${EX}n> ?o`;
+          const counted = `SELECT ?p (COUNT(*) AS ?n) WHERE { <${numbers}> ?p ?o ` +
+            `FILTER(?p = <${EX}n>) } GROUP BY ?p`;
+          const five = await bindings(service, `${counted} HAVING (COUNT(*) > 1) (COUNT(*) < 9)`);
+          assert.deepEqual(five.map((row) => row.n.value), ["5"]);
+          // The second condition holds too.
+          assert.deepEqual(
+            await bindings(service, `${counted} HAVING (COUNT(*) > 1) (COUNT(*) < 3)`),
+            [],
+          );
+          const kinds = await bindings(
+            service,
+            `SELECT ?iri (COUNT(*) AS ?n) WHERE { ${pattern} } GROUP BY (isIRI(?o) AS ?iri)`,
+          );
+          assert.deepEqual(
+            kinds.map((row) => `${row.iri.value}:${row.n.value}`).sort(),
+            ["false:4", "true:1"],
+          );
+          const sub = `SELECT * WHERE { { SELECT ?o WHERE { ${pattern} } LIMIT 2 } }`;
+          assert.equal((await bindings(service, sub)).length, 2);
+          // (true || false) IN (false) is false; true || (false IN (false)) would be true.
+          const bracketed = `SELECT ?o WHERE { ${pattern} FILTER((true || false) IN (false)) }`;
+          assert.deepEqual(await bindings(service, bracketed), []);
+        });
+
         await t.step("updates are refused and change nothing", async () => {
           const insert = `INSERT DATA { <${item}> <${DCT}title> "changed" }`;
           await expectProblem(

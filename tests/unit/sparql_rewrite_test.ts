@@ -47,6 +47,8 @@ Deno.test("the row cap's rewrite keeps what the query means", () => {
     `SELECT ?s (SAMPLE(?o) AS ?any) WHERE { ?s ?p ?o } GROUP BY ?s HAVING (COUNT(*) > 1)`,
     `SELECT * WHERE { { SELECT ?s WHERE { ?s ?p ?o } ORDER BY ?s LIMIT 2 OFFSET 1 } ?s ?q ?r }`,
     `SELECT * WHERE { { SELECT * WHERE { { SELECT ?s WHERE { ?s ?p ?o } LIMIT 3 } } LIMIT 500 } }`,
+    `SELECT ?o WHERE { ?s ?p ?o FILTER((?o = 1 || ?o = 2) IN (true)) }`,
+    `SELECT ?o WHERE { ?s ?p ?o FILTER((?o + 1) NOT IN (2, 3)) }`,
     `SELECT * WHERE { VALUES (?a ?b) { (1 UNDEF) (UNDEF +2) } ?a ?p ?b }`,
     `SELECT * WHERE { ?s ?p +5, 1.0E0, .5, "01"^^<${XSD}integer> FILTER(?s != -1.0E0) }`,
     `PREFIX x: <urn:x:> SELECT * WHERE { x:a\\.b ?p ?o }`,
@@ -55,4 +57,17 @@ Deno.test("the row cap's rewrite keeps what the query means", () => {
   for (const query of queries) {
     assert.equal(meaning(rewritten(query)), meaning(query), query);
   }
+});
+
+Deno.test("the row cap's rewrite writes several HAVING conditions as their conjunction", () => {
+  const group = `SELECT ?s (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?s`;
+  assert.equal(
+    meaning(rewritten(`${group} HAVING (COUNT(*) > 1) (COUNT(*) < 3) (BOUND(?s))`)),
+    meaning(`${group} HAVING (COUNT(*) > 1 && COUNT(*) < 3 && BOUND(?s))`),
+  );
+  // A subquery's conditions too.
+  assert.equal(
+    meaning(rewritten(`SELECT * WHERE { { ${group} HAVING (COUNT(*) > 1) (MIN(?o) < 3) } }`)),
+    meaning(`SELECT * WHERE { { ${group} HAVING (COUNT(*) > 1 && MIN(?o) < 3) } }`),
+  );
 });
