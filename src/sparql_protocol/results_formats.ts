@@ -106,7 +106,7 @@ const BINDING_WRITERS: Record<ResultsFormat, BindingWriter> = {
   csv: {
     head: (variables) => `${variables.map(csvField).join(",")}\r\n`,
     row: (variables, row) =>
-      `${variables.map((name) => csvField(row.get(name)?.value ?? "")).join(",")}\r\n`,
+      `${variables.map((name) => csvField(csvValue(row.get(name)))).join(",")}\r\n`,
     separator: "",
     tail: "",
   },
@@ -178,6 +178,15 @@ function xmlTerm(term: Term): string {
   const lang = json["xml:lang"] ? ` xml:lang="${xmlEscape(json["xml:lang"])}"` : "";
   const datatype = json.datatype ? ` datatype="${xmlEscape(json.datatype)}"` : "";
   return `<literal${lang}${datatype}>${xmlEscape(json.value)}</literal>`;
+}
+
+/**
+ * A term as SPARQL 1.1 CSV writes it: an IRI or a literal as its bare text, a blank node as
+ * `_:label` (so it is told apart from a literal), unbound as the empty field.
+ */
+function csvValue(term: Term | undefined): string {
+  if (term === undefined) return "";
+  return term.termType === "BlankNode" ? `_:${term.value}` : term.value;
 }
 
 /** RFC 4180 quoting, as SPARQL 1.1 CSV asks: only fields that need it. */

@@ -216,6 +216,17 @@ for (const backend of storeBackends({ allStores: true })) {
           assert.deepEqual(await bindings(service, bracketed), []);
         });
 
+        await t.step("CSV and TSV write a blank node as _:label", async () => {
+          const query =
+            `SELECT ?b ?name WHERE { <${numbers}> <${EX}has> ?b . ?b <${EX}name> ?name }`;
+          const csv = (await (await get(service, query, "text/csv")).text()).split("\r\n");
+          assert.equal(csv[0], "b,name");
+          assert.match(csv[1], /^_:[^,]+,inner$/);
+          const tsv = (await (await get(service, query, "text/tab-separated-values")).text())
+            .split("\n");
+          assert.match(tsv[1], /^_:\S+\t"inner"$/);
+        });
+
         await t.step("updates are refused and change nothing", async () => {
           const insert = `INSERT DATA { <${item}> <${DCT}title> "changed" }`;
           await expectProblem(

@@ -1,10 +1,16 @@
 /**
  * `Accept` negotiation of SPARQL results formats: the same rules as RDF formats (weight, then
  * the most specific range, then the client's order), so a format refused by name with `q=0`
- * is not brought back by a wildcard.
+ * is not brought back by a wildcard. How CSV and TSV write each kind of term.
  */
 import { strict as assert } from "node:assert";
-import { negotiateResultsFormat } from "../../src/sparql_protocol/results_formats.ts";
+import { DataFactory } from "n3";
+import type { Term } from "n3";
+import {
+  negotiateResultsFormat,
+  type ResultsFormat,
+  writeBindings,
+} from "../../src/sparql_protocol/results_formats.ts";
 import { negotiateFormat } from "../../src/rdf/formats.ts";
 
 Deno.test("no header, an empty one or */* answers JSON", () => {
@@ -33,4 +39,16 @@ Deno.test("the highest weight wins, then the more specific range, then the clien
   assert.equal(negotiateResultsFormat("application/xml, application/json"), "xml");
   assert.equal(negotiateResultsFormat("text/*"), "csv");
   assert.equal(negotiateResultsFormat("image/png"), undefined);
+});
+
+Deno.test("CSV and TSV write a blank node as _:label, an unbound variable as nothing", async () => {
+  const row = new Map<string, Term>([
+    ["b", DataFactory.blankNode("b0")],
+    ["i", DataFactory.namedNode("urn:x:a")],
+    ["l", DataFactory.literal("a,b")],
+  ]);
+  const written = (format: ResultsFormat) =>
+    new Response(writeBindings(format, ["b", "i", "l", "u"], [row])).text();
+  assert.equal(await written("csv"), 'b,i,l,u\r\n_:b0,urn:x:a,"a,b",\r\n');
+  assert.equal(await written("tsv"), '?b\t?i\t?l\t?u\n_:b0\t<urn:x:a>\t"a,b"\t\n');
 });
