@@ -227,6 +227,22 @@ for (const backend of storeBackends({ allStores: true })) {
           assert.match(tsv[1], /^_:\S+\t"inner"$/);
         });
 
+        await t.step(
+          "SELECT * columns in the order of first appearance: GRAPH, VALUES",
+          async () => {
+            const vars = async (query: string) =>
+              (await (await get(service, query, "application/json")).json()).head.vars;
+            assert.deepEqual(
+              await vars(`SELECT * WHERE { GRAPH ?g { <${numbers}> ?p ?o } }`),
+              ["g", "p", "o"],
+            );
+            assert.deepEqual(
+              await vars(`SELECT * WHERE { VALUES ?v { 1 } <${numbers}> <${EX}n> ?o }`),
+              ["v", "o"],
+            );
+          },
+        );
+
         await t.step("updates are refused and change nothing", async () => {
           const insert = `INSERT DATA { <${item}> <${DCT}title> "changed" }`;
           await expectProblem(
