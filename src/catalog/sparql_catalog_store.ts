@@ -7,19 +7,16 @@
  * "<JSON>" ; rcs:catalogRevision "…" ; rcs:catalogCreated <ms>`, and
  * `<urn:rdf-content-service:catalog> rcs:catalogVersion "…"` changes with every write. Each
  * write is one update request (one transaction); its outcome is read back afterwards.
- * Queries keep to the forms every SPARQL 1.1 store runs alike (`portable_sparql.ts`): absence
- * is tested with {@link whenAbsent}, and no WHERE clause is a lone `OPTIONAL` (Virtuoso
- * answers such a group with no row, so the update would change nothing).
+ * Queries keep to the forms every SPARQL 1.1 store runs alike
+ * (`src/sparql_protocol/portable_sparql.ts`): absence is tested with {@link whenAbsent}, and
+ * no WHERE clause is a lone `OPTIONAL` (Virtuoso answers such a group with no row, so the
+ * update would change nothing).
  */
 import type { SparqlHttpClient } from "../sparql_protocol/client.ts";
-import { iriToSparql, stringToSparql } from "../sparql_protocol/terms.ts";
-import {
-  integerLiteral,
-  METADATA_NAMESPACE,
-  PROLOGUE,
-  selectRows,
-} from "../store_sparql/lookup.ts";
-import { whenAbsent } from "../store_sparql/portable_sparql.ts";
+import { integerLiteral, iriToSparql, stringToSparql } from "../sparql_protocol/terms.ts";
+import { selectRows } from "../sparql_protocol/bounded_queries.ts";
+import { whenAbsent } from "../sparql_protocol/portable_sparql.ts";
+import { METADATA_NAMESPACE, PROLOGUE } from "../sparql_protocol/service_vocabulary.ts";
 import {
   type CatalogRecord,
   type CatalogStore,

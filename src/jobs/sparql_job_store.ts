@@ -19,14 +19,10 @@
  * with a lock carries `rcs:jobLock "<lock>"`, and only live jobs with the same lock block it.
  */
 import type { SparqlHttpClient } from "../sparql_protocol/client.ts";
-import { iriToSparql, stringToSparql } from "../sparql_protocol/terms.ts";
-import {
-  integerLiteral,
-  METADATA_NAMESPACE,
-  PROLOGUE,
-  selectRows,
-} from "../store_sparql/lookup.ts";
-import { whenAbsent } from "../store_sparql/portable_sparql.ts";
+import { integerLiteral, iriToSparql, stringToSparql } from "../sparql_protocol/terms.ts";
+import { selectRows } from "../sparql_protocol/bounded_queries.ts";
+import { whenAbsent } from "../sparql_protocol/portable_sparql.ts";
+import { METADATA_NAMESPACE, PROLOGUE } from "../sparql_protocol/service_vocabulary.ts";
 import type { SparqlRow } from "../sparql_protocol/results_json.ts";
 import {
   abandonedMessage,

@@ -51,6 +51,11 @@ export function stringToSparql(value: string): string {
   return `"${value.replace(/[\\"\n\r]/g, (character) => STRING_ESCAPES[character])}"`;
 }
 
+/** The literal of an xsd:integer (`value` truncated), as written into updates. */
+export function integerLiteral(value: number): string {
+  return `"${Math.trunc(value)}"^^<http://www.w3.org/2001/XMLSchema#integer>`;
+}
+
 /** A literal with its language tag (and base direction) or explicit datatype. */
 export function literalToSparql(literal: Literal): string {
   const quoted = stringToSparql(literal.value);

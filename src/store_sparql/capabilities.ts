@@ -24,8 +24,9 @@ import type { SparqlHttpClient } from "../sparql_protocol/client.ts";
 import { SPARQL_RESULTS_JSON } from "../sparql_protocol/results_formats.ts";
 import { readSmallSparqlJsonResults } from "../sparql_protocol/results_json.ts";
 import { iriToSparql } from "../sparql_protocol/terms.ts";
-import { METADATA_NAMESPACE, PROLOGUE, selectRows } from "./lookup.ts";
-import { isBound, PAGE_ROWS, whenAbsent } from "./portable_sparql.ts";
+import { selectRows } from "../sparql_protocol/bounded_queries.ts";
+import { isBound, PAGE_ROWS, whenAbsent } from "../sparql_protocol/portable_sparql.ts";
+import { METADATA_NAMESPACE, PROLOGUE } from "../sparql_protocol/service_vocabulary.ts";
 
 /** What the check found. */
 export interface StoreCapabilities {

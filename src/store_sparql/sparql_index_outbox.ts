@@ -15,9 +15,10 @@
  * within a lease (NTP does).
  */
 import type { SparqlHttpClient } from "../sparql_protocol/client.ts";
-import { iriToSparql, stringToSparql } from "../sparql_protocol/terms.ts";
-import { ask, integerLiteral, METADATA_NAMESPACE, PROLOGUE, selectRows } from "./lookup.ts";
-import { UPDATE_CHUNK } from "./portable_sparql.ts";
+import { integerLiteral, iriToSparql, stringToSparql } from "../sparql_protocol/terms.ts";
+import { ask, selectRows } from "../sparql_protocol/bounded_queries.ts";
+import { UPDATE_CHUNK } from "../sparql_protocol/portable_sparql.ts";
+import { METADATA_NAMESPACE, PROLOGUE } from "../sparql_protocol/service_vocabulary.ts";
 import type { IndexOutbox, OutboxClaim, OutboxEntry } from "../store/index_outbox.ts";
 
 const ENTRY_PREFIX = `${METADATA_NAMESPACE}outbox:`;

@@ -1,8 +1,8 @@
 /**
  * The triple store on any SPARQL 1.1 endpoint (Query, Update, Graph Store Protocol);
  * tested against Apache Jena Fuseki and OpenLink Virtuoso 7.2. The forms its queries and
- * updates take so that both evaluate them alike are in `portable_sparql.ts`; what it checks
- * of a store before the service starts is in `capabilities.ts`.
+ * updates take so that both evaluate them alike are in `src/sparql_protocol/portable_sparql.ts`;
+ * what it checks of a store before the service starts is in `capabilities.ts`.
  *
  * Layout in the endpoint's dataset:
  * - each item is one named graph, by default named by the item URI (`graphTemplate`);
@@ -70,8 +70,9 @@
 import { DataFactory, type Quad } from "n3";
 import { DomainError, isErrorKind } from "../errors/domain_error.ts";
 import { queryRemoteEndpoint } from "../sparql_protocol/remote_query.ts";
-import { integerLiteral, METADATA_NAMESPACE, PROLOGUE, selectPages, selectRows } from "./lookup.ts";
-import { isBound, mergeRows, PAGE_ROWS, whenAbsent } from "./portable_sparql.ts";
+import { selectPages, selectRows } from "../sparql_protocol/bounded_queries.ts";
+import { isBound, mergeRows, PAGE_ROWS, whenAbsent } from "../sparql_protocol/portable_sparql.ts";
+import { METADATA_NAMESPACE, PROLOGUE } from "../sparql_protocol/service_vocabulary.ts";
 import { probeCapabilities, type StoreCapabilities, StoreIncapable } from "./capabilities.ts";
 import { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
 import { itemExists, itemNotFound, preconditionFailed } from "../store/store_problems.ts";
@@ -97,7 +98,12 @@ import {
   streamSparqlJsonRows,
 } from "../sparql_protocol/results_json.ts";
 import { streamNTriples } from "../sparql_protocol/ntriples_stream.ts";
-import { iriToSparql, stringToSparql, triplesToSparql } from "../sparql_protocol/terms.ts";
+import {
+  integerLiteral,
+  iriToSparql,
+  stringToSparql,
+  triplesToSparql,
+} from "../sparql_protocol/terms.ts";
 import { groupBySubject } from "../rdf/subject_groups.ts";
 import {
   type GroupCommitOptions,

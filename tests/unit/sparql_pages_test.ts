@@ -4,7 +4,7 @@
  * listed once; keys that go backwards are still a malformed answer, never a loop.
  */
 import { strict as assert } from "node:assert";
-import { selectPages } from "../../src/store_sparql/lookup.ts";
+import { selectPages } from "../../src/sparql_protocol/bounded_queries.ts";
 import type { SparqlHttpClient } from "../../src/sparql_protocol/client.ts";
 import { isProblem } from "../../src/errors/domain_error.ts";
 

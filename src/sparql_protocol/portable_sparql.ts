@@ -1,8 +1,8 @@
 /**
- * The SPARQL forms the remote store relies on, written once in the shape every store tried
- * evaluates as the standard says (Apache Jena Fuseki 5, OpenLink Virtuoso 7.2; see
- * docs/backends.md). The store, its outbox and the job records build their guards, receipts
- * and pages from here, so a store's quirk is handled in one place:
+ * The SPARQL forms the service relies on in a remote store, written once in the shape every
+ * store tried evaluates as the standard says (Apache Jena Fuseki 5, OpenLink Virtuoso 7.2; see
+ * docs/backends.md). The SPARQL store, its outbox, the job records and the catalog records
+ * build their guards, receipts and pages from here, so a store's quirk is handled in one place:
  *
  * - **Lone `FILTER NOT EXISTS`** ({@link whenAbsent}): Virtuoso 7.2 ignores a filter that
  *   stands alone in a group (`WHERE { FILTER NOT EXISTS { … } }` matches even when the
@@ -19,11 +19,12 @@
  *   `ORDER BY ?k LIMIT n`), never by offset, with pages far below any cap.
  * - **Update size**: Virtuoso compiles an `INSERT DATA` into SQL text and fails above about
  *   1,400 triples (`SP031`); large item graphs go through the Graph Store Protocol into a
- *   staging graph and are moved by a small pattern update (sparql_triple_store.ts), and bulk
- *   metadata updates are sent in chunks of {@link UPDATE_CHUNK}.
+ *   staging graph and are moved by a small pattern update
+ *   (`src/store_sparql/sparql_triple_store.ts`), and bulk metadata updates are sent in chunks
+ *   of {@link UPDATE_CHUNK}.
  */
-import type { SparqlRow } from "../sparql_protocol/results_json.ts";
-import { stringToSparql } from "../sparql_protocol/terms.ts";
+import type { SparqlRow } from "./results_json.ts";
+import { stringToSparql } from "./terms.ts";
 
 /** Rows per page of a listing: far below Virtuoso's stock cap of 10,000. */
 export const PAGE_ROWS = 2000;

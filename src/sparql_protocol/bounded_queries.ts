@@ -1,27 +1,19 @@
 /**
- * Small SELECT queries of the SPARQL store and its companions (the index outbox, the job
- * records): the whole answer read at once, bounded, with the store's prologue.
+ * SELECT and ASK queries whose whole answer is read at once, bounded in bytes, over a
+ * {@link SparqlHttpClient}, each sent with the service's prologue ({@link PROLOGUE}): what the
+ * SPARQL store, its index outbox and the job and catalog records look their data up with.
+ * Listings page by key ({@link selectPages}, `portable_sparql.ts`).
  */
-import { type SparqlHttpClient, storeProblemFromError } from "../sparql_protocol/client.ts";
+import { type SparqlHttpClient, storeProblemFromError } from "./client.ts";
 import {
   malformedResults,
   type ParsedResults,
   readSmallSparqlJsonResults,
   type SparqlRow,
-} from "../sparql_protocol/results_json.ts";
-import { SPARQL_RESULTS_JSON } from "../sparql_protocol/results_formats.ts";
+} from "./results_json.ts";
+import { SPARQL_RESULTS_JSON } from "./results_formats.ts";
 import { keyPage, PAGE_ROWS } from "./portable_sparql.ts";
-
-/** Namespace of the service's own predicates in the store (`rcs:collection`, `rcs:hash`, …). */
-export const METADATA_NAMESPACE = "urn:rdf-content-service:";
-
-/** The prologue every query and update of the service's own data starts with. */
-export const PROLOGUE = `PREFIX rcs: <${METADATA_NAMESPACE}>\n`;
-
-/** The literal of an xsd:integer, as written into updates. */
-export function integerLiteral(value: number): string {
-  return `"${Math.trunc(value)}"^^<http://www.w3.org/2001/XMLSchema#integer>`;
-}
+import { PROLOGUE } from "./service_vocabulary.ts";
 
 /** Runs a SELECT (the prologue is added) and returns its rows; answers over `maxBytes` fail. */
 export async function selectRows(
