@@ -161,10 +161,14 @@ async function importsBetween(from: string[], to: string[]): Promise<string[]> {
   return found;
 }
 
+/** The store's engines. */
+const STORE_ENGINES = ["src/store_embedded/", "src/store_sparql/"];
 /** The store: its contract and every engine of it. */
-const STORE = ["src/store/", "src/store_embedded/", "src/store_sparql/"];
+const STORE = ["src/store/", ...STORE_ENGINES];
+/** Search's engines. */
+const SEARCH_ENGINES = ["src/search_embedded/", "src/search_opensearch/"];
 /** Search: its contract and every engine of it. */
-const SEARCH = ["src/search/", "src/search_embedded/", "src/search_opensearch/"];
+const SEARCH = ["src/search/", ...SEARCH_ENGINES];
 
 Deno.test("configuration does not import search", async () => {
   assert.deepEqual(await importsBetween(["src/config/"], SEARCH), []);
@@ -176,6 +180,13 @@ Deno.test("search does not import the store", async () => {
 
 Deno.test("the SPARQL protocol does not import the store", async () => {
   assert.deepEqual(await importsBetween(["src/sparql_protocol/"], STORE), []);
+});
+
+// Record stores (catalog and job records) stand on the contracts and the SPARQL protocol,
+// never on an engine's files, even where the layer order would allow it.
+Deno.test("configuration and the job records do not import an engine", async () => {
+  const from = ["src/catalog/", "src/config/", "src/jobs/"];
+  assert.deepEqual(await importsBetween(from, [...STORE_ENGINES, ...SEARCH_ENGINES]), []);
 });
 
 Deno.test("no import runs from a lower layer up to a higher one", async () => {
