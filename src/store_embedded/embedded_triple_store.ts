@@ -23,7 +23,11 @@ import { inUnsyncedTransaction, type Migration } from "../sqlite/local_db.ts";
 import { SqliteIndexOutbox } from "./sqlite_index_outbox.ts";
 import { decodeObject, decodePredicate, decodeSubject, encodeTerm } from "./term_ids.ts";
 import { termColumn, TermDictionary, termText } from "./term_dictionary.ts";
-import { QUAD_TABLES_MIGRATION } from "./quad_tables.ts";
+import {
+  QUAD_TABLES_MIGRATION,
+  SHARED_TRIPLES_MIGRATION,
+  SHARED_TRIPLES_OF_GRAPH,
+} from "./quad_tables.ts";
 import { EmbeddedSparqlEngine } from "./embedded_sparql_engine.ts";
 import {
   type GroupCommitOptions,
@@ -91,13 +95,15 @@ const SCOPE_INDEXES_MIGRATION: Migration = {
 /**
  * The store's tables: items, the index outbox, whose entries commit with the item writes
  * (sqlite_index_outbox.ts), (migration 8, `quad_tables.ts`) the term dictionary and the
- * integer quads that replaced migration 1's text triples, and (migration 9) the items' indexes
- * by graph that keep a query inside its scope of collections.
+ * integer quads that replaced migration 1's text triples, (migration 9) the items' indexes
+ * by graph that keep a query inside its scope of collections, and (migration 10) the triples
+ * several items state.
  */
 export const EMBEDDED_STORE_MIGRATIONS: Migration[] = [
   ITEMS_MIGRATION,
   QUAD_TABLES_MIGRATION,
   SCOPE_INDEXES_MIGRATION,
+  SHARED_TRIPLES_MIGRATION,
 ];
 
 /** Items up to this many triples are read in one statement; larger ones are paged. */
@@ -214,6 +220,7 @@ export class EmbeddedTripleStore implements TripleStore {
       ),
       deleteItem: db.prepare("DELETE FROM items WHERE id = ?"),
       deleteTriples: db.prepare("DELETE FROM quads WHERE g = ?"),
+      recordSharedTriples: db.prepare(SHARED_TRIPLES_OF_GRAPH),
       allTriples: db.prepare(
         `SELECT ${TRIPLE_COLUMNS} FROM quads q ${TRIPLE_JOINS} WHERE q.g = ? ORDER BY q.s, q.p, q.o`,
       ),
@@ -563,6 +570,7 @@ export class EmbeddedTripleStore implements TripleStore {
       }
       this.#insertRows(rows).run(...values);
     }
+    this.#statements.recordSharedTriples.run(item.graph);
   }
 
   /** The prepared multi-row insert for `rows` triples. */

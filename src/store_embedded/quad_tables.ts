@@ -44,6 +44,34 @@ export const QUAD_TABLES_MIGRATION: Migration = {
   run: convertTextTriples,
 };
 
+/**
+ * Migration 10: the triples more than one item graph states (a superset: an entry may outlive
+ * its last copy but one). The union default graph is a set, so a query over it counts such a
+ * triple once (`sparql_to_sql.ts`); while no triple is shared, nothing needs to. Each write
+ * adds its shared triples ({@link SHARED_TRIPLES_OF_GRAPH}); the migration finds an existing
+ * file's (a scan of the SPO order).
+ */
+export const SHARED_TRIPLES_MIGRATION: Migration = {
+  version: 10,
+  description: "the triples several item graphs state (the union default graph is a set)",
+  sql: `CREATE TABLE shared_triples (
+     s INTEGER NOT NULL,
+     p INTEGER NOT NULL,
+     o INTEGER NOT NULL,
+     PRIMARY KEY (s, p, o)
+   ) WITHOUT ROWID;
+   INSERT INTO shared_triples (s, p, o)
+     SELECT s, p, o FROM quads INDEXED BY quads_spo GROUP BY s, p, o HAVING count(*) > 1;`,
+};
+
+/**
+ * Records the triples of graph `?1` that another graph states too: one probe of the SPO order
+ * per triple of the item just written (blank nodes are the item's own and never match).
+ */
+export const SHARED_TRIPLES_OF_GRAPH = `INSERT OR IGNORE INTO shared_triples (s, p, o)
+  SELECT q.s, q.p, q.o FROM quads q WHERE q.g = ?1 AND EXISTS (
+    SELECT 1 FROM quads x WHERE x.s = q.s AND x.p = q.p AND x.o = q.o AND x.g <> q.g)`;
+
 /** Copies migration 1's text triples into the quad tables, then drops them. */
 function convertTextTriples(db: DatabaseSync): void {
   const terms = new TermDictionary(db);

@@ -35,12 +35,22 @@ type Request = { s?: number; p?: number; o?: number; describes?: number };
 /** What to load for a query: requests, or everything. */
 export interface LoadPlan {
   everything: boolean;
+  /** The query has a `GRAPH` (anywhere): the quads go into their named graphs too. */
+  readsNamedGraphs?: boolean;
   requests: Request[];
   /**
    * Only quads of the item graphs of these collections (an empty list: none); undefined,
    * every graph.
    */
   scope?: readonly string[];
+  /**
+   * Where the loaded quads go. `union`: their triples into the default graph, which is a set
+   * (a triple stated in several items is there once, as the union default graph of the SQL
+   * path and of a SPARQL store), and into their named graphs only when the query has a
+   * `GRAPH`. `named`: into their named graphs only (a query naming its dataset builds its
+   * default graph from them).
+   */
+  graphs: "union" | "named";
 }
 
 type Term = sparqljs.Term;
@@ -50,8 +60,9 @@ export function planLoad(
   query: sparqljs.SparqlQuery,
   lookUp: TermLookup,
   scope?: readonly string[],
+  graphs: LoadPlan["graphs"] = "union",
 ): LoadPlan {
-  const plan: LoadPlan = { everything: false, requests: [], scope };
+  const plan: LoadPlan = { everything: false, requests: [], scope, graphs };
   const id = (term: Term | undefined): number | undefined | null => {
     if (!term || term.termType === "Variable" || term.termType === "BlankNode") return undefined;
     if (term.termType !== "NamedNode" && term.termType !== "Literal") return undefined;
@@ -68,7 +79,10 @@ export function planLoad(
     if ("subject" in record && "predicate" in record && "object" in record) {
       triple(record as unknown as sparqljs.Triple);
     }
-    if (record.type === "graph" && !containsTriple(record.patterns)) plan.everything = true;
+    if (record.type === "graph") {
+      plan.readsNamedGraphs = true;
+      if (!containsTriple(record.patterns)) plan.everything = true;
+    }
     for (const value of Object.values(record)) visit(value);
   };
   const triple = (pattern: sparqljs.Triple) => {
@@ -161,9 +175,15 @@ export function loadQuads(db: DatabaseSync, plan: LoadPlan, limit = FALLBACK_QUA
         "Bind more of its terms, or move to a SPARQL store (see docs/backends.md).",
     });
   }
-  return rows.map(([g, s, p, o]) =>
-    `${nquadsTerm(s)} ${nquadsTerm(p)} ${nquadsTerm(termText(o))} ${nquadsTerm(g)} .\n`
-  ).join("");
+  const named = plan.graphs === "named" || plan.readsNamedGraphs === true;
+  const union = plan.graphs === "union";
+  let text = "";
+  for (const [g, s, p, o] of rows) {
+    const triple = `${nquadsTerm(s)} ${nquadsTerm(p)} ${nquadsTerm(termText(o))}`;
+    if (union) text += `${triple} .\n`;
+    if (named) text += `${triple} ${nquadsTerm(g)} .\n`;
+  }
+  return text;
 }
 
 /**

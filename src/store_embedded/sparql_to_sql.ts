@@ -12,9 +12,8 @@
  *
  * Hand-written: no npm library compiles SPARQL to SQL over a schema of one's own, and the
  * fragment is small. Term equality in a pattern is the dictionary id's equality, which is
- * RDF term equality (what BGP matching uses). The union default graph is the union of the
- * item graphs' quads, as oxigraph's (the fallback, and the engine before) makes it: a triple
- * stated in two items matches once per item.
+ * RDF term equality (what BGP matching uses). The union default graph is the RDF merge of the
+ * item graphs, a set: a triple stated in two items matches once (`distinctSolutions`).
  *
  * A query scope (the collections a caller may read) joins each quads table that matches the
  * union default graph, and the first of each `GRAPH` (the others equal its graph), to an
@@ -57,14 +56,17 @@ const XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer";
 /**
  * The SQL of `query`, or undefined when it is outside the compiled fragment. `scope`: the
  * collections whose item graphs the query sees (an empty list: none); undefined, every graph.
+ * `sharedTriples`: false when no triple is stated in two item graphs (the store's
+ * `shared_triples` table is empty), so that the default graph's quads are already a set.
  */
 export function compileQuery(
   query: sparqljs.SparqlQuery,
   lookUp: TermLookup,
   scope?: readonly string[],
+  sharedTriples = true,
 ): CompiledQuery | undefined {
   try {
-    return compile(query, lookUp, scope);
+    return compile(query, lookUp, scope, sharedTriples);
   } catch (error) {
     if (error instanceof Unsupported) return undefined;
     throw error;
@@ -75,6 +77,7 @@ function compile(
   query: sparqljs.SparqlQuery,
   lookUp: TermLookup,
   scope: readonly string[] | undefined,
+  sharedTriples: boolean,
 ): CompiledQuery {
   if (query.type !== "query") throw new Unsupported();
   if (query.queryType !== "SELECT" && query.queryType !== "ASK") throw new Unsupported();
@@ -89,12 +92,24 @@ function compile(
     return { sql: `SELECT 1 ${from} LIMIT 1`, variables: [], counts: [], ask: true, parameters };
   }
   const select = query as sparqljs.SelectQuery;
+  const grouped = select.group !== undefined ||
+    select.variables.some((item) => !("termType" in item));
+  if (grouped && select.distinct) throw new Unsupported();
+  // The union default graph is a set of triples: a triple stated in several items matches
+  // once. A solution then differs from another only in its variables, so the solutions are
+  // those of the quads' join made distinct over every variable (a group of patterns joins
+  // sets into a set). A DISTINCT projection needs no more; anything else reads from that.
+  const copies = sharedTriples && joins.hasDefaultGraph;
+  if (copies && isCountOfOnePattern(select, joins)) return countOfOnePattern(select, joins);
+  const solutions = copies && !(select.distinct || select.reduced)
+    ? distinctSolutions(joins, from)
+    : { from, columns: joins.variables };
   const variables: string[] = [];
   const counts: boolean[] = [];
   const columns: string[] = [];
   for (const item of select.variables) {
     if ("termType" in item && item.termType === "Wildcard") {
-      for (const [name, column] of joins.variables) {
+      for (const [name, column] of solutions.columns) {
         if (name.startsWith("_:")) continue;
         variables.push(name);
         counts.push(false);
@@ -103,27 +118,25 @@ function compile(
     } else if ("termType" in item) {
       variables.push(item.value);
       counts.push(false);
-      columns.push(joins.variables.get(item.value) ?? "NULL");
+      columns.push(solutions.columns.get(item.value) ?? "NULL");
     } else {
       variables.push(item.variable.value);
       counts.push(true);
-      columns.push(countOf(item.expression, joins.variables));
+      columns.push(countOf(item.expression, solutions.columns));
     }
   }
-  const grouped = select.group !== undefined || counts.some((count) => count);
   let groupBy = "";
   if (select.group) {
     const keys = select.group.map((key) => {
       const expression = key.expression as Term;
       if (key.variable || expression.termType !== "Variable") throw new Unsupported();
-      return joins.variables.get(expression.value) ?? "NULL";
+      return solutions.columns.get(expression.value) ?? "NULL";
     });
     groupBy = ` GROUP BY ${keys.join(", ")}`;
   }
-  if (grouped && select.distinct) throw new Unsupported();
   const distinct = select.distinct || select.reduced ? "DISTINCT " : "";
   const list = columns.map((column, i) => `${column} AS c${i}`).join(", ") || "1";
-  let sql = `SELECT ${distinct}${list} ${from}${groupBy}`;
+  let sql = `SELECT ${distinct}${list} ${solutions.from}${groupBy}`;
   if (select.limit !== undefined) sql += ` LIMIT ${select.limit}`;
   if (select.offset !== undefined) {
     sql += `${select.limit === undefined ? " LIMIT -1" : ""} OFFSET ${select.offset}`;
@@ -157,6 +170,66 @@ function countOf(expression: sparqljs.Expression, variables: Map<string, string>
   return `count(${aggregate.distinct ? "DISTINCT " : ""}${column})`;
 }
 
+/** `SELECT (COUNT(*) AS ?n) { one pattern }` over the union default graph. */
+function isCountOfOnePattern(select: sparqljs.SelectQuery, joins: Joins): boolean {
+  if (select.group || select.distinct || select.reduced || select.variables.length !== 1) {
+    return false;
+  }
+  const item = select.variables[0];
+  if ("termType" in item) return false;
+  const aggregate = item.expression as sparqljs.AggregateExpression;
+  return aggregate.type === "aggregate" && aggregate.aggregation === "count" &&
+    !aggregate.distinct &&
+    (aggregate.expression as { termType?: string }).termType === "Wildcard" &&
+    joins.tables.length === 1;
+}
+
+/**
+ * The triples one pattern matches in the union default graph, counted without reading them
+ * in order: the quads it matches, less the extra copies of the shared triples among them
+ * (a shared triple stated in n graphs of the scope is n quads and one triple). As fast as
+ * counting the quads while few triples are shared.
+ */
+function countOfOnePattern(select: sparqljs.SelectQuery, joins: Joins): CompiledQuery {
+  const quads = `SELECT count(*) ${joins.from()}`;
+  const copies = `SELECT count(*) AS n ${
+    joins.from({
+      table: "shared_triples t",
+      where: ["t.s = q0.s", "t.p = q0.p", "t.o = q0.o"],
+    })
+  } GROUP BY t.s, t.p, t.o`;
+  let sql = `SELECT (${quads}) - (SELECT coalesce(sum(n - 1), 0) FROM (${copies})) AS c0`;
+  if (select.limit !== undefined) sql += ` LIMIT ${select.limit}`;
+  if (select.offset !== undefined) {
+    sql += `${select.limit === undefined ? " LIMIT -1" : ""} OFFSET ${select.offset}`;
+  }
+  const item = select.variables[0] as sparqljs.VariableExpression;
+  return {
+    sql: `SELECT r.c0 FROM (${sql}) r`,
+    variables: [item.variable.value],
+    counts: [true],
+    ask: false,
+    parameters: joins.parameters,
+  };
+}
+
+/**
+ * The join's rows made distinct over every variable (blank nodes of the query included), as
+ * a FROM clause with each variable's column in it. Without variables, one row or none.
+ */
+function distinctSolutions(
+  joins: Joins,
+  from: string,
+): { from: string; columns: Map<string, string> } {
+  const columns = new Map<string, string>();
+  const inner: string[] = [];
+  for (const [name, column] of joins.variables) {
+    inner.push(`${column} AS v${inner.length}`);
+    columns.set(name, `d.v${inner.length - 1}`);
+  }
+  return { from: `FROM (SELECT DISTINCT ${inner.join(", ") || "1"} ${from}) d`, columns };
+}
+
 /**
  * The name of a function of one argument that answers 0 once the query's time is up,
  * called on every row of a join's innermost loop: SQLite cannot be interrupted from outside
@@ -180,6 +253,8 @@ class Joins {
   readonly tables: string[] = [];
   readonly where: string[] = [];
   readonly variables = new Map<string, string>();
+  /** True once a pattern matches in the union default graph (a set: see `compile`). */
+  hasDefaultGraph = false;
   /** The scope's collections, bound as the statement's parameters. */
   readonly parameters: string[];
   readonly #lookUp: TermLookup;
@@ -198,13 +273,13 @@ class Joins {
    * visit far more rows than the store has); a single pattern is one index range, bounded
    * by the store.
    */
-  from(): string {
-    const tables = [...this.tables, ...this.#scopeTables];
+  from(extra?: { table: string; where: string[] }): string {
+    const tables = [...(extra ? [extra.table] : []), ...this.tables, ...this.#scopeTables];
     // A scope's items tables must not turn a query SQLite would join into one it refuses.
     if (tables.length > MAX_JOINED_TABLES && this.tables.length <= MAX_JOINED_TABLES) {
       throw new Unsupported();
     }
-    const where = [...this.where];
+    const where = [...(extra?.where ?? []), ...this.where];
     if (this.tables.length > 1) {
       where.push(
         alive([
@@ -270,7 +345,10 @@ class Joins {
     const alias = `q${this.tables.length}`;
     this.tables.push(`quads ${alias}`);
     // In the union default graph each pattern may match in an item graph of its own.
-    if (graph === "default") this.#restrict(alias);
+    if (graph === "default") {
+      this.hasDefaultGraph = true;
+      this.#restrict(alias);
+    }
     const predicate = triple.predicate as Term | sparqljs.PropertyPath;
     if ("type" in predicate) throw new Unsupported();
     this.#match(`${alias}.s`, triple.subject as Term);

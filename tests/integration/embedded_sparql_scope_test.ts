@@ -12,18 +12,15 @@ import { join } from "node:path";
 // @ts-types="@types/sparqljs"
 import sparqljs from "sparqljs";
 import oxigraph from "oxigraph";
-import { DataFactory, Parser, Writer } from "n3";
+import { DataFactory } from "n3";
 import type { Quad, Term } from "n3";
 import type { DatabaseSync } from "node:sqlite";
 import { openLocalDatabase } from "../../src/local_database.ts";
 import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
 import { compileQuery } from "../../src/store_embedded/sparql_to_sql.ts";
-import { parseSparqlJsonResults } from "../../src/sparql_protocol/results_json.ts";
-import type {
-  SparqlQueryOptions,
-  SparqlQueryResult,
-} from "../../src/sparql_protocol/query_types.ts";
+import { oxigraphAnswer, referenceStore } from "../support/oxigraph_reference.ts";
+import type { SparqlQueryOptions } from "../../src/sparql_protocol/query_types.ts";
 import { GROUP_COMMIT } from "../support/config_defaults.ts";
 
 const { namedNode, literal, blankNode, quad } = DataFactory;
@@ -125,24 +122,6 @@ const FALLING_BACK = [
   `SELECT (1 AS ?one) WHERE { }`,
 ];
 
-/** Oxigraph's answer over the union of the item graphs: what the store answered before. */
-function oxigraphAnswer(store: oxigraph.Store, query: string): SparqlQueryResult {
-  const quads = /^\s*(CONSTRUCT|DESCRIBE)/.test(query);
-  const text = String(store.query(query, {
-    use_default_graph_as_union: !/\bFROM\b/.test(query),
-    results_format: quads ? "application/n-triples" : "application/sparql-results+json",
-  }));
-  if (quads) {
-    return {
-      kind: "quads",
-      quads: new Parser({ format: "N-Triples" }).parse(text),
-      truncated: false,
-    };
-  }
-  const parsed = parseSparqlJsonResults(text);
-  return parsed.kind === "boolean" ? parsed : { ...parsed, truncated: false };
-}
-
 interface Stores {
   /** Every item of A and B. */
   full: EmbeddedTripleStore;
@@ -177,7 +156,6 @@ async function withStores(fn: (stores: Stores) => Promise<void> | void) {
     const all = items();
     const full = await openStore(dirs[0], all);
     const onlyA = await openStore(dirs[1], all.filter((item) => item.collection === A));
-    const reference = new oxigraph.Store();
     const quads = all.flatMap((item, index) =>
       item.quads.map((q) => {
         const scoped = <T extends Term>(term: T) =>
@@ -185,9 +163,7 @@ async function withStores(fn: (stores: Stores) => Promise<void> | void) {
         return quad(scoped(q.subject), q.predicate, scoped(q.object), namedNode(item.uri));
       })
     );
-    reference.load(new Writer({ format: "N-Quads" }).quadsToString(quads), {
-      format: "application/n-quads",
-    });
+    const reference = referenceStore(quads);
     try {
       await fn({
         full: full.store,

@@ -11,15 +11,14 @@ import { join } from "node:path";
 // @ts-types="@types/sparqljs"
 import sparqljs from "sparqljs";
 import oxigraph from "oxigraph";
-import { DataFactory, Parser, termToId, Writer } from "n3";
+import { DataFactory, Parser, termToId } from "n3";
 import type { Quad, Term } from "n3";
 import { openLocalDatabase } from "../../src/local_database.ts";
 import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
 import { compileQuery } from "../../src/store_embedded/sparql_to_sql.ts";
 import { loadQuads, nquadsTerm, planLoad } from "../../src/store_embedded/sparql_fallback.ts";
-import { parseSparqlJsonResults } from "../../src/sparql_protocol/results_json.ts";
-import type { SparqlQueryResult } from "../../src/sparql_protocol/query_types.ts";
+import { oxigraphAnswer, referenceStore } from "../support/oxigraph_reference.ts";
 import { isProblem } from "../../src/errors/domain_error.ts";
 import { GROUP_COMMIT } from "../support/config_defaults.ts";
 
@@ -85,30 +84,12 @@ const FALLING_BACK = [
   `CONSTRUCT { ?s <${EX}named> ?n } WHERE { ?s <${EX}author>/<${EX}name> ?n }`,
 ];
 
-function oxigraphAnswer(store: oxigraph.Store, query: string): SparqlQueryResult {
-  const quads = /^\s*CONSTRUCT/.test(query);
-  const text = String(store.query(query, {
-    use_default_graph_as_union: true,
-    results_format: quads ? "application/n-triples" : "application/sparql-results+json",
-  }));
-  if (quads) {
-    return {
-      kind: "quads",
-      quads: new Parser({ format: "N-Triples" }).parse(text),
-      truncated: false,
-    };
-  }
-  const parsed = parseSparqlJsonResults(text);
-  return parsed.kind === "boolean" ? parsed : { ...parsed, truncated: false };
-}
-
 async function withStore(
   fn: (store: EmbeddedTripleStore, reference: oxigraph.Store, dir: string) => Promise<void>,
 ) {
   const dir = await Deno.makeTempDir({ prefix: "rcs-sparql-" });
   const db = openLocalDatabase(dir);
   const store = EmbeddedTripleStore.open(db, join(dir, LOCAL_DB_FILE), GROUP_COMMIT);
-  const reference = new oxigraph.Store();
   try {
     const all: Quad[] = [];
     for (const [index, item] of items().entries()) {
@@ -132,9 +113,7 @@ async function withStore(
         );
       }
     }
-    reference.load(new Writer({ format: "N-Quads" }).quadsToString(all), {
-      format: "application/n-quads",
-    });
+    const reference = referenceStore(all);
     await fn(store, reference, dir);
   } finally {
     await store.close();
@@ -191,7 +170,8 @@ Deno.test("embedded SPARQL: the fallback loads only what the patterns select, an
       limit: 1000,
       timeoutMs: 30_000,
     });
-    assert.equal(all.kind === "bindings" && all.rows.length, 26);
+    // 26 quads, 25 triples: the default graph holds the shared label once.
+    assert.equal(all.kind === "bindings" && all.rows.length, 25);
   });
 });
 
@@ -228,5 +208,74 @@ Deno.test("embedded SPARQL: the fallback's N-Quads hold every stored term exactl
     const [parsed] = new Parser({ format: "N-Quads", blankNodePrefix: "" }).parse(line);
     assert.ok(parsed.object.equals(object), `${JSON.stringify(id)} → ${line}`);
     assert.ok(parsed.graph.equals(graph));
+  }
+});
+
+Deno.test("embedded SPARQL: the default graph is a set; a triple two items state counts once on both paths", async () => {
+  await withStore(async (store) => {
+    const concept = `<${EX}concept/1>`;
+    // Each pair: the compiled form, and the same query the fallback answers (a FILTER).
+    const answers = async (query: string) => {
+      const result = await store.query(query, { limit: 1000, timeoutMs: 30_000 });
+      assert.equal(result.kind, "bindings", query);
+      return result.kind === "bindings"
+        ? result.rows.map((row) => row.get("n")?.value ?? row.get("o")?.value)
+        : [];
+    };
+    for (const filter of ["", "FILTER(true)"]) {
+      assert.deepEqual(await answers(`SELECT ?o WHERE { ${concept} ?p ?o ${filter} }`), ["Shared"]);
+      assert.deepEqual(
+        await answers(`SELECT (COUNT(*) AS ?n) WHERE { ${concept} ?p ?o ${filter} }`),
+        ["1"],
+      );
+      // Joined with a pattern each item matches: one row per item, not per item and copy.
+      assert.deepEqual(
+        await answers(
+          `SELECT (COUNT(*) AS ?n) WHERE { ?s <${EX}subject> ?c . ?c ?p ?o ${filter} }`,
+        ),
+        ["2"],
+      );
+    }
+    // Inside GRAPH each item's copy is its own.
+    assert.deepEqual(
+      await answers(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ${concept} ?p ?o } }`),
+      ["2"],
+    );
+  });
+});
+
+Deno.test("embedded SPARQL: a file from before migration 10 finds its shared triples on upgrade", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "rcs-sparql-upgrade-" });
+  try {
+    let db = openLocalDatabase(dir);
+    let store = EmbeddedTripleStore.open(db, join(dir, LOCAL_DB_FILE), GROUP_COMMIT);
+    for (const item of items()) {
+      await store.createItem({
+        collection: COLLECTION,
+        uri: item.uri,
+        quads: item.quads,
+        hash: "h",
+      });
+    }
+    await store.close();
+    // Back to version 9: the table did not exist then.
+    db.exec("DROP TABLE shared_triples; UPDATE schema_version SET version = 9");
+    db.close();
+    db = openLocalDatabase(dir);
+    store = EmbeddedTripleStore.open(db, join(dir, LOCAL_DB_FILE), GROUP_COMMIT);
+    try {
+      const shared = db.prepare("SELECT count(*) AS n FROM shared_triples").get() as { n: number };
+      assert.equal(shared.n, 1);
+      const count = await store.query(`SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }`, {
+        limit: 10,
+        timeoutMs: 30_000,
+      });
+      assert.equal(count.kind === "bindings" && count.rows[0].get("n")?.value, "25");
+    } finally {
+      await store.close();
+      db.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
