@@ -10,6 +10,13 @@ import { DomainError } from "../errors/domain_error.ts";
 import { sparqlParser } from "../sparql_protocol/parser.ts";
 import { ALIVE_FUNCTION, type CompiledQuery, compileQuery, countText } from "./sparql_to_sql.ts";
 import { loadQuads, planLoad } from "./sparql_fallback.ts";
+import {
+  alteredLiterals,
+  queryLiterals,
+  restoreLiterals,
+  rewriteForSurrogates,
+} from "./literal_forms.ts";
+import { unindentedGenerator } from "../sparql_protocol/generator.ts";
 import { TermDictionary, termText } from "./term_dictionary.ts";
 
 /** One query to evaluate (its text already checked and bounded by `analyze_query.ts`). */
@@ -88,25 +95,43 @@ export class SparqlEvaluator {
     }
     if (compiled) return this.#beforeDeadline(request, () => this.#run(compiled));
     const oxigraph = await oxigraphModule();
-    const nquads = this.#beforeDeadline(
+    const altered = (ids: Iterable<string>) => alteredLiterals(oxigraph, ids);
+    const loaded = this.#beforeDeadline(
       request,
       () =>
         loadQuads(
           this.#db,
           planLoad(parsed, lookUp, scope, request.unionDefaultGraph ? "union" : "named"),
+          undefined,
+          altered,
         ),
     );
+    // Literals oxigraph would not keep as written are loaded as surrogates, and the query
+    // reads them through (literal_forms.ts); without any, the query runs as it was sent.
+    const alteredConstants = altered(queryLiterals(parsed));
+    const surrogates = loaded.surrogates > 0 || alteredConstants.size > 0;
+    let sparql = request.sparql;
+    if (surrogates) {
+      rewriteForSurrogates(parsed, alteredConstants);
+      sparql = unindentedGenerator().stringify(parsed);
+    }
     const store = new oxigraph.Store();
     try {
-      if (nquads) store.load(nquads, { format: "application/n-quads", no_transaction: true });
+      if (loaded.nquads) {
+        store.load(loaded.nquads, { format: "application/n-quads", no_transaction: true });
+      }
       // The union default graph is loaded as a graph of its own (`LoadPlan.graphs`): oxigraph's
       // union of named graphs would count a triple once per item that states it.
-      const result = store.query(request.sparql, {
+      const result = String(store.query(sparql, {
         results_format: request.form === "quads"
           ? "application/n-triples"
           : "application/sparql-results+json",
-      });
-      return { kind: "text", text: String(result), loadedQuads: lineCount(nquads) };
+      }));
+      return {
+        kind: "text",
+        text: surrogates ? restoreLiterals(result) : result,
+        loadedQuads: lineCount(loaded.nquads),
+      };
     } finally {
       // wasm-bindgen objects hand their WebAssembly memory back on free(); the typings omit it.
       (store as unknown as { free?: () => void }).free?.();

@@ -25,6 +25,8 @@ import { DomainError } from "../errors/domain_error.ts";
 import { encodeConstant } from "./term_ids.ts";
 import { termColumn, termText } from "./term_dictionary.ts";
 import type { TermLookup } from "./sparql_to_sql.ts";
+import { nquadsTerm } from "./nquads_term.ts";
+import { surrogateOf } from "./literal_forms.ts";
 
 /** Most quads one fallback query may load (oxigraph holds about 330 bytes per quad). */
 export const FALLBACK_QUAD_LIMIT = 1_000_000;
@@ -145,11 +147,27 @@ function pathNeedsEverything(
 /** A loaded quad's graph, subject, predicate and object texts. */
 type QuadRow = [string, string, string, string | Uint8Array];
 
-/** The planned quads as N-Quads text; unprocessable `query-too-broad` beyond the limit. */
-export function loadQuads(db: DatabaseSync, plan: LoadPlan, limit = FALLBACK_QUAD_LIMIT): string {
-  if (!plan.everything && plan.requests.length === 0) return "";
+/** The planned quads as N-Quads text, and how many objects were written as surrogates. */
+export interface LoadedQuads {
+  nquads: string;
+  surrogates: number;
+}
+
+/**
+ * The planned quads as N-Quads text; unprocessable `query-too-broad` beyond `limit`. The
+ * objects `altered` picks out (literals the engine would not keep as written) are written
+ * as their surrogates (`literal_forms.ts`).
+ */
+export function loadQuads(
+  db: DatabaseSync,
+  plan: LoadPlan,
+  limit = FALLBACK_QUAD_LIMIT,
+  altered?: (objects: Iterable<string>) => ReadonlySet<string>,
+): LoadedQuads {
+  const nothing = { nquads: "", surrogates: 0 };
+  if (!plan.everything && plan.requests.length === 0) return nothing;
   const { scope } = plan;
-  if (scope?.length === 0) return "";
+  if (scope?.length === 0) return nothing;
   const conditions = plan.everything ? ["1"] : plan.requests.map(condition);
   // The scope as the compiled queries keep it (sparql_to_sql.ts): an item of the quad's
   // graph in one of the collections, probed by items(graph, collection) from the requests'
@@ -177,44 +195,25 @@ export function loadQuads(db: DatabaseSync, plan: LoadPlan, limit = FALLBACK_QUA
   }
   const named = plan.graphs === "named" || plan.readsNamedGraphs === true;
   const union = plan.graphs === "union";
+  const objects = rows.map((row) => termText(row[3]));
+  const surrogates = altered?.(new Set(objects.filter(isTypedLiteral))) ?? new Set<string>();
   let text = "";
-  for (const [g, s, p, o] of rows) {
-    const triple = `${nquadsTerm(s)} ${nquadsTerm(p)} ${nquadsTerm(termText(o))}`;
+  let written = 0;
+  rows.forEach(([g, s, p], i) => {
+    let o = objects[i];
+    if (surrogates.has(o)) {
+      o = surrogateOf(o);
+      written++;
+    }
+    const triple = `${nquadsTerm(s)} ${nquadsTerm(p)} ${nquadsTerm(o)}`;
     if (union) text += `${triple} .\n`;
     if (named) text += `${triple} ${nquadsTerm(g)} .\n`;
-  }
-  return text;
+  });
+  return { nquads: text, surrogates: written };
 }
 
-/**
- * A stored term (N3.js id text: `iri`, `_:label`, `"value"@lang`, `"value"^^datatype`) as
- * N-Quads. Written here rather than through term objects and N3.js's writer, which took
- * most of a fallback's time (measured: 275k quads, 6.6 s of 30).
- */
-export function nquadsTerm(id: string): string {
-  if (id.startsWith('"')) {
-    const end = id.lastIndexOf('"');
-    // deno-lint-ignore no-control-regex -- control characters are written as escapes
-    const value = id.slice(1, end).replace(/["\\\u0000-\u001f]/g, escapeCharacter);
-    const suffix = id.slice(end + 1);
-    return suffix.startsWith("^^") ? `"${value}"^^<${suffix.slice(2)}>` : `"${value}"${suffix}`;
-  }
-  return id.startsWith("_:") ? id : `<${id}>`;
-}
-
-function escapeCharacter(character: string): string {
-  switch (character) {
-    case '"':
-      return '\\"';
-    case "\\":
-      return "\\\\";
-    case "\n":
-      return "\\n";
-    case "\r":
-      return "\\r";
-    default:
-      return `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`;
-  }
+function isTypedLiteral(id: string): boolean {
+  return id.startsWith('"') && id.lastIndexOf("^^") > id.lastIndexOf('"');
 }
 
 function condition(request: Request): string {

@@ -17,7 +17,8 @@ import { openLocalDatabase } from "../../src/local_database.ts";
 import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
 import { compileQuery } from "../../src/store_embedded/sparql_to_sql.ts";
-import { loadQuads, nquadsTerm, planLoad } from "../../src/store_embedded/sparql_fallback.ts";
+import { loadQuads, planLoad } from "../../src/store_embedded/sparql_fallback.ts";
+import { nquadsTerm } from "../../src/store_embedded/nquads_term.ts";
 import { oxigraphAnswer, referenceStore } from "../support/oxigraph_reference.ts";
 import { isProblem } from "../../src/errors/domain_error.ts";
 import { GROUP_COMMIT } from "../support/config_defaults.ts";
@@ -155,7 +156,7 @@ Deno.test("embedded SPARQL: the fallback loads only what the patterns select, an
         find,
       );
       assert.equal(titles.everything, false);
-      assert.equal(loadQuads(db, titles).trim().split("\n").length, 6);
+      assert.equal(loadQuads(db, titles).nquads.trim().split("\n").length, 6);
       const everything = planLoad(parser.parse(`SELECT * WHERE { ?s ?p ?o } ORDER BY ?s`), find);
       assert.equal(everything.everything, true);
       assert.throws(
