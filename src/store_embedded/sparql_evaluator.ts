@@ -6,10 +6,12 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import type Oxigraph from "oxigraph";
+// @ts-types="@types/sparqljs"
+import type sparqljs from "sparqljs";
 import { DomainError } from "../errors/domain_error.ts";
 import { sparqlParser } from "../sparql_protocol/parser.ts";
 import { ALIVE_FUNCTION, type CompiledQuery, compileQuery, countText } from "./sparql_to_sql.ts";
-import { loadQuads, planLoad } from "./sparql_fallback.ts";
+import { type Dataset, loadQuads, planLoad } from "./sparql_fallback.ts";
 import {
   alteredLiterals,
   queryLiterals,
@@ -96,12 +98,15 @@ export class SparqlEvaluator {
     if (compiled) return this.#beforeDeadline(request, () => this.#run(compiled));
     const oxigraph = await oxigraphModule();
     const altered = (ids: Iterable<string>) => alteredLiterals(oxigraph, ids);
+    // A dataset is built here, not by oxigraph, whose FROM merge counts a triple once per
+    // graph that states it: the query then runs on the default graph it was loaded with.
+    const dataset = datasetOf(parsed);
     const loaded = this.#beforeDeadline(
       request,
       () =>
         loadQuads(
           this.#db,
-          planLoad(parsed, lookUp, scope, request.unionDefaultGraph ? "union" : "named"),
+          planLoad(parsed, lookUp, scope, dataset ?? "union"),
           undefined,
           altered,
         ),
@@ -111,10 +116,8 @@ export class SparqlEvaluator {
     const alteredConstants = altered(queryLiterals(parsed));
     const surrogates = loaded.surrogates > 0 || alteredConstants.size > 0;
     let sparql = request.sparql;
-    if (surrogates) {
-      rewriteForSurrogates(parsed, alteredConstants);
-      sparql = unindentedGenerator().stringify(parsed);
-    }
+    if (surrogates) rewriteForSurrogates(parsed, alteredConstants);
+    if (surrogates || dataset) sparql = unindentedGenerator().stringify(parsed);
     const store = new oxigraph.Store();
     try {
       if (loaded.nquads) {
@@ -178,6 +181,17 @@ export class SparqlEvaluator {
       ),
     };
   }
+}
+
+/** The query's FROM and FROM NAMED graphs, taken out of it; undefined without any. */
+function datasetOf(query: sparqljs.SparqlQuery): Dataset | undefined {
+  if (query.type !== "query" || !query.from) return undefined;
+  const dataset = {
+    default: query.from.default.map((graph) => graph.value),
+    named: query.from.named.map((graph) => graph.value),
+  };
+  delete query.from;
+  return dataset;
 }
 
 function lineCount(text: string): number {

@@ -49,10 +49,17 @@ export interface LoadPlan {
    * Where the loaded quads go. `union`: their triples into the default graph, which is a set
    * (a triple stated in several items is there once, as the union default graph of the SQL
    * path and of a SPARQL store), and into their named graphs only when the query has a
-   * `GRAPH`. `named`: into their named graphs only (a query naming its dataset builds its
-   * default graph from them).
+   * `GRAPH`. A dataset (the query's FROM and FROM NAMED, taken out of it): the triples of
+   * the `default` graphs into the default graph (their RDF merge, a set), the quads of the
+   * `named` graphs into their named graphs, nothing else.
    */
-  graphs: "union" | "named";
+  graphs: "union" | Dataset;
+}
+
+/** A query's dataset: the IRIs of its FROM graphs and of its FROM NAMED graphs. */
+export interface Dataset {
+  default: string[];
+  named: string[];
 }
 
 type Term = sparqljs.Term;
@@ -193,8 +200,11 @@ export function loadQuads(
         "Bind more of its terms, or move to a SPARQL store (see docs/backends.md).",
     });
   }
-  const named = plan.graphs === "named" || plan.readsNamedGraphs === true;
-  const union = plan.graphs === "union";
+  const dataset = plan.graphs === "union" ? undefined : plan.graphs;
+  const inDefault = dataset ? (graph: string) => dataset.default.includes(graph) : () => true;
+  const inNamed = dataset
+    ? (graph: string) => dataset.named.includes(graph)
+    : () => plan.readsNamedGraphs === true;
   const objects = rows.map((row) => termText(row[3]));
   const surrogates = altered?.(new Set(objects.filter(isTypedLiteral))) ?? new Set<string>();
   let text = "";
@@ -206,8 +216,8 @@ export function loadQuads(
       written++;
     }
     const triple = `${nquadsTerm(s)} ${nquadsTerm(p)} ${nquadsTerm(o)}`;
-    if (union) text += `${triple} .\n`;
-    if (named) text += `${triple} ${nquadsTerm(g)} .\n`;
+    if (inDefault(g)) text += `${triple} .\n`;
+    if (inNamed(g)) text += `${triple} ${nquadsTerm(g)} .\n`;
   });
   return { nquads: text, surrogates: written };
 }

@@ -237,6 +237,17 @@ Deno.test("embedded SPARQL: the default graph is a set; a triple two items state
         ["2"],
       );
     }
+    // The same graphs named as the dataset: their merge is a set too.
+    const from = `FROM <${EX}item/1> FROM <${EX}item/2> FROM <${EX}item/3>`;
+    assert.deepEqual(await answers(`SELECT (COUNT(*) AS ?n) ${from} WHERE { ${concept} ?p ?o }`), [
+      "1",
+    ]);
+    assert.deepEqual(
+      await answers(
+        `SELECT (COUNT(*) AS ?n) FROM <${EX}item/1> FROM NAMED <${EX}item/2> WHERE { GRAPH ?g { ${concept} ?p ?o } }`,
+      ),
+      ["1"],
+    );
     // Inside GRAPH each item's copy is its own.
     assert.deepEqual(
       await answers(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ${concept} ?p ?o } }`),
