@@ -194,7 +194,18 @@ function csvField(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** A term in Turtle syntax, as SPARQL 1.1 TSV asks. */
+const XSD = "http://www.w3.org/2001/XMLSchema#";
+/** Turtle's number tokens: a literal of the type whose form is one is written bare. */
+const TURTLE_NUMBERS: Record<string, RegExp> = {
+  [`${XSD}integer`]: /^[+-]?[0-9]+$/,
+  [`${XSD}decimal`]: /^[+-]?[0-9]*\.[0-9]+$/,
+  [`${XSD}double`]: /^[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)[eE][+-]?[0-9]+$/,
+};
+
+/**
+ * A term in Turtle syntax, as SPARQL 1.1 TSV asks; numbers in Turtle's short form when their
+ * form is a Turtle number (`4`, `5.5`, `1.0e6`), as the TSV specification's examples write them.
+ */
 function tsvTerm(term: Term): string {
   if (term.termType === "NamedNode") return `<${term.value}>`;
   if (term.termType === "BlankNode") return `_:${term.value}`;
@@ -205,6 +216,7 @@ function tsvTerm(term: Term): string {
   );
   if (term.language) return `"${escaped}"@${term.language}`;
   const datatype = term.datatype.value;
+  if (TURTLE_NUMBERS[datatype]?.test(term.value)) return term.value;
   return datatype === "http://www.w3.org/2001/XMLSchema#string"
     ? `"${escaped}"`
     : `"${escaped}"^^<${datatype}>`;

@@ -52,3 +52,24 @@ Deno.test("CSV and TSV write a blank node as _:label, an unbound variable as not
   assert.equal(await written("csv"), 'b,i,l,u\r\n_:b0,urn:x:a,"a,b",\r\n');
   assert.equal(await written("tsv"), '?b\t?i\t?l\t?u\n_:b0\t<urn:x:a>\t"a,b"\t\n');
 });
+
+Deno.test("TSV writes numbers whose form is a Turtle number bare, others in full", async () => {
+  const XSD = "http://www.w3.org/2001/XMLSchema#";
+  const number = (value: string, type: string) =>
+    DataFactory.literal(value, DataFactory.namedNode(XSD + type));
+  const values = [
+    number("4", "integer"),
+    number("5.5", "decimal"),
+    number("1.0e6", "double"),
+    number("-3", "negativeInteger"),
+    number("INF", "double"),
+    number("5.", "decimal"),
+  ];
+  const rows = values.map((value) => new Map<string, Term>([["v", value]]));
+  const text = await new Response(writeBindings("tsv", ["v"], rows)).text();
+  assert.equal(
+    text,
+    `?v\n4\n5.5\n1.0e6\n"-3"^^<${XSD}negativeInteger>\n"INF"^^<${XSD}double>\n` +
+      `"5."^^<${XSD}decimal>\n`,
+  );
+});
