@@ -40,7 +40,15 @@ export function sparqlParser(): sparqljs.SparqlParser {
   const jison = parser as unknown as JisonParser;
   const perform = jison.performAction;
   const productions = jison.productions_;
+  const subjectRules = triplesSameSubjectRules(parser);
   jison.performAction = function (this: { $: unknown }, ...args: unknown[]) {
+    // `[ :p :o ] .`: a blank node property list with no property list after it is a whole
+    // triples block, but sparqljs maps over the absent list and fails. An empty one is what
+    // the grammar means (SPARQL 1.1, TriplesSameSubject).
+    if (subjectRules.has(args[STATE] as number)) {
+      const values = args[VALUES] as unknown[];
+      if (values[values.length - 1] === undefined) values[values.length - 1] = [];
+    }
     const result = perform.apply(this, args);
     // Only a production of one token builds a term from the token's text.
     if (productions[args[STATE] as number]?.[1] === 1) {
@@ -51,6 +59,21 @@ export function sparqlParser(): sparqljs.SparqlParser {
     return result;
   };
   return parser;
+}
+
+/** The productions `TriplesSameSubject(Path) → subject propertyList` of sparqljs's grammar. */
+function triplesSameSubjectRules(parser: sparqljs.SparqlParser): Set<number> {
+  const jison = parser as unknown as JisonParser & { symbols_: Record<string, number> };
+  const lhs = new Set(
+    ["TriplesSameSubject", "TriplesSameSubjectPath"].map((name) => jison.symbols_[name]),
+  );
+  const rules = new Set<number>();
+  jison.productions_.forEach((production, index) => {
+    if (Array.isArray(production) && lhs.has(production[0]) && production[1] === 2) {
+      rules.add(index);
+    }
+  });
+  return rules;
 }
 
 /** Puts back into `term`, just built from `token`, what sparqljs took out of it. */

@@ -71,3 +71,16 @@ Deno.test("the row cap's rewrite writes several HAVING conditions as their conju
     meaning(`SELECT * WHERE { { ${group} HAVING (COUNT(*) > 1 && MIN(?o) < 3) } }`),
   );
 });
+
+Deno.test("a blank node property list standing alone is a triples block (sparqljs failed on it)", () => {
+  const query = sparqlParser().parse(
+    "CONSTRUCT { [ <urn:x:s> ?s ; <urn:x:p> ?p ] . } WHERE { ?s ?p ?o . [ <urn:x:q> ?o ] }",
+  ) as unknown as {
+    template: { predicate: { value: string } }[];
+    where: { triples: { predicate: { value: string } }[] }[];
+  };
+  assert.deepEqual(query.template.map((t) => t.predicate.value), ["urn:x:s", "urn:x:p"]);
+  const where = query.where[0].triples.map((t) => t.predicate.value);
+  assert.equal(where.length, 2);
+  assert.equal(where[1], "urn:x:q");
+});
