@@ -126,8 +126,9 @@ interface Outcome {
 const cases = readCases();
 
 Deno.test("W3C SPARQL suites: every approved evaluation case is read", () => {
-  // SPARQL 1.0's evaluation manifest and SPARQL 1.1's query and result-format manifests.
-  assert.ok(cases.length > 400, `${cases.length} cases`);
+  // SPARQL 1.0's evaluation manifest and SPARQL 1.1's query and result-format manifests:
+  // 417 QueryEvaluationTest and 3 CSVResultFormatTest approved.
+  assert.equal(cases.length, 420);
   const names = new Set(cases.map((c) => c.name));
   assert.equal(names.size, cases.length, "case names are unique");
   for (
@@ -194,9 +195,7 @@ Deno.test({
 async function runCases(service: TestService, backend: string, fuseki?: Outcome): Promise<Outcome> {
   const outcome: Outcome = { passed: 0, failures: new Map(), serverErrors: [] };
   for (const test of cases) {
-    const parsed = new sparqljs.Parser({ baseIRI: test.queryUrl }).parse(
-      test.query,
-    ) as sparqljs.Query;
+    const parsed = readQuery(test);
     const from = parsed.from ?? { default: [], named: [] };
     const ownDataset = from.default.length + from.named.length > 0;
     const graphs = new Set([
@@ -248,6 +247,19 @@ async function runCases(service: TestService, backend: string, fuseki?: Outcome)
     }
   }
   return outcome;
+}
+
+/** The query's dataset and ORDER BY as sparqljs reads them (nothing when it cannot). */
+function readQuery(test: SparqlCase): Partial<sparqljs.SelectQuery> {
+  try {
+    return new sparqljs.Parser({ baseIRI: test.queryUrl }).parse(
+      test.query,
+    ) as sparqljs.SelectQuery;
+  } catch {
+    // sparqljs fails on a few of the suites' queries (a CONSTRUCT's template of a blank node
+    // in one): the service answers them with its own parser.
+    return {};
+  }
 }
 
 async function judge(

@@ -83,7 +83,11 @@ function casesOf(manifestUrl: string): SparqlCase[] {
   const quads = readTurtle(manifestUrl);
   const cases: SparqlCase[] = [];
   const directory = manifestUrl.slice(PUBLISHED.length).replace(/\/manifest\.ttl$/, "");
-  for (const entry of listItems(quads, objectOf(quads, manifestUrl, `${MF}entries`))) {
+  // The manifest node: `<>` in most, a blank node in some.
+  const manifest =
+    quads.find((q) => q.predicate.value === `${RDF}type` && q.object.value === `${MF}Manifest`)!
+      .subject;
+  for (const entry of listItems(quads, objectOf(quads, manifest, `${MF}entries`))) {
     const types = objectsOf(quads, entry, `${RDF}type`).map((t) => t.value);
     if (
       !types.includes(`${MF}QueryEvaluationTest`) && !types.includes(`${MF}CSVResultFormatTest`)
