@@ -1,20 +1,27 @@
 /**
  * The built-in configuration, used when no customer.yml is found: the shipped file, word
  * for word (a test keeps the two identical), so every environment variable works without
- * a file.
+ * a file. Its default values are not written here: each is the schema's
+ * (`src/config/schema.ts`, their one owner), and tests/unit/config_docs_test.ts checks the
+ * shipped file and docs/configuration.md against the schema.
  */
+import { configSchema } from "./schema.ts";
+
+/** `service` of a configuration that sets nothing: the schema's defaults. */
+const D = configSchema.parse({}).service;
+
 export const BUILT_IN_CUSTOMER_YML = `service:
   http:
-    host: \${SERVICE_HTTP_HOST:127.0.0.1}
-    port: \${SERVICE_HTTP_PORT:8080}
-    maxBodyBytes: \${SERVICE_HTTP_MAX_BODY:16777216}
-    bodyStallMs: \${SERVICE_HTTP_BODY_STALL_MS:60000}   # cut a request body that stops arriving for this long (0: never)
+    host: \${SERVICE_HTTP_HOST:${D.http.host}}
+    port: \${SERVICE_HTTP_PORT:${D.http.port}}
+    maxBodyBytes: \${SERVICE_HTTP_MAX_BODY:${D.http.maxBodyBytes}}
+    bodyStallMs: \${SERVICE_HTTP_BODY_STALL_MS:${D.http.bodyStallMs}}   # cut a request body that stops arriving for this long (0: never)
     cors:
       origins: \${SERVICE_HTTP_CORS_ORIGINS:}   # browser origins allowed to call: comma-separated, e.g. https://app.example.org
   data:
-    dir: \${SERVICE_DATA_DIR:./data}
+    dir: \${SERVICE_DATA_DIR:${D.data.dir}}
   store:
-    backend: \${SERVICE_STORE_BACKEND:embedded}      # embedded | sparql
+    backend: \${SERVICE_STORE_BACKEND:${D.store.backend}}      # embedded | sparql
     sparql:
       queryUrl: \${SERVICE_SPARQL_QUERY_URL:}
       updateUrl: \${SERVICE_SPARQL_UPDATE_URL:}
@@ -27,58 +34,64 @@ export const BUILT_IN_CUSTOMER_YML = `service:
         username: \${SERVICE_SPARQL_READER_USER:}
         password: \${SERVICE_SPARQL_READER_PASSWORD:}
       caFile: \${SERVICE_SPARQL_CA_FILE:}           # PEM CA certificates trusted for https:// endpoints
-      timeoutMs: \${SERVICE_SPARQL_TIMEOUT_MS:30000}   # each request to the store
+      timeoutMs: \${SERVICE_SPARQL_TIMEOUT_MS:${D.store.sparql.timeoutMs}}   # each request to the store
     groupCommit:        # writes arriving while a commit is in flight are committed together in the next one
-      maxWrites: \${SERVICE_STORE_GROUP_MAX_WRITES:64}         # most writes per group (1: every write alone)
-      maxBytes: \${SERVICE_STORE_GROUP_MAX_BYTES:8388608}      # most bytes of triples per group
-      maxWaitMs: \${SERVICE_STORE_GROUP_MAX_WAIT_MS:1000}      # longest wait for the commit ahead before going beside it
+      maxWrites: \${SERVICE_STORE_GROUP_MAX_WRITES:${D.store.groupCommit.maxWrites}}         # most writes per group (1: every write alone)
+      maxBytes: \${SERVICE_STORE_GROUP_MAX_BYTES:${D.store.groupCommit.maxBytes}}      # most bytes of triples per group
+      maxWaitMs: \${SERVICE_STORE_GROUP_MAX_WAIT_MS:${D.store.groupCommit.maxWaitMs}}      # longest wait for the commit ahead before going beside it
   search:
-    backend: \${SERVICE_SEARCH_BACKEND:embedded}     # embedded | opensearch
+    backend: \${SERVICE_SEARCH_BACKEND:${D.search.backend}}     # embedded | opensearch
     indexPrefix: \${SERVICE_SEARCH_INDEX_PREFIX:}   # before every collection's index, on either engine
     indexing:
-      workers: \${SERVICE_INDEXING_WORKERS:2}   # threads running jobs' and the outbox's index batches (embedded backends); 0: the request thread
+      workers: \${SERVICE_INDEXING_WORKERS:${D.search.indexing.workers}}   # threads running jobs' and the outbox's index batches (embedded backends); 0: the request thread
     opensearch:
-      node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}   # one URL, or every node: comma-separated
+      node: \${SERVICE_OPENSEARCH_URL:${
+  D.search.opensearch.node.join(",")
+}}   # one URL, or every node: comma-separated
       username: \${SERVICE_OPENSEARCH_USER:}
       password: \${SERVICE_OPENSEARCH_PASSWORD:}
       caFile: \${SERVICE_OPENSEARCH_CA_FILE:}       # PEM CA certificates trusted for https:// nodes
       indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}   # older name of service.search.indexPrefix
       timeouts:         # client-side: a request not answered in time is aborted
-        searchMs: \${SERVICE_OPENSEARCH_SEARCH_TIMEOUT_MS:10000}
-        bulkMs: \${SERVICE_OPENSEARCH_BULK_TIMEOUT_MS:30000}
-        adminMs: \${SERVICE_OPENSEARCH_ADMIN_TIMEOUT_MS:10000}
+        searchMs: \${SERVICE_OPENSEARCH_SEARCH_TIMEOUT_MS:${D.search.opensearch.timeouts.searchMs}}
+        bulkMs: \${SERVICE_OPENSEARCH_BULK_TIMEOUT_MS:${D.search.opensearch.timeouts.bulkMs}}
+        adminMs: \${SERVICE_OPENSEARCH_ADMIN_TIMEOUT_MS:${D.search.opensearch.timeouts.adminMs}}
       dsl:                # POST /api/search: the raw query DSL, behind an allow-list (docs/backends.md)
-        role: \${SERVICE_OPENSEARCH_DSL_ROLE:editor}            # reader | editor | admin | none (off)
-        expensiveQueries: \${SERVICE_OPENSEARCH_DSL_EXPENSIVE:false}   # leading wildcards, regexp, fuzzy
-        timeoutMs: \${SERVICE_OPENSEARCH_DSL_TIMEOUT_MS:10000}     # a slower query answers 504
+        role: \${SERVICE_OPENSEARCH_DSL_ROLE:${D.search.opensearch.dsl.role}}            # reader | editor | admin | none (off)
+        expensiveQueries: \${SERVICE_OPENSEARCH_DSL_EXPENSIVE:${D.search.opensearch.dsl.expensiveQueries}}   # leading wildcards, regexp, fuzzy
+        timeoutMs: \${SERVICE_OPENSEARCH_DSL_TIMEOUT_MS:${D.search.opensearch.dsl.timeoutMs}}     # a slower query answers 504
     query:
-      maxResultsLimit: \${SERVICE_ES_MAX_RESULTS:10000}
-      maxWindow: \${SERVICE_ES_MAX_WINDOW:10000}
-      trackTotalHits: \${SERVICE_SEARCH_TRACK_TOTAL_HITS:10000}   # hits counted exactly; beyond, totalRelation is gte
+      maxResultsLimit: \${SERVICE_ES_MAX_RESULTS:${D.search.query.maxResultsLimit}}
+      maxWindow: \${SERVICE_ES_MAX_WINDOW:${D.search.query.maxWindow}}
+      trackTotalHits: \${SERVICE_SEARCH_TRACK_TOTAL_HITS:${D.search.query.trackTotalHits}}   # hits counted exactly; beyond, totalRelation is gte
   ready:
-    timeoutMs: \${SERVICE_READY_TIMEOUT_MS:1500}       # /ready answers within this budget
-    requireSearch: \${SERVICE_READY_REQUIRE_SEARCH:false}   # search down: 503 instead of 200 degraded
+    timeoutMs: \${SERVICE_READY_TIMEOUT_MS:${D.ready.timeoutMs}}       # /ready answers within this budget
+    requireSearch: \${SERVICE_READY_REQUIRE_SEARCH:${D.ready.requireSearch}}   # search down: 503 instead of 200 degraded
   failFast:             # engines marked down after repeated timeouts/refusals: 503 + Retry-After at once
-    failures: \${SERVICE_FAIL_FAST_FAILURES:3}
-    probeIntervalMs: \${SERVICE_FAIL_FAST_PROBE_MS:2000}
+    failures: \${SERVICE_FAIL_FAST_FAILURES:${D.failFast.failures}}
+    probeIntervalMs: \${SERVICE_FAIL_FAST_PROBE_MS:${D.failFast.probeIntervalMs}}
   cluster:
-    leaseMs: \${SERVICE_CLUSTER_LEASE_MS:30000}   # claims on shared work (outbox entries, jobs)
+    leaseMs: \${SERVICE_CLUSTER_LEASE_MS:${D.cluster.leaseMs}}   # claims on shared work (outbox entries, jobs)
   workers:            # threads that parse and hash writes and imports
     count: \${SERVICE_WORKERS:}              # empty or 0: on the request thread; N: N worker threads
   query:             # SPARQL queries run for callers: /sparql, the query tool, label lookups
-    timeoutMs: \${SERVICE_QUERY_TIMEOUT_MS:30000}   # 504 query-timeout beyond
-    maxRows: \${SERVICE_QUERY_MAX_ROWS:10000}       # more rows are cut (X-Results-Truncated: true)
+    timeoutMs: \${SERVICE_QUERY_TIMEOUT_MS:${D.query.timeoutMs}}   # 504 query-timeout beyond
+    maxRows: \${SERVICE_QUERY_MAX_ROWS:${D.query.maxRows}}       # more rows are cut (X-Results-Truncated: true)
   security:
-    tokens: []          # [{name, token, role: reader|editor|admin}]
+    tokens: ${
+  JSON.stringify(D.security.tokens)
+}          # [{name, token, role: reader|editor|admin}]
     oidc:               # OpenID Connect / JWT bearer tokens (docs/SECURITY.md); off without an issuer
       issuer: \${SERVICE_OIDC_ISSUER:}
       audience: \${SERVICE_OIDC_AUDIENCE:}
       jwksUrl: \${SERVICE_OIDC_JWKS_URL:}           # the provider's keys, cached; or jwksFile
       jwksFile: \${SERVICE_OIDC_JWKS_FILE:}
-      groupsClaim: \${SERVICE_OIDC_GROUPS_CLAIM:groups}   # dotted path: realm_access.roles for Keycloak
-      clockSkewSeconds: \${SERVICE_OIDC_CLOCK_SKEW_S:30}
+      groupsClaim: \${SERVICE_OIDC_GROUPS_CLAIM:${D.security.oidc.groupsClaim}}   # dotted path: realm_access.roles for Keycloak
+      clockSkewSeconds: \${SERVICE_OIDC_CLOCK_SKEW_S:${D.security.oidc.clockSkewSeconds}}
       roles: \${SERVICE_OIDC_ROLES:}                # group → global role: group=role,group=role
-  sparqlEndpoints: []   # extra endpoints for the query tool: [{id, name, url, username?, password?, caFile?, readOnly}]
+  sparqlEndpoints: ${
+  JSON.stringify(D.sparqlEndpoints)
+}   # extra endpoints for the query tool: [{id, name, url, username?, password?, caFile?, readOnly}]
 workspaces:
   - uri: https://data.example.org/workspace/demo
     name: Demo

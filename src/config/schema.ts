@@ -10,6 +10,7 @@ import { parseFieldPath, prefixesOf } from "../fields/field_paths.ts";
 import { SEARCH_LANGUAGES } from "../fields/languages.ts";
 import { SERVICE_SEARCH_FIELDS } from "../fields/field_names.ts";
 import { maskUrlCredentials } from "./secret_masking.ts";
+import { DEFAULT_MAX_WORK_FACTOR } from "../rdf/canonical_hash.ts";
 
 const emptyAsUndefined = (value: unknown) => value === "" || value === null ? undefined : value;
 
@@ -297,7 +298,7 @@ export const configSchema = z.object({
         username: optionalString,
         password: optionalString,
         /** basic, or digest (RFC 7616; Virtuoso's /sparql-auth). Basic switches to digest when challenged. */
-        authScheme: z.preprocess(emptyAsUndefined, z.enum(["basic", "digest"]).optional()),
+        authScheme: z.preprocess(emptyAsUndefined, z.enum(["basic", "digest"]).default("basic")),
         /**
          * The account user queries (/sparql, the query tool) run as: a read-only account
          * that cannot read the metadata graph (docs/backends.md). Unset: the service's own.
@@ -458,8 +459,11 @@ export const configSchema = z.object({
       queue: integer(1, 1_000_000).default(256),
     }).prefault({}),
     hash: z.object({
-      /** rdf-canonize work limit: graphs needing more work are refused with 422. */
-      maxWorkFactor: integer(0, 10).optional(),
+      /**
+       * rdf-canonize work limit: graphs needing more work are refused with 422. Its default is
+       * the hash's own, measured where it is defined (src/rdf/canonical_hash.ts).
+       */
+      maxWorkFactor: integer(0, 10).default(DEFAULT_MAX_WORK_FACTOR),
     }).prefault({}),
     /**
      * SPARQL queries the service runs for its callers: `/sparql`, the admin query tool and
