@@ -13,6 +13,7 @@ import {
 } from "../rdf/formats.ts";
 import { type ParseOptions, parseRdf, type ParseResult } from "../rdf/parse.ts";
 import { DomainError } from "../errors/domain_error.ts";
+import { unsupportedMediaType } from "./unsupported_media_type.ts";
 
 /** Parses a body's text (`parseRdf` by default; the RDF work pool in the service). */
 export type BodyParser = (
@@ -135,10 +136,9 @@ function bodyFormat(contentType: string | undefined, options: RdfBodyOptions): R
     (options.accept === "any" || format === "json" || JSON_BODY_FORMATS.includes(format) ||
       options.extra?.includes(format));
   if (!allowed) {
-    const accepted = bodyMediaTypes(options.accept, options.extra).join(", ");
-    throw new DomainError("unsupported-media-type", {
-      detail: `Content-Type ${contentType} is not accepted here; use one of: ${accepted}.`,
-      errors: [{ path: "Content-Type", message: "unsupported" }],
+    throw unsupportedMediaType({
+      given: contentType,
+      accepted: bodyMediaTypes(options.accept, options.extra),
     });
   }
   return format;

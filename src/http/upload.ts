@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "./app_env.ts";
 import { readBodyBytes } from "./body.ts";
 import { DomainError } from "../errors/domain_error.ts";
+import { unsupportedMediaType } from "./unsupported_media_type.ts";
 
 /** The uploaded file of a multipart body of at most `limit` bytes. */
 export async function readUploadedFile(c: Context<AppEnv>, limit: number): Promise<File> {
@@ -18,11 +19,10 @@ export async function readUploadedFile(c: Context<AppEnv>, limit: number): Promi
 /** A multipart body's fields; 415 when the body is not multipart, 400 when it is broken. */
 export async function readMultipart(bytes: Uint8Array, contentType: string): Promise<FormData> {
   if (!/^multipart\/form-data\s*;/i.test(contentType)) {
-    throw new DomainError("unsupported-media-type", {
-      detail: `Upload the file as multipart/form-data; got ${
-        contentType ? JSON.stringify(contentType) : "no Content-Type"
-      }.`,
-      errors: [{ path: "Content-Type", message: "multipart/form-data expected" }],
+    throw unsupportedMediaType({
+      given: contentType,
+      accepted: ["multipart/form-data"],
+      hint: "Upload the file as its part 'file' (curl: -F file=@data.ttl).",
     });
   }
   try {
