@@ -170,8 +170,9 @@ export class SparqlEvaluator {
     return {
       kind: "rows",
       variables: compiled.variables,
+      // A query without variables selects a placeholder column: its rows are empty solutions.
       rows: rows.map((row) =>
-        row.map((cell, i) =>
+        row.slice(0, compiled.variables.length).map((cell, i) =>
           cell === null
             ? null
             : compiled.counts[i]

@@ -88,10 +88,7 @@ export function planLoad(
     if ("subject" in record && "predicate" in record && "object" in record) {
       triple(record as unknown as sparqljs.Triple);
     }
-    if (record.type === "graph") {
-      plan.readsNamedGraphs = true;
-      if (!containsTriple(record.patterns)) plan.everything = true;
-    }
+    if (record.type === "graph" && !containsTriple(record.patterns)) plan.everything = true;
     for (const value of Object.values(record)) visit(value);
   };
   const triple = (pattern: sparqljs.Triple) => {
@@ -113,7 +110,10 @@ export function planLoad(
     if (s === undefined && p === undefined && o === undefined) plan.everything = true;
     else plan.requests.push({ s, p, o });
   };
-  visit(query.type === "query" ? query.where ?? [] : []);
+  const where = query.type === "query" ? query.where ?? [] : [];
+  visit(where);
+  // Apart from the visit, which stops once everything is to be loaded.
+  plan.readsNamedGraphs = JSON.stringify(where).includes('"type":"graph"');
   if (query.type === "query" && query.queryType === "DESCRIBE") {
     for (const described of query.variables as (Term | { termType: "Wildcard" })[]) {
       if (described.termType === "NamedNode") {

@@ -166,7 +166,8 @@ function countOf(expression: sparqljs.Expression, variables: Map<string, string>
   }
   if (inner.termType !== "Variable") throw new Unsupported();
   const column = variables.get(inner.value);
-  if (column === undefined) return "0";
+  // A variable the patterns never bind counts nothing, but is still an aggregate: one row.
+  if (column === undefined) return "count(NULL)";
   return `count(${aggregate.distinct ? "DISTINCT " : ""}${column})`;
 }
 
