@@ -12,6 +12,7 @@ import { DOMParser } from "@xmldom/xmldom";
 import { parseRdf } from "../../src/rdf/parse.ts";
 import type { RdfFormat } from "../../src/rdf/formats.ts";
 import { canonicalNQuads } from "./rdf_fixtures.ts";
+import { matchRows, termKey } from "./sparql_results.ts";
 
 const FIXTURES = new URL("../fixtures/rdf-tests/sparql/", import.meta.url);
 /** Where the suites are published: every file's base IRI is its URL there. */
@@ -22,7 +23,6 @@ const QT = "http://www.w3.org/2001/sw/DataAccess/tests/test-query#";
 const DAWGT = "http://www.w3.org/2001/sw/DataAccess/tests/test-dawg#";
 const RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
 const RS = "http://www.w3.org/2001/sw/DataAccess/tests/result-set#";
-const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
 
 /** One approved query-evaluation test. */
 export interface SparqlCase {
@@ -271,15 +271,6 @@ function rdfResultSet(quads: Quad[], set: Term): Answer {
   return { kind: "bindings", variables, rows: solutions.map((s) => s.row), ordered };
 }
 
-/** A term as compared: exact, but a language tag in lower case (RDF compares them so). */
-function termKey(term: Term): string {
-  if (term.termType !== "Literal") return `${term.termType}:${term.value}`;
-  const literal = term as Term & { language: string; datatype: Term };
-  if (literal.language) return `L:${literal.value}@${literal.language.toLowerCase()}`;
-  const datatype = literal.datatype?.value ?? XSD_STRING;
-  return `L:${literal.value}^^${datatype}`;
-}
-
 /**
  * Why `actual` differs from `expected`, or undefined when they match. `orderBy`: the plain
  * variables of the query's ORDER BY, whose sequence of values must match too.
@@ -346,51 +337,6 @@ function show(rows: Map<string, Term>[]): string {
   return JSON.stringify(
     rows.slice(0, 8).map((row) => Object.fromEntries([...row].map(([k, v]) => [k, termKey(v)]))),
   );
-}
-
-/** Rows matched one to one, blank nodes by a bijection kept in `mapping` (backtracking). */
-function matchRows(
-  expected: Map<string, Term>[],
-  actual: Map<string, Term>[],
-  mapping: Map<string, string>,
-): boolean {
-  if (expected.length === 0) return true;
-  const [first, ...rest] = expected;
-  for (let i = 0; i < actual.length; i++) {
-    const trial = new Map(mapping);
-    if (!rowMatches(first, actual[i], trial)) continue;
-    if (matchRows(rest, [...actual.slice(0, i), ...actual.slice(i + 1)], trial)) {
-      for (const [k, v] of trial) mapping.set(k, v);
-      return true;
-    }
-  }
-  return false;
-}
-
-function rowMatches(
-  expected: Map<string, Term>,
-  actual: Map<string, Term>,
-  mapping: Map<string, string>,
-): boolean {
-  const names = new Set([...expected.keys(), ...actual.keys()]);
-  for (const name of names) {
-    const a = expected.get(name);
-    const b = actual.get(name);
-    if (!a || !b) return false;
-    if (a.termType === "BlankNode" || b.termType === "BlankNode") {
-      if (a.termType !== b.termType) return false;
-      const mapped = mapping.get(a.value);
-      if (mapped !== undefined) {
-        if (mapped !== b.value) return false;
-      } else {
-        if ([...mapping.values()].includes(b.value)) return false;
-        mapping.set(a.value, b.value);
-      }
-      continue;
-    }
-    if (termKey(a) !== termKey(b)) return false;
-  }
-  return true;
 }
 
 /** CSV and TSV: the header exactly, the rows as a multiset, blank node labels as placeholders. */
