@@ -5,12 +5,8 @@ import type { Context } from "hono";
 import type { Quad } from "n3";
 import type { AppEnv } from "./app_env.ts";
 import { readBodyText } from "./body.ts";
-import {
-  formatFromMediaType,
-  GENERIC_JSON_MEDIA_TYPE,
-  RDF_FORMATS,
-  type RdfFormat,
-} from "../rdf/formats.ts";
+import { formatFromMediaType, GENERIC_JSON_MEDIA_TYPE } from "../rdf/formats.ts";
+import { formatsWhere, RDF_FORMATS, type RdfFormat } from "../rdf/format_table.ts";
 import { type ParseOptions, parseRdf, type ParseResult } from "../rdf/parse.ts";
 import { DomainError } from "../errors/domain_error.ts";
 import { unsupportedMediaType } from "./unsupported_media_type.ts";
@@ -39,10 +35,10 @@ export interface RdfBodyOptions {
 }
 
 /** The RDF-in-JSON flavours every RDF body may come in, besides generic JSON. */
-export const JSON_BODY_FORMATS: RdfFormat[] = ["jsonld", "rdfjson"];
+export const JSON_BODY_FORMATS: RdfFormat[] = formatsWhere((info) => info.body === "json");
 
 /** The text syntaxes a body of `any` format may also come in. */
-const TEXT_BODY_FORMATS: RdfFormat[] = ["turtle", "ntriples", "rdfxml", "n3"];
+const TEXT_BODY_FORMATS: RdfFormat[] = formatsWhere((info) => info.body === "text");
 
 /** The media types a body may have, as the 415 and the route contracts list them. */
 export function bodyMediaTypes(accept: BodyFormats, extra: RdfFormat[] = []): string[] {

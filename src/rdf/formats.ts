@@ -1,113 +1,17 @@
 /**
- * The RDF formats the service reads and writes: media types, file extensions and
- * `Accept` negotiation.
+ * Finding an RDF format from what a request says (its media type, a file name) and
+ * `Accept` negotiation, over the table of formats (format_table.ts).
  */
+import { FORMAT_NAMES, RDF_FORMATS, type RdfFormat } from "./format_table.ts";
 
-/** An RDF serialisation the service can parse and write. */
-export type RdfFormat =
-  | "jsonld"
-  | "rdfjson"
-  | "turtle"
-  | "ntriples"
-  | "nquads"
-  | "rdfxml"
-  | "n3"
-  | "trig";
-
-/** What the service knows about one format. */
-export interface RdfFormatInfo {
-  /** Human name for messages, e.g. `Turtle`. */
-  label: string;
-  /** The registered media type, without parameters. */
-  mediaType: string;
-  /** The `Content-Type` of responses and downloads in this format. */
-  contentType: string;
-  /** File extensions (with the dot) that name this format. */
-  extensions: string[];
-  /** Other media types that mean this format, in requests and in `Accept`. */
-  aliases: string[];
-  /** Media types accepted for request bodies only: too generic to answer `Accept` with. */
-  bodyOnlyAliases: string[];
-}
-
-/** Every format, keyed by its short name. */
-export const RDF_FORMATS: Readonly<Record<RdfFormat, Readonly<RdfFormatInfo>>> = {
-  jsonld: {
-    label: "JSON-LD",
-    mediaType: "application/ld+json",
-    contentType: "application/ld+json",
-    extensions: [".jsonld"],
-    // JSON-LD is JSON, so a client that asks for JSON gets it; a JSON body is detected.
-    aliases: [],
-    bodyOnlyAliases: [],
-  },
-  rdfjson: {
-    label: "RDF/JSON",
-    mediaType: "application/rdf+json",
-    contentType: "application/rdf+json",
-    extensions: [".rj"],
-    aliases: [],
-    bodyOnlyAliases: [],
-  },
-  turtle: {
-    label: "Turtle",
-    mediaType: "text/turtle",
-    contentType: "text/turtle; charset=utf-8",
-    extensions: [".ttl"],
-    aliases: ["application/x-turtle", "application/turtle"],
-    bodyOnlyAliases: [],
-  },
-  ntriples: {
-    label: "N-Triples",
-    mediaType: "application/n-triples",
-    contentType: "application/n-triples; charset=utf-8",
-    extensions: [".nt"],
-    aliases: [],
-    bodyOnlyAliases: [],
-  },
-  nquads: {
-    label: "N-Quads",
-    mediaType: "application/n-quads",
-    contentType: "application/n-quads; charset=utf-8",
-    extensions: [".nq"],
-    aliases: ["text/x-nquads"],
-    bodyOnlyAliases: [],
-  },
-  rdfxml: {
-    label: "RDF/XML",
-    mediaType: "application/rdf+xml",
-    contentType: "application/rdf+xml; charset=utf-8",
-    extensions: [".rdf", ".owl", ".xml"],
-    aliases: [],
-    // Uploads of .rdf/.owl files often arrive as generic XML; answering a browser's
-    // `application/xml;q=0.9` with RDF/XML would be a surprise, so these are body-only.
-    bodyOnlyAliases: ["application/xml", "text/xml", "application/owl+xml"],
-  },
-  n3: {
-    label: "N3",
-    mediaType: "text/n3",
-    contentType: "text/n3; charset=utf-8",
-    extensions: [".n3"],
-    aliases: ["text/rdf+n3"],
-    bodyOnlyAliases: [],
-  },
-  trig: {
-    label: "TriG",
-    mediaType: "application/trig",
-    contentType: "application/trig; charset=utf-8",
-    extensions: [".trig"],
-    aliases: ["application/x-trig"],
-    bodyOnlyAliases: [],
-  },
-};
+// The table's names, for the many callers that know formats by this module.
+export { RDF_FORMATS, type RdfFormat, type RdfFormatInfo } from "./format_table.ts";
 
 /** Generic JSON: the body is JSON-LD or RDF/JSON, decided by its shape. */
 const JSON_MEDIA_TYPES = ["application/json", "text/json"];
 
 /** The media type of generic JSON that the service names in lists of accepted types. */
 export const GENERIC_JSON_MEDIA_TYPE = JSON_MEDIA_TYPES[0];
-
-const FORMAT_NAMES = Object.keys(RDF_FORMATS) as RdfFormat[];
 
 /** The bare, lower-cased media type of a `Content-Type` value (parameters dropped). */
 function bareMediaType(contentType: string): string {
@@ -173,9 +77,7 @@ export function parseAccept(accept: string): MediaRange[] {
 /** Media types the format answers `Accept` with, the registered one first. */
 function acceptableTypes(format: RdfFormat): string[] {
   const info = RDF_FORMATS[format];
-  return format === "jsonld"
-    ? [info.mediaType, ...info.aliases, ...JSON_MEDIA_TYPES]
-    : [info.mediaType, ...info.aliases];
+  return [info.mediaType, ...info.aliases, ...(info.answersGenericJson ? JSON_MEDIA_TYPES : [])];
 }
 
 /** How well one format matches the header: quality, then specificity, then position. */

@@ -1,28 +1,32 @@
 /**
  * Which RDF formats each route answers in, and with which `Content-Type`: all read from the
- * format table (`RDF_FORMATS`, src/rdf/formats.ts), so the routes, their contracts (and so
- * the OpenAPI document) and content negotiation name the same types.
+ * format table (`RDF_FORMATS`, src/rdf/format_table.ts), so the routes, their contracts (and
+ * so the OpenAPI document) and content negotiation name the same types. No list of formats
+ * is written here: a format's row says where it is offered.
  */
-import { RDF_FORMATS, type RdfFormat } from "../rdf/formats.ts";
+import {
+  downloadExtension,
+  formatsWhere,
+  offeredFormats,
+  RDF_FORMATS,
+  type RdfFormat,
+} from "../rdf/format_table.ts";
 
-/** The formats an item is read in (`GET /api/item`), JSON-LD first (the default). */
-export const ITEM_READ_FORMATS: RdfFormat[] = [
-  "jsonld",
-  "rdfjson",
-  "turtle",
-  "ntriples",
-  "rdfxml",
-  "n3",
-];
+/** The formats an item is read in (`GET /api/item`), the default (JSON-LD) first. */
+export const ITEM_READ_FORMATS: RdfFormat[] = offeredFormats("itemRead");
 
-/** The formats a CONSTRUCT or DESCRIBE is answered in, Turtle first (the default). */
-export const GRAPH_FORMATS: RdfFormat[] = ["turtle", "ntriples", "rdfxml", "jsonld"];
+/** What `GET /api/item` answers in when `Accept` does not choose. */
+export const ITEM_READ_DEFAULT: RdfFormat = ITEM_READ_FORMATS[0];
+
+/** The formats a CONSTRUCT or DESCRIBE is answered in, the default (Turtle) first. */
+export const GRAPH_FORMATS: RdfFormat[] = offeredFormats("graphAnswer");
+
+/** What a CONSTRUCT or DESCRIBE answers in when `Accept` does not choose. */
+export const GRAPH_DEFAULT: RdfFormat = GRAPH_FORMATS[0];
 
 /** The formats an item downloads as (docs/api.md, Item downloads), by their first extension. */
 export const DOWNLOAD_FORMATS: Record<string, RdfFormat> = Object.fromEntries(
-  (["turtle", "rdfxml", "ntriples", "n3", "jsonld"] as const).map((
-    format,
-  ) => [RDF_FORMATS[format].extensions[0].slice(1), format]),
+  formatsWhere((info) => info.download).map((format) => [downloadExtension(format), format]),
 );
 
 /** The Content-Type a response in `format` carries. */

@@ -3,6 +3,7 @@
  * the forms and empty regions the scripts (src/ui/static/page-*.js) fill from the JSON API.
  */
 import type { PageDefinition } from "./layout.ts";
+import { DOWNLOAD_CHOICES, IMPORT_CHOICES, importFileHint, jsonAttribute } from "./format_lists.ts";
 
 /** Page definitions by name; the workbench contracts name the same pages (checked there). */
 export const PAGES = {
@@ -47,7 +48,9 @@ export const PAGES = {
 <section id="import-section" aria-labelledby="import-title" data-needs-admin>
 <h2 id="import-title">Import items</h2>
 <form id="import-form" class="stacked-form">
-<div><label for="import-file">RDF file (.nq, .trig; by subject also .nt, .ttl, .rdf, .jsonld)</label><input id="import-file" name="file" type="file" required></div>
+<div><label for="import-file">RDF file ${importFileHint()}</label><input id="import-file" name="file" type="file" required data-formats="${
+      jsonAttribute(IMPORT_CHOICES)
+    }"></div>
 <div><label for="import-mode">Mode</label><select id="import-mode" name="mode"><option value="create">create: leave existing items</option><option value="upsert">upsert: create or replace</option><option value="replace">replace: existing items only</option></select></div>
 <div class="check"><input id="import-by-subject" name="itemsBy" type="checkbox"><label for="import-by-subject">Items by subject: each IRI subject of the file is one item (for dumps without named graphs)</label></div>
 <button type="submit">Import</button>
@@ -73,7 +76,7 @@ export const PAGES = {
 <dl id="item-info" class="pairs"></dl>
 <section aria-labelledby="downloads-title">
 <h2 id="downloads-title">Downloads</h2>
-<div id="downloads" class="buttons"></div>
+<div id="downloads" class="buttons" data-formats="${jsonAttribute(DOWNLOAD_CHOICES)}"></div>
 <p id="download-status" role="status"></p>
 </section>
 <section aria-labelledby="graph-title">

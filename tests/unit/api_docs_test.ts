@@ -3,11 +3,19 @@
  * document has a section in docs/api.md naming its parameters and statuses, the problem types
  * its responses name are in the page's table, and the page names no route the service lacks.
  * The document is built here from the same contracts the running service serves it from.
+ * The page's lists of RDF formats (downloads, the types an item is read in, upload
+ * extensions) are the format table's (src/rdf/format_table.ts).
  */
 import { strict as assert } from "node:assert";
 import { buildOpenApiDocument } from "../../src/openapi/document.ts";
 import { ALL_CONTRACTS } from "../../src/routes/contracts/all.ts";
 import { SERVICE_VERSION } from "../../src/version.ts";
+import { RDF_FORMATS } from "../../src/rdf/format_table.ts";
+import {
+  DOWNLOAD_FORMATS,
+  ITEM_READ_FORMATS,
+  registeredTypesOf,
+} from "../../src/routes/media_types.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -98,4 +106,56 @@ Deno.test("docs/api.md names no route the OpenAPI document lacks", () => {
     .map((match) => `${match[1]} ${match[2]}`)
     .filter((route) => !operations.has(route));
   assert.deepEqual(unknown, [], "routes in docs/api.md that /openapi.json does not describe");
+});
+
+/** The level-3 section of the page whose heading holds `heading`. */
+function section(heading: string): { title: string; text: string } {
+  const lines = PAGE.split("\n");
+  const start = lines.findIndex((line) => line.startsWith("### ") && line.includes(heading));
+  assert.ok(start >= 0, `docs/api.md has no "### …${heading}…"`);
+  const end = lines.findIndex((line, at) => at > start && /^#{1,3} /.test(line));
+  return {
+    title: lines[start],
+    text: lines.slice(start + 1, end < 0 ? undefined : end).join("\n"),
+  };
+}
+
+Deno.test("docs/api.md's item downloads are the format table's, in its order", () => {
+  const { title, text } = section("`GET /api/item.");
+  const expected = Object.entries(DOWNLOAD_FORMATS);
+  assert.ok(expected.length >= 5, "the table offers downloads");
+  assert.deepEqual(
+    [...title.matchAll(/`GET \/api\/item\.([a-z0-9]+)`/g)].map((match) => match[1]),
+    expected.map(([extension]) => extension),
+    "the heading's routes",
+  );
+  const rows = [...text.matchAll(/^\| `([a-z0-9]+)` +\| `([^`]+)` +\|$/gm)]
+    .map((match) => [match[1], match[2]]);
+  assert.deepEqual(
+    rows,
+    expected.map(([extension, format]) => [extension, RDF_FORMATS[format].contentType]),
+    "the Extension | Content-Type table",
+  );
+});
+
+Deno.test("docs/api.md names every type GET /api/item answers in, the default first", () => {
+  const { text } = section("`GET /api/item`");
+  const named = [...text.matchAll(/`([a-z]+\/[a-z0-9+.-]+)`/g)].map((match) => match[1]);
+  assert.deepEqual(
+    named,
+    registeredTypesOf(ITEM_READ_FORMATS).slice(1),
+    "the types after the default, in the table's order",
+  );
+  assert.ok(text.includes(`${RDF_FORMATS[ITEM_READ_FORMATS[0]].label} by default`));
+});
+
+Deno.test("docs/api.md's upload extensions are every extension of the format table", () => {
+  const { text } = section("`POST /api/admin/tools/generate-shacl`");
+  const listed = /file extension \(([^)]*)\)/.exec(text.replaceAll("\n", " "))?.[1] ?? "";
+  const extensions = [...listed.matchAll(/\.([a-z0-9]+)/g)].map((match) => `.${match[1]}`);
+  const expected = Object.values(RDF_FORMATS).flatMap((info) => info.extensions);
+  assert.deepEqual(
+    extensions.filter((extension) => extension !== ".json").toSorted(),
+    expected.toSorted(),
+  );
 });

@@ -1,4 +1,4 @@
-/** Media types, file extensions, Accept negotiation and the IRI check. */
+/** The format table, media types, file extensions, Accept negotiation and the IRI check. */
 import { strict as assert } from "node:assert";
 import {
   formatFromFileName,
@@ -8,6 +8,21 @@ import {
   type RdfFormat,
 } from "../../src/rdf/formats.ts";
 import { isAbsoluteIri } from "../../src/rdf/iri.ts";
+import { DataFactory } from "n3";
+import { FORMAT_NAMES, formatsWhere } from "../../src/rdf/format_table.ts";
+import { serializeRdf } from "../../src/rdf/serialize.ts";
+import { parseRdf } from "../../src/rdf/parse.ts";
+import {
+  DOWNLOAD_FORMATS,
+  GRAPH_DEFAULT,
+  GRAPH_FORMATS,
+  ITEM_READ_DEFAULT,
+  ITEM_READ_FORMATS,
+  registeredTypesOf,
+} from "../../src/routes/media_types.ts";
+import { bodyMediaTypes, JSON_BODY_FORMATS } from "../../src/http/rdf_body.ts";
+import { SUBJECT_FORMATS } from "../../src/bulk/subject_items.ts";
+import { BULK_MEDIA_TYPES } from "../../src/routes/contracts/bulk.ts";
 
 Deno.test("formatFromMediaType ignores parameters and case, and knows generic JSON", () => {
   assert.equal(formatFromMediaType("text/turtle"), "turtle");
@@ -139,4 +154,81 @@ Deno.test("isAbsoluteIri follows docs/api.md", () => {
       ":no-scheme",
     ]
   ) assert.ok(!isAbsoluteIri(value), JSON.stringify(value));
+});
+
+// The format table (src/rdf/format_table.ts): one row per format, which everything reads.
+
+Deno.test("each media type, alias and extension of the table names one format", () => {
+  const owners = new Map<string, string[]>();
+  for (const [format, info] of Object.entries(RDF_FORMATS)) {
+    for (
+      const name of [info.mediaType, ...info.aliases, ...info.bodyOnlyAliases, ...info.extensions]
+    ) {
+      owners.set(name, [...owners.get(name) ?? [], format]);
+    }
+  }
+  const shared = [...owners].filter(([, formats]) => formats.length > 1);
+  assert.deepEqual(shared, [], "names that would make negotiation or uploads guess");
+  for (const format of FORMAT_NAMES) {
+    const info = RDF_FORMATS[format];
+    assert.equal(formatFromMediaType(info.contentType), format, info.contentType);
+    for (const extension of info.extensions) {
+      assert.equal(formatFromFileName(`data${extension}`), format, extension);
+    }
+  }
+});
+
+Deno.test("every format of the table is written and read back", async () => {
+  const quad = DataFactory.quad(
+    DataFactory.namedNode("https://example.org/a"),
+    DataFactory.namedNode("https://example.org/p"),
+    DataFactory.literal("x"),
+  );
+  for (const format of FORMAT_NAMES) {
+    const text = await new Response(serializeRdf([quad], format)).text();
+    const { quads } = await parseRdf(text, format);
+    assert.equal(quads.length, 1, `${format}: ${text}`);
+    assert.ok(quads[0].equals(quad), `${format}: ${text}`);
+  }
+});
+
+Deno.test("the routes' lists come from the table, each default first", () => {
+  assert.deepEqual(ITEM_READ_FORMATS, ["jsonld", "turtle", "ntriples", "rdfxml", "n3", "rdfjson"]);
+  assert.equal(ITEM_READ_DEFAULT, "jsonld");
+  assert.deepEqual(GRAPH_FORMATS, ["turtle", "ntriples", "rdfxml", "jsonld"]);
+  assert.equal(GRAPH_DEFAULT, "turtle");
+  assert.deepEqual(DOWNLOAD_FORMATS, {
+    ttl: "turtle",
+    nt: "ntriples",
+    rdf: "rdfxml",
+    n3: "n3",
+    jsonld: "jsonld",
+  });
+  assert.deepEqual(JSON_BODY_FORMATS, formatsWhere((info) => info.body === "json"));
+  assert.deepEqual(bodyMediaTypes("any"), [
+    "application/ld+json",
+    "application/rdf+json",
+    "application/json",
+    "text/turtle",
+    "application/n-triples",
+    "application/rdf+xml",
+    "text/n3",
+  ]);
+  // Where Accept leaves a tie, the table's order decides: N-Triples is the first
+  // application/* type a CONSTRUCT answers in, JSON is JSON-LD.
+  assert.equal(negotiateFormat("application/*", GRAPH_FORMATS, GRAPH_DEFAULT), "ntriples");
+  assert.equal(negotiateFormat("application/json", GRAPH_FORMATS, GRAPH_DEFAULT), "jsonld");
+  assert.equal(negotiateFormat("text/*", ITEM_READ_FORMATS, ITEM_READ_DEFAULT), "turtle");
+});
+
+Deno.test("the bulk import's own lists agree with the table (until they read it)", () => {
+  // src/bulk/subject_items.ts and the bulk contract still write their lists; held here.
+  assert.deepEqual(
+    [...SUBJECT_FORMATS].toSorted(),
+    formatsWhere((info) => info.importBy !== undefined).toSorted(),
+  );
+  assert.deepEqual(
+    BULK_MEDIA_TYPES,
+    registeredTypesOf(formatsWhere((info) => info.importBy === "graph")),
+  );
 });

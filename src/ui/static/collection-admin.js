@@ -7,20 +7,18 @@
  */
 import { api, el, ensureOk, errorBox, show, withQuery, workspaces } from "./workbench.js";
 
-/** File name ending → media type, and whether the syntax holds named graphs. */
-const FILE_TYPES = [
-  [/\.nq$/i, "application/n-quads", true],
-  [/\.trig$/i, "application/trig", true],
-  [/\.nt$/i, "application/n-triples", false],
-  [/\.ttl$/i, "text/turtle", false],
-  [/\.(rdf|owl|xml)$/i, "application/rdf+xml", false],
-  [/\.(jsonld|json)$/i, "application/ld+json", false],
-];
+/**
+ * The files the import takes, `{extensions, mediaType, graphs}` each, as the server's format
+ * table lists them (rendered into the page: src/ui/format_lists.ts).
+ */
+function fileTypes() {
+  return JSON.parse(document.getElementById("import-file")?.dataset.formats ?? "[]");
+}
 
 /** The media type of a file by its name, and whether it can name graphs; undefined if unknown. */
 export function fileType(name) {
-  const found = FILE_TYPES.find(([pattern]) => pattern.test(name));
-  return found ? { mediaType: found[1], graphs: found[2] } : undefined;
+  const ending = name.includes(".") ? name.slice(name.lastIndexOf(".") + 1).toLowerCase() : "";
+  return fileTypes().find((type) => type.extensions.includes(ending));
 }
 
 /** Starts an import of `file`; resolves with the job (202) or throws an ApiError. */
@@ -67,7 +65,8 @@ export function wireImportForm(collection) {
     const file = fileInput.files[0];
     const type = fileType(file?.name ?? "");
     if (!file || !type) {
-      show(status, errorBox("Choose a .nq, .trig, .nt, .ttl, .rdf or .jsonld file."));
+      const endings = fileTypes().map((type) => `.${type.extensions[0]}`);
+      show(status, errorBox(`Choose a ${endings.join(", ")} file.`));
       return;
     }
     if (!type.graphs && !bySubject.checked) {

@@ -1,7 +1,7 @@
 /**
  * `/ui/item?collection=…&item=…`: the item's graph as a table per subject (IRIs as links,
- * blank nodes nested where they are used once), its ETag, the five downloads and the
- * document the search index holds for it.
+ * blank nodes nested where they are used once), its ETag, its downloads and the document
+ * the search index holds for it.
  */
 import {
   api,
@@ -57,14 +57,11 @@ function irisOf(graph) {
   return [...iris];
 }
 
-/** The five download formats: extension and label. */
-const DOWNLOADS = [
-  ["ttl", "Turtle"],
-  ["rdf", "RDF/XML"],
-  ["nt", "N-Triples"],
-  ["n3", "N3"],
-  ["jsonld", "JSON-LD"],
-];
+/**
+ * The download formats, `{extension, label}` each, as the server's format table lists them
+ * (rendered into the page: src/ui/format_lists.ts).
+ */
+const DOWNLOADS = JSON.parse(document.getElementById("downloads").dataset.formats);
 
 /** RDF/JSON: subject → predicate → objects. Counts how often each blank node is an object. */
 function blankUses(graph) {
@@ -203,7 +200,7 @@ function showDownloads() {
   const status = document.getElementById("download-status");
   show(
     document.getElementById("downloads"),
-    DOWNLOADS.map(([extension, label]) =>
+    DOWNLOADS.map(({ extension, label }) =>
       el("button", {
         type: "button",
         "data-format": extension,
