@@ -1,25 +1,14 @@
 /**
- * The OpenSearch search engine, through `@opensearch-project/opensearch`.
- *
- * Each collection index is an alias over one physical index `<alias>-<timestamp>`; readers
- * only ever query the alias. A rebuild creates a new physical index and swaps the alias with
- * one `_aliases` request. Only core APIs are used (no `_delete_by_query`, no scripts), so the
- * engine runs against the plain integ-test distribution as well as a full cluster.
- *
- * Several service instances share the indices, so every fact about them lives in the
- * cluster, not in one instance's memory:
- * - The first physical index of an alias has a fixed name (`<alias>-19700101000000000`):
- *   instances that create it at once collide on the name, and exactly one index (with the
- *   alias, in the same request) results. Writes that arrive while the alias is missing or
- *   being swapped fail as retryable, never as refused.
- * - A rebuild's index carries a second alias, `<alias>.rebuilding`, from its creation on,
- *   so every instance's writes to the collection also go to it, and no instance takes it
- *   for a leftover while its job lives (leftovers are dropped only by the next rebuild,
- *   which runs under the indexing job lock, or by the clean-up of a dead job).
+ * The OpenSearch search engine, through `@opensearch-project/opensearch`: the
+ * `SearchEngine` (and raw query DSL) over the parts this folder splits it into: the
+ * collections' aliases and rebuilds (index_aliases.ts), bulk writes (bulk_writes.ts), the
+ * search body and its answer (search_body.ts), the index mappings (mappings.ts), the
+ * client's transport with timeouts and fail-fast (guarded_transport.ts), errors read as
+ * problems (opensearch_errors.ts) and the query DSL gate (dsl_gate.ts). Only core APIs are
+ * used (no `_delete_by_query`, no scripts), so the engine runs against the plain
+ * integ-test distribution as well as a full cluster.
  */
 import { displayUrl } from "../log/display_url.ts";
-import { Buffer } from "node:buffer";
-import { createHash } from "node:crypto";
 import { Client, errors } from "@opensearch-project/opensearch";
 import { DomainError } from "../errors/domain_error.ts";
 import type { BackendHealth } from "../backend/backend_health.ts";
@@ -31,49 +20,42 @@ import {
   clampWindow,
   type SearchLimits,
 } from "../search/clamp.ts";
-import { fieldResolver, indexCreationBody } from "./mappings.ts";
-import { documentVersion } from "../search/document_version.ts";
+import { fieldResolver } from "./mappings.ts";
 import { guardedTransport, type OpenSearchTimeouts, PROBE_OPTIONS } from "./guarded_transport.ts";
 import { CircuitBreaker, engineDown, type FailFastOptions } from "../backend/circuit_breaker.ts";
 import { startSearch } from "../search/facets.ts";
-import { languageTextField, SEARCH_LANGUAGES } from "../fields/languages.ts";
 import {
-  type BulkFailure,
   type BulkResult,
   type CollectionIndexRef,
-  EngineRefusal,
-  type FacetValue,
-  indexRefOf,
   type IndexTarget,
-  invalidIndexNameProblem,
-  isPhysicalIndexOf,
   isRebuildTarget,
-  isValidIndexName,
-  physicalIndexName,
   type RawSearchCapable,
   type RawSearchResult,
-  rebuildNotActiveProblem,
   type RebuildTarget,
   type SearchDocument,
   type SearchEngine,
-  type SearchHit,
   type SearchRequest,
   type SearchResponse,
   type WriteOptions,
 } from "../search/search_engine.ts";
-
-/** How bulk writes are cut and retried. */
-export interface BulkPolicy {
-  /** Most documents per bulk request. */
-  maxDocuments: number;
-  /** Most bytes of documents per bulk request. */
-  maxBytes: number;
-  /** Attempts per batch when the engine answers 429 or 5xx or cannot be reached. */
-  maxAttempts: number;
-  /** First backoff; doubles per attempt up to `maxBackoffMs`. */
-  initialBackoffMs: number;
-  maxBackoffMs: number;
-}
+import { IndexAliases } from "./index_aliases.ts";
+import {
+  type BulkPolicy,
+  BulkWriter,
+  DEFAULT_BULK_POLICY,
+  deleteOperations,
+  upsertOperations,
+} from "./bulk_writes.ts";
+import { fieldsOf, readSearchAnswer, searchBody } from "./search_body.ts";
+import {
+  type EngineSite,
+  isBadRequest,
+  isClientTimeout,
+  isIndexNotFound,
+  isTaskCancelled,
+  reasonOf,
+  searchProblem,
+} from "./opensearch_errors.ts";
 
 /** Options of {@link OpenSearchEngine}. */
 export interface OpenSearchEngineOptions {
@@ -108,41 +90,12 @@ export interface OpenSearchEngineOptions {
   bulk?: Partial<BulkPolicy>;
 }
 
-/** The default {@link BulkPolicy}. */
-export const DEFAULT_BULK_POLICY: BulkPolicy = {
-  maxDocuments: 500,
-  maxBytes: 5 * 1024 * 1024,
-  maxAttempts: 5,
-  initialBackoffMs: 200,
-  maxBackoffMs: 5000,
-};
-
-/** The suffix of the alias that marks the physical indices being rebuilt. */
-const REBUILDING_SUFFIX = ".rebuilding";
-
-/** The alias of the indices being rebuilt behind collection alias `alias`. */
-export function rebuildingAlias(alias: string): string {
-  return `${alias}${REBUILDING_SUFFIX}`;
-}
-
 /** URIs per page of {@link OpenSearchEngine.listDocumentUris}, before clamping. */
 const LIST_PAGE = 1000;
 /** How much longer than the search budget the client waits for the answer. */
 const RAW_SEARCH_GRACE_MS = 500;
 /** The module holding the language analyzers (absent from the minimal distribution). */
 const ANALYSIS_MODULE = "analysis-common";
-/** OpenSearch refuses longer `_id`s. */
-const MAX_ID_BYTES = 512;
-
-/** Bulk lines go pre-serialised; the client passes strings through as NDJSON lines. */
-type BulkBody = Parameters<Client["bulk"]>[0]["body"];
-
-interface BulkOperation {
-  uri: string;
-  lines: string[];
-  bytes: number;
-  isDelete: boolean;
-}
 
 /** Search on an OpenSearch node or cluster. */
 export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
@@ -151,37 +104,28 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
   readonly #client: Client;
   /** Marks the engine down after repeated timeouts or refusals (service.failFast). */
   readonly breaker: CircuitBreaker;
-  /** The nodes as messages name them: without credentials. */
-  readonly #where: string;
-  /** With several nodes, a failure also names the node that failed last. */
-  readonly #severalNodes: boolean;
+  /** Where the engine is, as its problems name it. */
+  readonly #site: EngineSite;
   readonly #limits: SearchLimits;
   readonly #warn?: ClampWarning;
-  readonly #bulk: BulkPolicy;
-  readonly #requestTimeoutMs: number;
   readonly #rawSearchTimeoutMs: number;
   readonly #dslGate?: DslGateOptions;
-  /** Aliases known to exist, so that writes do not ask every time. */
-  readonly #ensured = new Set<string>();
-  readonly #ensuring = new Map<string, Promise<void>>();
-  /** Alias → physical indices this process is rebuilding. */
-  readonly #rebuilds = new Map<string, Set<string>>();
+  readonly #indices: IndexAliases;
+  readonly #bulk: BulkWriter;
 
   /** Connects lazily: nothing is sent before the first call. */
   constructor(options: OpenSearchEngineOptions) {
     const nodes = typeof options.node === "string" ? [options.node] : options.node;
-    this.#where = nodes.map(displayUrl).join(", ");
-    this.#severalNodes = nodes.length > 1;
+    const where = nodes.map(displayUrl).join(", ");
     this.#limits = options.limits;
     this.#warn = options.warn;
-    this.#bulk = { ...DEFAULT_BULK_POLICY, ...options.bulk };
     const { timeouts } = options;
-    this.#requestTimeoutMs = timeouts.bulkMs;
     this.breaker = new CircuitBreaker(
-      `OpenSearch at ${this.#where}`,
-      engineDown("search-unavailable", `OpenSearch at ${this.#where}`),
+      `OpenSearch at ${where}`,
+      engineDown("search-unavailable", `OpenSearch at ${where}`),
       options.failFast,
     );
+    this.#site = { where, severalNodes: nodes.length > 1, breaker: this.breaker };
     this.#rawSearchTimeoutMs = options.rawSearchTimeoutMs;
     this.#dslGate = options.dslGate;
     this.#client = new Client({
@@ -202,17 +146,18 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
         if (!(error instanceof errors.ResponseError)) throw error;
       })
     );
+    const problem = (error: unknown) => searchProblem(error, this.#site);
+    this.#indices = new IndexAliases(this.#client, this.#limits, problem);
+    this.#bulk = new BulkWriter(this.#client, { ...DEFAULT_BULK_POLICY, ...options.bulk }, {
+      requestTimeoutMs: timeouts.bulkMs,
+      problem,
+      onRetryableFailure: () => this.#indices.forgetEnsured(),
+    });
   }
 
   /** Creates `<alias>-<timestamp>` with the alias in one request if the alias is missing. */
   ensureIndex(index: CollectionIndexRef): Promise<void> {
-    if (this.#ensured.has(index.indexName)) return Promise.resolve();
-    let pending = this.#ensuring.get(index.indexName);
-    if (!pending) {
-      pending = this.#createIfMissing(index).finally(() => this.#ensuring.delete(index.indexName));
-      this.#ensuring.set(index.indexName, pending);
-    }
-    return pending;
+    return this.#indices.ensureIndex(index);
   }
 
   /** Indexes documents in bounded, retried batches; failures are reported per document. */
@@ -221,41 +166,9 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     documents: SearchDocument[],
     options: WriteOptions = {},
   ): Promise<BulkResult> {
-    const indices = await this.#writeTargets(target, options.findRebuilds);
-    const failed: BulkFailure[] = [];
-    const operations: BulkOperation[] = [];
-    for (const document of documents) {
-      if (typeof document?.uri !== "string" || document.uri === "") {
-        failed.push({
-          uri: String(document?.uri ?? ""),
-          kind: "invalid-input",
-          message: "the document has no uri",
-          retryable: false,
-        });
-        continue;
-      }
-      const source = JSON.stringify(document);
-      const version = documentVersion(document);
-      const lines = indices.flatMap(({ name, alias }) => [
-        JSON.stringify({
-          index: {
-            _index: name,
-            _id: documentId(document.uri),
-            ...(alias ? { require_alias: true } : {}),
-            // An older state of the item never replaces a newer one (document_version.ts).
-            ...(version === undefined ? {} : { version, version_type: "external_gte" }),
-          },
-        }),
-        source,
-      ]);
-      operations.push({
-        uri: document.uri,
-        lines,
-        bytes: Buffer.byteLength(source) * indices.length,
-        isDelete: false,
-      });
-    }
-    const result = await this.#runBulk(operations, options);
+    const indices = await this.#indices.writeTargets(target, options.findRebuilds);
+    const { operations, failed } = upsertOperations(documents, indices);
+    const result = await this.#bulk.run(operations, options);
     return { succeeded: result.succeeded, failed: [...failed, ...result.failed] };
   }
 
@@ -265,18 +178,8 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     uris: string[],
     options: WriteOptions = {},
   ): Promise<BulkResult> {
-    const indices = await this.#writeTargets(target, options.findRebuilds);
-    // Versioned as of now: a delete that arrives late loses to a document written after it.
-    const version = Date.now();
-    const operations = uris.map((uri): BulkOperation => {
-      const lines = indices.map(({ name }) =>
-        JSON.stringify({
-          delete: { _index: name, _id: documentId(uri), version, version_type: "external_gte" },
-        })
-      );
-      return { uri, lines, bytes: lines.join("").length, isDelete: true };
-    });
-    return await this.#runBulk(operations, options);
+    const indices = await this.#indices.writeTargets(target, options.findRebuilds);
+    return await this.#bulk.run(deleteOperations(uris, indices), options);
   }
 
   /** Every document URI in URI order, in clamped `search_after` pages. */
@@ -308,7 +211,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
 
   /** Makes writes visible to searches (the index and any rebuild of it). */
   async refresh(target: IndexTarget): Promise<void> {
-    const names = (await this.#writeTargets(target)).map(({ name }) => name);
+    const names = (await this.#indices.writeTargets(target)).map(({ name }) => name);
     try {
       await this.#client.indices.refresh({ index: names, ignore_unavailable: true });
     } catch (error) {
@@ -316,154 +219,34 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     }
   }
 
-  /**
-   * Creates a new physical index behind the rebuilding alias only; leftovers of older
-   * rebuilds go first. Only the one running indexing job may call it (the job lock makes
-   * every other rebuild index a leftover of a job that died), except that rebuilds this
-   * engine object started itself are kept.
-   */
-  async beginRebuild(index: CollectionIndexRef): Promise<RebuildTarget> {
-    await this.ensureIndex(index);
-    try {
-      const serving = new Set(await this.#aliasIndices(index.indexName));
-      const active = this.#rebuilds.get(index.indexName) ?? new Set();
-      const existing = (await this.#client.cat.indices({
-        index: `${index.indexName}-*`,
-        format: "json",
-        h: ["index"],
-      }))
-        .body as { index: string }[];
-      const leftovers = existing.map((row) => row.index).filter((name) =>
-        isPhysicalIndexOf(index.indexName, name) && !serving.has(name) && !active.has(name)
-      );
-      if (leftovers.length > 0) await this.#client.indices.delete({ index: leftovers });
-      const physicalName = await this.#createPhysical(index, rebuildingAlias(index.indexName));
-      this.#rebuilds.set(index.indexName, new Set([...active, physicalName]));
-      return { ref: index, physicalName };
-    } catch (error) {
-      throw this.#problem(error);
-    }
+  /** A new physical index behind the rebuilding alias (index_aliases.ts). */
+  beginRebuild(index: CollectionIndexRef): Promise<RebuildTarget> {
+    return this.#indices.beginRebuild(index);
   }
 
-  /** Refreshes the rebuilt index, swaps the alias in one `_aliases` request, drops the old. */
-  async commitRebuild(target: RebuildTarget): Promise<void> {
-    const alias = target.ref.indexName;
-    if (!this.#rebuilds.get(alias)?.has(target.physicalName)) throw rebuildNotActiveProblem(target);
-    try {
-      await this.#client.indices.refresh({ index: target.physicalName });
-      const previous = await this.#aliasIndices(alias);
-      const concrete = previous.length === 0 &&
-        (await this.#client.indices.exists({ index: alias })).body === true;
-      await this.#client.indices.updateAliases({
-        body: {
-          actions: [
-            ...previous.map((index) => ({ remove: { index, alias } })),
-            ...(concrete ? [{ remove_index: { index: alias } }] : []),
-            { add: { index: target.physicalName, alias } },
-            { remove: { index: target.physicalName, alias: rebuildingAlias(alias) } },
-          ],
-        },
-      });
-      this.#rebuilds.get(alias)?.delete(target.physicalName);
-      this.#ensured.add(alias);
-      if (previous.length > 0) await this.#client.indices.delete({ index: previous });
-    } catch (error) {
-      throw this.#problem(error);
-    }
+  /** Swaps the alias to the rebuilt index and drops the old one. */
+  commitRebuild(target: RebuildTarget): Promise<void> {
+    return this.#indices.commitRebuild(target);
   }
 
   /** Deletes the rebuilt index; the alias never pointed at it. */
-  async abortRebuild(target: RebuildTarget): Promise<void> {
-    const alias = target.ref.indexName;
-    let live = false;
-    try {
-      live = (await this.#aliasIndices(alias)).includes(target.physicalName);
-    } catch {
-      // Unreachable: the check cannot be made, but the abort must still stop dual writes.
-    }
-    if (live) throw rebuildNotActiveProblem(target);
-    // Forget the rebuild first, so later writes stop going to it even if the delete fails
-    // (the leftover index then only takes disk space until an operator removes it).
-    this.#rebuilds.get(alias)?.delete(target.physicalName);
-    try {
-      await this.#client.indices.delete({ index: target.physicalName, ignore_unavailable: true });
-    } catch (error) {
-      throw this.#problem(error);
-    }
+  abortRebuild(target: RebuildTarget): Promise<void> {
+    return this.#indices.abortRebuild(target);
   }
 
   /** Full-text, filtered, sorted and clamped search of a collection's index. */
   async search(index: CollectionIndexRef, request: SearchRequest): Promise<SearchResponse> {
     const { response, window, facetSize } = startSearch(request, this.#limits, this.#warn);
-    const q = request.q?.trim() ? request.q : undefined;
     try {
-      const fields = [
-        ...[...request.filters ?? [], ...request.anyOf ?? [], ...request.ranges ?? []]
-          .map((entry) => entry.field),
-        ...(request.sort ?? []).map((entry) => entry.field),
-        ...request.facets ?? [],
-      ];
-      const resolve = fieldResolver(await this.#fieldMappings(index.indexName, fields));
-      const sort = (request.sort ?? []).map(resolve.sort);
-      const body: Record<string, unknown> = {
-        from: window.from,
-        size: window.size,
-        track_total_hits: this.#limits.trackTotalHits,
-        track_scores: q !== undefined,
-        query: {
-          bool: {
-            must: [textQuery(q, request.language)],
-            filter: [
-              ...(request.filters ?? []).map(resolve.filter),
-              ...(request.anyOf ?? []).map(resolve.anyOf),
-              ...(request.ranges ?? []).map(resolve.range),
-            ],
-          },
-        },
-        sort: [...sort, ...(q !== undefined && sort.length === 0 ? ["_score"] : []), {
-          uri: "asc",
-        }],
-      };
-      // Aggregations are named by position: field names may hold any character.
-      const facetFields = (request.facets ?? []).map(resolve.facetField);
-      if (facetSize !== undefined) {
-        const aggs: Record<string, unknown> = {};
-        facetFields.forEach((field, position) => {
-          if (field === undefined || facetSize === 0) return;
-          aggs[`facet${position}`] = { terms: { field, size: facetSize } };
-        });
-        if (Object.keys(aggs).length > 0) body.aggs = aggs;
-      }
-      if (request.highlight && q !== undefined) {
-        body.highlight = {
-          encoder: "html",
-          pre_tags: ["<em>"],
-          post_tags: ["</em>"],
-          fields: Object.fromEntries(TEXT_FIELDS.map((field) => [field, {}])),
-        };
-      }
+      const mappings = await this.#fieldMappings(index.indexName, fieldsOf(request));
+      const body = searchBody(request, {
+        window,
+        facetSize,
+        resolve: fieldResolver(mappings),
+        trackTotalHits: this.#limits.trackTotalHits,
+      });
       const answer = (await this.#client.search({ index: index.indexName, body })).body;
-      const result = answer.hits;
-      response.total = typeof result.total === "number" ? result.total : result.total?.value ?? 0;
-      if (typeof result.total === "object" && result.total?.relation === "gte") {
-        response.totalRelation = "gte";
-      }
-      response.hits = result.hits.map((hit) => {
-        const found: SearchHit = {
-          uri: (hit._source as SearchDocument).uri,
-          score: q === undefined ? null : hit._score ?? null,
-          document: hit._source as SearchDocument,
-        };
-        if (request.highlight) {
-          found.highlights = (hit.highlight ?? {}) as Record<string, string[]>;
-        }
-        return found;
-      });
-      const aggregations = (answer.aggregations ?? {}) as Record<string, unknown>;
-      (request.facets ?? []).forEach((field, position) => {
-        response.facets![field] = facetValues(aggregations[`facet${position}`]);
-      });
-      return response;
+      return readSearchAnswer(answer, request, response);
     } catch (error) {
       if (isIndexNotFound(error)) return response;
       throw this.#problem(error);
@@ -500,10 +283,10 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
       const buckets = clampResponseBuckets(response, this.#limits, this.#warn);
       return { response: buckets.response, changes: [...clamped.changes, ...buckets.changes] };
     } catch (error) {
-      if (error instanceof errors.TimeoutError || isTaskCancelled(error)) {
+      if (isClientTimeout(error) || isTaskCancelled(error)) {
         throw this.#searchTimeout();
       }
-      if (error instanceof errors.ResponseError && error.statusCode === 400) {
+      if (isBadRequest(error)) {
         throw new DomainError("invalid-search-query", { detail: reasonOf(error) });
       }
       if (isIndexNotFound(error)) {
@@ -534,8 +317,8 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
         ![...(node.modules ?? []), ...(node.plugins ?? [])].some((m) => m.name === ANALYSIS_MODULE)
       )
       .map(([id, node]) =>
-        `node ${node.name ?? id} of OpenSearch at ${this.#where} lacks the ${ANALYSIS_MODULE} ` +
-        "module, whose language analyzers the search mappings use"
+        `node ${node.name ?? id} of OpenSearch at ${this.#site.where} lacks the ` +
+        `${ANALYSIS_MODULE} module, whose language analyzers the search mappings use`
       );
   }
 
@@ -543,7 +326,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
   async health(): Promise<BackendHealth> {
     try {
       const { status } = (await this.#client.cluster.health({ timeout: "2s" })).body;
-      return { ok: status !== "red", detail: `opensearch at ${this.#where}: ${status}` };
+      return { ok: status !== "red", detail: `opensearch at ${this.#site.where}: ${status}` };
     } catch (error) {
       return { ok: false, detail: this.#problem(error).message };
     }
@@ -555,202 +338,12 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     await this.#client.close();
   }
 
-  async #createIfMissing(index: CollectionIndexRef): Promise<void> {
-    if (!isValidIndexName(index.indexName)) throw invalidIndexNameProblem(index.indexName);
-    try {
-      const exists =
-        (await this.#client.indices.existsAlias({ name: index.indexName })).body === true ||
-        (await this.#client.indices.exists({ index: index.indexName })).body === true;
-      if (!exists) await this.#createFirst(index);
-      this.#ensured.add(index.indexName);
-    } catch (error) {
-      throw this.#problem(error);
-    }
-  }
-
-  /**
-   * The alias's first physical index, under its fixed name: when several instances create
-   * it at once, one request wins and the others find it taken, with the alias already on it
-   * (created in the same request). An index of that name without the alias (the alias was
-   * removed by hand) gets the alias back.
-   */
-  async #createFirst(index: CollectionIndexRef): Promise<void> {
-    const name = physicalIndexName(index.indexName, 0);
-    try {
-      await this.#client.indices.create({
-        index: name,
-        body: {
-          ...indexCreationBody(this.#limits, index.mappings),
-          aliases: { [index.indexName]: {} },
-        },
-      });
-      return;
-    } catch (error) {
-      if (errorType(error) !== "resource_already_exists_exception") throw error;
-    }
-    if ((await this.#client.indices.existsAlias({ name: index.indexName })).body === true) return;
-    await this.#client.indices.updateAliases({
-      body: { actions: [{ add: { index: name, alias: index.indexName } }] },
-    });
-  }
-
-  /** A new physical index with alias `alias`; a taken name moves on a millisecond. */
-  async #createPhysical(index: CollectionIndexRef, alias: string): Promise<string> {
-    const body = {
-      ...indexCreationBody(this.#limits, index.mappings),
-      aliases: { [alias]: {} },
-    };
-    let now = Date.now();
-    while (true) {
-      const name = physicalIndexName(index.indexName, now++);
-      try {
-        await this.#client.indices.create({ index: name, body });
-        return name;
-      } catch (error) {
-        if (errorType(error) !== "resource_already_exists_exception") throw error;
-      }
-    }
-  }
-
-  /** The alias (which must exist) and the physical indices being rebuilt behind it. */
-  async #writeTargets(
-    target: IndexTarget,
-    findRebuilds = false,
-  ): Promise<{ name: string; alias: boolean }[]> {
-    if (isRebuildTarget(target)) {
-      if (!this.#rebuilds.get(target.ref.indexName)?.has(target.physicalName)) {
-        throw rebuildNotActiveProblem(target);
-      }
-      return [{ name: target.physicalName, alias: false }];
-    }
-    await this.ensureIndex(target);
-    const alias = indexRefOf(target).indexName;
-    const rebuilding = (this.#rebuilds.get(alias)?.size ?? 0) > 0 ||
-      (findRebuilds && (await this.#aliasIndices(rebuildingAlias(alias))).length > 0);
-    // A rebuild is written to through its alias, never by its physical name: a rebuild
-    // index dropped meanwhile (aborted, or a dead job's cleaned up) then answers 404 instead
-    // of being created again empty by OpenSearch's automatic index creation.
-    return [
-      { name: target.indexName, alias: true },
-      ...(rebuilding ? [{ name: rebuildingAlias(alias), alias: true }] : []),
-    ];
-  }
-
-  async #aliasIndices(alias: string): Promise<string[]> {
-    try {
-      return Object.keys((await this.#client.indices.getAlias({ name: alias })).body);
-    } catch (error) {
-      if (error instanceof errors.ResponseError && error.statusCode === 404) return [];
-      throw error;
-    }
-  }
-
   async #fieldMappings(alias: string, fields: string[]): Promise<Record<string, unknown>> {
     if (fields.length === 0) return {};
     const body = (await this.#client.indices.getFieldMapping({ index: alias, fields })).body;
     const merged: Record<string, unknown> = {};
     for (const physical of Object.values(body)) Object.assign(merged, physical.mappings ?? {});
     return merged;
-  }
-
-  async #runBulk(operations: BulkOperation[], options: WriteOptions): Promise<BulkResult> {
-    const result: BulkResult = { succeeded: 0, failed: [] };
-    let batch: BulkOperation[] = [];
-    let bytes = 0;
-    const flush = async () => {
-      if (batch.length === 0) return;
-      const outcome = await this.#bulkWithRetries(batch, options);
-      result.succeeded += outcome.succeeded;
-      result.failed.push(...outcome.failed);
-      batch = [];
-      bytes = 0;
-    };
-    for (const operation of operations) {
-      if (
-        batch.length >= this.#bulk.maxDocuments ||
-        (batch.length > 0 && bytes + operation.bytes > this.#bulk.maxBytes)
-      ) {
-        await flush();
-      }
-      batch.push(operation);
-      bytes += operation.bytes;
-    }
-    await flush();
-    return result;
-  }
-
-  /** One batch; items the engine rejected with 429 are sent again, alone, after a backoff. */
-  async #bulkWithRetries(operations: BulkOperation[], options: WriteOptions): Promise<BulkResult> {
-    const result: BulkResult = { succeeded: 0, failed: [] };
-    let pending = operations;
-    for (let attempt = 1; pending.length > 0; attempt++) {
-      const lastAttempt = attempt >= this.#bulk.maxAttempts;
-      const timeout = this.#timeoutBefore(options.deadline);
-      let items: Record<string, { status: number; error?: unknown }>[];
-      try {
-        const body = pending.flatMap((operation) => operation.lines) as unknown as BulkBody;
-        items = (await this.#client.bulk(
-          { body, refresh: options.refresh ? "wait_for" : undefined },
-          timeout === undefined ? undefined : { requestTimeout: timeout },
-        )).body.items;
-      } catch (error) {
-        if (lastAttempt || !isRetryable(error)) throw this.#problem(error);
-        await this.#backoff(attempt);
-        continue;
-      }
-      const retry: BulkOperation[] = [];
-      let cursor = 0;
-      for (const operation of pending) {
-        const outcomes = items.slice(
-          cursor,
-          cursor + operation.lines.length / (operation.isDelete ? 1 : 2),
-        );
-        cursor += outcomes.length;
-        // The first target decides: a rebuild's copy (the others) that fails is made good
-        // by the job's re-queue after its swap, and one dropped meanwhile answers 404.
-        const outcome = Object.values(outcomes[0] ?? {})[0];
-        // 409: the index holds a newer (or the same) version already; nothing to write.
-        if (
-          !outcome || outcome.status < 300 || outcome.status === 409 ||
-          (operation.isDelete && outcome.status === 404)
-        ) {
-          result.succeeded++;
-        } else if (!lastAttempt && outcome.status === 429) {
-          retry.push(operation);
-        } else {
-          const retryable = isRetryableItemFailure(outcome.status, outcome.error);
-          if (retryable) this.#ensured.clear(); // the alias may be gone: look again
-          result.failed.push({
-            uri: operation.uri,
-            kind: retryable
-              ? "unavailable"
-              : outcome.status === 400
-              ? "invalid-input"
-              : "backend-failed",
-            message: itemMessage(outcome.error),
-            retryable,
-          });
-        }
-      }
-      pending = retry;
-      if (pending.length > 0) await this.#backoff(attempt);
-    }
-    return result;
-  }
-
-  /**
-   * The request timeout that ends a request by `deadline` (undefined: the client's own);
-   * a deadline already past is 503, so no request starts after it.
-   */
-  #timeoutBefore(deadline: number | undefined): number | undefined {
-    if (deadline === undefined) return undefined;
-    const left = deadline - Date.now();
-    if (left <= 0) {
-      throw new DomainError("search-unavailable", {
-        detail: "The write's deadline passed before OpenSearch accepted it.",
-      });
-    }
-    return Math.min(left, this.#requestTimeoutMs);
   }
 
   #searchTimeout(): DomainError {
@@ -760,138 +353,9 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     });
   }
 
-  #backoff(attempt: number): Promise<void> {
-    const delay = Math.min(
-      this.#bulk.maxBackoffMs,
-      this.#bulk.initialBackoffMs * 2 ** (attempt - 1),
-    );
-    return new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)));
-  }
-
   #problem(error: unknown): DomainError {
-    if (error instanceof DomainError) return error;
-    if (
-      error instanceof errors.ConnectionError || error instanceof errors.NoLivingConnectionsError ||
-      error instanceof errors.TimeoutError || error instanceof errors.RequestAbortedError ||
-      (error instanceof errors.ResponseError && [429, 502, 503, 504].includes(error.statusCode))
-    ) {
-      return new DomainError("search-unavailable", {
-        detail: `OpenSearch at ${this.#where} cannot serve the request: ${
-          this.#severalNodes ? nodeOf(error) : ""
-        }${reasonOf(error)}`,
-        extensions: { retryAfter: this.breaker.retryAfterSeconds },
-      });
-    }
-    const message = `OpenSearch: ${reasonOf(error)}`;
-    // A 4xx other than overload or a missing index: the request itself is refused.
-    if (
-      error instanceof errors.ResponseError && error.statusCode >= 400 &&
-      error.statusCode < 500 && ![404, 408, 409, 429].includes(error.statusCode)
-    ) {
-      return new EngineRefusal("search-error", { detail: message });
-    }
-    return new DomainError("search-error", { detail: message });
+    return searchProblem(error, this.#site);
   }
-}
-
-/** The `_id` of an item's document: its URI, or a SHA-256 of it when too long for OpenSearch. */
-export function documentId(uri: string): string {
-  return Buffer.byteLength(uri) <= MAX_ID_BYTES
-    ? uri
-    : `sha256:${createHash("sha256").update(uri).digest("hex")}`;
-}
-
-/**
- * Whether a document the bulk API refused may be accepted later: overload, a node failing,
- * or an alias that is missing or has no write index for a moment (being created or swapped
- * by another instance).
- */
-function isRetryableItemFailure(status: number, error: unknown): boolean {
-  if (status === 429 || status >= 500) return true;
-  const type = (error as { type?: string } | undefined)?.type;
-  if (type === "index_not_found_exception" || type === "alias_not_found_exception") return true;
-  const reason = (error as { reason?: string } | undefined)?.reason ?? "";
-  return /no write index/i.test(reason);
-}
-
-/** `<node>: ` for the node the client last sent a failed request to, if it says which. */
-function nodeOf(error: unknown): string {
-  const meta = (error as { meta?: { meta?: { connection?: { url?: URL } | null } } }).meta;
-  const url = meta?.meta?.connection?.url;
-  return url ? `${displayUrl(url.href)}: ` : "";
-}
-
-function isRetryable(error: unknown): boolean {
-  if (error instanceof errors.ResponseError) {
-    return error.statusCode === 429 || error.statusCode >= 500;
-  }
-  return error instanceof errors.ConnectionError ||
-    error instanceof errors.NoLivingConnectionsError ||
-    error instanceof errors.TimeoutError;
-}
-
-/** A search OpenSearch cancelled at `cancel_after_time_interval`. */
-function isTaskCancelled(error: unknown): boolean {
-  return /task_cancelled_exception/.test(
-    error instanceof errors.ResponseError ? JSON.stringify(error.body ?? "") : "",
-  );
-}
-
-function isIndexNotFound(error: unknown): boolean {
-  return errorType(error) === "index_not_found_exception";
-}
-
-function errorType(error: unknown): string | undefined {
-  if (!(error instanceof errors.ResponseError)) return undefined;
-  const body = error.body as { error?: { type?: string } } | undefined;
-  return body?.error?.type;
-}
-
-function reasonOf(error: unknown): string {
-  if (error instanceof errors.ResponseError) {
-    const cause = (error.body as { error?: unknown } | undefined)?.error;
-    return cause ? itemMessage(cause) : `HTTP ${error.statusCode}`;
-  }
-  return error instanceof Error ? error.message : String(error);
-}
-
-function itemMessage(error: unknown): string {
-  if (typeof error !== "object" || error === null) return String(error ?? "unknown error");
-  const { type, reason, caused_by: cause } = error as {
-    type?: string;
-    reason?: string;
-    caused_by?: unknown;
-  };
-  const own = [type, reason].filter(Boolean).join(": ");
-  return cause ? `${own} (${itemMessage(cause)})` : own;
-}
-
-/** The fields `q` searches: every literal, and the literals of each search language. */
-const TEXT_FIELDS = ["text", ...SEARCH_LANGUAGES.map(languageTextField)];
-
-/** `q` as a query: every word in one of {@link TEXT_FIELDS}, or in one language's field. */
-function textQuery(q: string | undefined, language: string | undefined): Record<string, unknown> {
-  if (q === undefined) return { match_all: {} };
-  if (language !== undefined) {
-    return { match: { [languageTextField(language)]: { query: q, operator: "and" } } };
-  }
-  return { multi_match: { query: q, fields: TEXT_FIELDS, operator: "and" } };
-}
-
-/**
- * A `terms` aggregation's buckets as facet values: numbers as numbers, booleans and dates as
- * OpenSearch prints them (`true`, ISO 8601), strings as they are.
- */
-function facetValues(aggregation: unknown): FacetValue[] {
-  const buckets = (aggregation as { buckets?: unknown[] } | undefined)?.buckets ?? [];
-  return buckets.map((entry) => {
-    const bucket = entry as { key: string | number; key_as_string?: string; doc_count: number };
-    let value: string | number | boolean = bucket.key_as_string ?? bucket.key;
-    if (bucket.key_as_string === "true" || bucket.key_as_string === "false") {
-      value = bucket.key_as_string === "true";
-    }
-    return { value, count: bucket.doc_count };
-  });
 }
 
 /** Refuses, as 400 `search-query-refused` naming where, a body the DSL gate does not let in. */
