@@ -16,7 +16,47 @@
  * (`fuzzy`, `fuzziness`, `~` in query strings), and `prefix` on fields that are not
  * keywords, need `expensiveQueries`. The walk recurses only through clause nesting, which
  * the depth bound stops, so input 10,000 levels deep is refused at level 21.
+ *
+ * The lists and bounds are in dsl_allow_lists.ts, the typed checks of JSON values in
+ * dsl_json_walk.ts; this file is the grammar: which clause holds what.
  */
+import {
+  COMMON_QUERY_PARAMETERS,
+  DATE_HISTOGRAM_OPTIONS,
+  FIELD_TERM_OPTIONS,
+  FIELD_TEXT_OPTIONS,
+  HIGHLIGHT_OPTIONS,
+  HISTOGRAM_OPTIONS,
+  isKeywordField,
+  MAX_AGGREGATION_DEPTH,
+  MAX_CLAUSES,
+  MAX_DETERMINIZED_STATES,
+  MAX_EXPANSIONS,
+  MAX_QUERY_DEPTH,
+  METRIC_OPTIONS,
+  MULTI_MATCH_OPTIONS,
+  NAMED_REFUSALS,
+  QUERY_STRING_OPTIONS,
+  RANGE_OPTIONS,
+  SIMPLE_QUERY_STRING_OPTIONS,
+  SORT_OPTIONS,
+  TERMS_AGGREGATION_OPTIONS,
+  TOP_HITS_SCALARS,
+  TOP_HITS_WALKED,
+  TOP_LEVEL_KEYS,
+} from "./dsl_allow_lists.ts";
+import { escape, isObject, type Json, JsonWalk, Refusal } from "./dsl_json_walk.ts";
+
+// The bounds, also named from here: they are the gate's promise to its callers.
+export {
+  MAX_AGGREGATION_DEPTH,
+  MAX_ARRAY_LENGTH,
+  MAX_CLAUSES,
+  MAX_DETERMINIZED_STATES,
+  MAX_EXPANSIONS,
+  MAX_QUERY_DEPTH,
+  MAX_STRING_LENGTH,
+} from "./dsl_allow_lists.ts";
 
 /** What the configuration allows beyond the default gate. */
 export interface DslGateOptions {
@@ -26,29 +66,6 @@ export interface DslGateOptions {
 
 /** The gate's answer: accepted, or refused at `path` (a JSON pointer) for `message`. */
 export type DslGateResult = { ok: true } | { ok: false; path: string; message: string };
-
-/** Deepest nesting of query clauses (OpenSearch's `indices.query.bool.max_nested_depth`). */
-export const MAX_QUERY_DEPTH = 20;
-/** Deepest nesting of aggregations under aggregations. */
-export const MAX_AGGREGATION_DEPTH = 3;
-/** Most query clauses and aggregations in one body (OpenSearch's `max_clause_count`). */
-export const MAX_CLAUSES = 1024;
-/** Most elements of one array: terms, ids, fields, sort keys, ranges. */
-export const MAX_ARRAY_LENGTH = 1024;
-/** Longest string: query text, field names, values. */
-export const MAX_STRING_LENGTH = 8192;
-/** Most expansions a fuzzy or prefix clause may ask for. */
-export const MAX_EXPANSIONS = 50;
-/** Most automaton states a regular expression may need. */
-export const MAX_DETERMINIZED_STATES = 10_000;
-
-/** How deep an option's value may nest: `order: [{"_count": "desc"}]`. */
-const PLAIN_DEPTH = 3;
-
-/** Thrown inside the walk to stop at the first refusal. */
-class Refusal {
-  constructor(readonly path: string, readonly message: string) {}
-}
 
 /** Checks a query DSL body; never throws. */
 export function gateQueryBody(body: unknown, options: DslGateOptions): DslGateResult {
@@ -61,237 +78,13 @@ export function gateQueryBody(body: unknown, options: DslGateOptions): DslGateRe
   }
 }
 
-/** Keys refused with a reason of their own, wherever they appear. */
-const NAMED_REFUSALS: Record<string, string> = {
-  script: "scripts are not accepted",
-  script_score: "scripts are not accepted",
-  function_score: "function_score is not accepted (it runs scripts)",
-  script_fields: "scripts are not accepted",
-  scripted_metric: "scripts are not accepted",
-  bucket_script: "scripts are not accepted",
-  bucket_selector: "scripts are not accepted",
-  terms_set: "terms_set is not accepted (it runs scripts)",
-  _script: "script sorts are not accepted",
-  runtime_mappings: "runtime fields are not accepted",
-  more_like_this: "more_like_this is not accepted (it can read other indices)",
-  percolate: "percolate is not accepted (it reads documents of other indices)",
-  geo_shape: "geo_shape is not accepted (indexed shapes are read from other indices)",
-  indices_boost: "indices_boost names other indices",
-  wrapper: "wrapper is not accepted (its query cannot be checked)",
-  stored_fields: "stored_fields is not accepted; use _source",
-  index: "naming an index is not accepted",
-  _index: "naming an index is not accepted",
-  timeout: "the service sets the timeout (service.search.opensearch.dsl.timeoutMs)",
-};
-
-/** Parameters every query clause takes. */
-const COMMON_QUERY_PARAMETERS = ["boost", "_name"];
-
-/** Options of the full-text clauses on one field (`match` and friends), by clause. */
-const FIELD_TEXT_OPTIONS: Record<string, string[]> = {
-  match: [
-    "query",
-    "operator",
-    "minimum_should_match",
-    "analyzer",
-    "lenient",
-    "zero_terms_query",
-    "auto_generate_synonyms_phrase_query",
-    "fuzziness",
-    "prefix_length",
-    "max_expansions",
-    "fuzzy_transpositions",
-  ],
-  match_phrase: ["query", "analyzer", "slop", "zero_terms_query"],
-  match_phrase_prefix: ["query", "analyzer", "slop", "max_expansions", "zero_terms_query"],
-  match_bool_prefix: [
-    "query",
-    "analyzer",
-    "operator",
-    "minimum_should_match",
-    "fuzziness",
-    "prefix_length",
-    "max_expansions",
-    "fuzzy_transpositions",
-  ],
-};
-
-const MULTI_MATCH_OPTIONS = [
-  "query",
-  "fields",
-  "type",
-  "operator",
-  "minimum_should_match",
-  "analyzer",
-  "tie_breaker",
-  "slop",
-  "lenient",
-  "zero_terms_query",
-  "auto_generate_synonyms_phrase_query",
-  "fuzziness",
-  "prefix_length",
-  "max_expansions",
-  "fuzzy_transpositions",
-];
-
-const QUERY_STRING_OPTIONS = [
-  "query",
-  "default_field",
-  "fields",
-  "default_operator",
-  "analyzer",
-  "quote_analyzer",
-  "allow_leading_wildcard",
-  "analyze_wildcard",
-  "lenient",
-  "minimum_should_match",
-  "phrase_slop",
-  "quote_field_suffix",
-  "tie_breaker",
-  "type",
-  "time_zone",
-  "fuzziness",
-  "fuzzy_max_expansions",
-  "fuzzy_prefix_length",
-  "fuzzy_transpositions",
-  "max_determinized_states",
-  "enable_position_increments",
-  "auto_generate_synonyms_phrase_query",
-];
-
-const SIMPLE_QUERY_STRING_OPTIONS = [
-  "query",
-  "fields",
-  "default_operator",
-  "analyzer",
-  "flags",
-  "lenient",
-  "minimum_should_match",
-  "quote_field_suffix",
-  "analyze_wildcard",
-  "fuzzy_max_expansions",
-  "fuzzy_prefix_length",
-  "fuzzy_transpositions",
-  "auto_generate_synonyms_phrase_query",
-];
-
-/** Options of the term-level clauses on one field, by clause. */
-const FIELD_TERM_OPTIONS: Record<string, string[]> = {
-  term: ["value", "case_insensitive"],
-  prefix: ["value", "case_insensitive"],
-  wildcard: ["value", "wildcard", "case_insensitive"],
-  regexp: ["value", "flags", "case_insensitive", "max_determinized_states"],
-  fuzzy: ["value", "fuzziness", "max_expansions", "prefix_length", "transpositions"],
-};
-
-const RANGE_OPTIONS = ["gt", "gte", "lt", "lte", "from", "to", "format", "relation", "time_zone"];
-
-/** The service's own keyword fields; every string field also has `<field>.keyword`. */
-const KEYWORD_FIELDS = new Set(["uri", "collection", "workspace", "types", "hash"]);
-
-const TOP_LEVEL_KEYS = new Set([
-  "query",
-  "post_filter",
-  "aggs",
-  "aggregations",
-  "size",
-  "from",
-  "sort",
-  "_source",
-  "track_total_hits",
-  "track_scores",
-  "min_score",
-  "highlight",
-  "search_after",
-  "explain",
-  "version",
-  "seq_no_primary_term",
-  "terminate_after",
-]);
-
-const HIGHLIGHT_OPTIONS = [
-  "pre_tags",
-  "post_tags",
-  "fragment_size",
-  "number_of_fragments",
-  "no_match_size",
-  "require_field_match",
-  "encoder",
-  "order",
-  "type",
-  "boundary_scanner",
-  "tags_schema",
-];
-
-const SORT_OPTIONS = ["order", "mode", "missing", "unmapped_type", "nested", "format"];
-
-/** Metric aggregations: a field and simple options. */
-const METRIC_OPTIONS: Record<string, string[]> = {
-  avg: ["field", "missing", "format"],
-  sum: ["field", "missing", "format"],
-  min: ["field", "missing", "format"],
-  max: ["field", "missing", "format"],
-  value_count: ["field", "missing", "format"],
-  stats: ["field", "missing", "format"],
-  extended_stats: ["field", "missing", "format", "sigma"],
-  percentiles: ["field", "missing", "format", "percents", "keyed"],
-  cardinality: ["field", "missing", "precision_threshold"],
-  missing: ["field"],
-};
-
-const HISTOGRAM_OPTIONS = [
-  "field",
-  "interval",
-  "min_doc_count",
-  "offset",
-  "extended_bounds",
-  "hard_bounds",
-  "order",
-  "keyed",
-  "missing",
-  "format",
-];
-
-const DATE_HISTOGRAM_OPTIONS = [
-  ...HISTOGRAM_OPTIONS.filter((option) => option !== "interval"),
-  "calendar_interval",
-  "fixed_interval",
-  "time_zone",
-];
-
-const TERMS_AGGREGATION_OPTIONS = [
-  "field",
-  "size",
-  "shard_size",
-  "min_doc_count",
-  "shard_min_doc_count",
-  "order",
-  "missing",
-  "include",
-  "exclude",
-  "show_term_doc_count_error",
-  "collect_mode",
-  "format",
-];
-
-const TOP_HITS_SCALARS = [
-  "size",
-  "from",
-  "explain",
-  "version",
-  "track_scores",
-  "seq_no_primary_term",
-];
-/** The options of `top_hits` and `inner_hits` that {@link Gate.hitOptions} walks. */
-const TOP_HITS_WALKED = ["sort", "_source", "highlight"];
-
-type Json = Record<string, unknown>;
-
 /** One walk over one body: counts clauses, refuses at the first violation. */
-class Gate {
+class Gate extends JsonWalk {
   #clauses = 0;
 
-  constructor(readonly options: DslGateOptions) {}
+  constructor(readonly options: DslGateOptions) {
+    super();
+  }
 
   body(body: unknown): void {
     const top = this.object(body, "");
@@ -730,61 +523,6 @@ class Gate {
     });
   }
 
-  /**
-   * An object whose keys are all in `plain` or `walked`: values of `plain` keys must be
-   * {@link plainValue}s, those of `walked` keys the caller checks itself.
-   */
-  parameters(
-    value: unknown,
-    path: string,
-    plain: readonly string[],
-    walked: readonly string[] = [],
-  ): Json {
-    const object = this.object(value, path);
-    for (const [key, entry] of Object.entries(object)) {
-      const at = `${path}/${escape(key)}`;
-      if (walked.includes(key)) continue;
-      this.allowedKey(key, at, plain);
-      this.plainValue(entry, at, PLAIN_DEPTH);
-    }
-    return object;
-  }
-
-  /**
-   * Scalars, and arrays and objects of them `depth` levels deep (`order`, `ranges`,
-   * `extended_bounds`): data, never a clause, so a refused key name is refused here too.
-   */
-  plainValue(value: unknown, path: string, depth: number): void {
-    if (!Array.isArray(value) && !isObject(value)) return this.scalar(value, path);
-    if (depth === 0) this.refuse(path, "nested too deep for an option");
-    if (Array.isArray(value)) {
-      this.array(value, path).forEach((entry, index) =>
-        this.plainValue(entry, `${path}/${index}`, depth - 1)
-      );
-      return;
-    }
-    for (const [key, entry] of Object.entries(value)) {
-      const at = `${path}/${escape(key)}`;
-      if (key in NAMED_REFUSALS) this.refuse(at, NAMED_REFUSALS[key]);
-      this.string(key, at);
-      this.plainValue(entry, at, depth - 1);
-    }
-  }
-
-  allowedKey(key: string, path: string, allowed: ReadonlySet<string> | readonly string[]): void {
-    const known = allowed instanceof Set ? allowed.has(key) : (allowed as string[]).includes(key);
-    if (!known) this.refuse(path, NAMED_REFUSALS[key] ?? `${key} is not accepted here`);
-  }
-
-  bounded(options: Json, path: string, key: string, limit: number): void {
-    const value = options[key];
-    if (value === undefined) return;
-    const number = typeof value === "string" ? Number(value) : value;
-    if (typeof number !== "number" || !(number <= limit)) {
-      this.refuse(`${path}/${key}`, `${key} is at most ${limit}`);
-    }
-  }
-
   expensive(path: string, what: string): void {
     if (this.options.expensiveQueries) return;
     this.refuse(path, `${what} need service.search.opensearch.dsl.expensiveQueries`);
@@ -795,85 +533,4 @@ class Gate {
       this.refuse(path, `a body holds at most ${MAX_CLAUSES} clauses and aggregations`);
     }
   }
-
-  fieldNames(value: unknown, path: string): void {
-    if (value === undefined) return;
-    if (typeof value === "string") return this.fieldName(value, path);
-    this.array(value, path).forEach((name, index) => this.fieldName(name, `${path}/${index}`));
-  }
-
-  fieldName(value: unknown, path: string): void {
-    this.string(value, path);
-    if (value === "") this.refuse(path, "expected a field name");
-  }
-
-  scalarObject(value: unknown, path: string): void {
-    for (const [key, entry] of Object.entries(this.object(value, path))) {
-      this.scalar(entry, `${path}/${escape(key)}`);
-    }
-  }
-
-  scalars(value: unknown, path: string): void {
-    this.array(value, path).forEach((entry, index) => this.scalar(entry, `${path}/${index}`));
-  }
-
-  optionalScalar(value: unknown, path: string): void {
-    if (value !== undefined) this.scalar(value, path);
-  }
-
-  scalar(value: unknown, path: string): void {
-    if (typeof value === "string") return this.string(value, path);
-    if (typeof value === "number" || typeof value === "boolean" || value === null) return;
-    this.refuse(path, "expected a string, a number or a boolean");
-  }
-
-  string(value: unknown, path: string): void {
-    if (typeof value !== "string") this.refuse(path, "expected a string");
-    if ((value as string).length > MAX_STRING_LENGTH) {
-      this.refuse(path, `strings are at most ${MAX_STRING_LENGTH} characters`);
-    }
-  }
-
-  number(value: unknown, path: string): void {
-    const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
-    if (typeof number !== "number" || !Number.isFinite(number)) {
-      this.refuse(path, "expected a number");
-    }
-  }
-
-  boolean(value: unknown, path: string): void {
-    if (typeof value !== "boolean") this.refuse(path, "expected true or false");
-  }
-
-  array(value: unknown, path: string): unknown[] {
-    if (!Array.isArray(value)) this.refuse(path, "expected an array");
-    const array = value as unknown[];
-    if (array.length > MAX_ARRAY_LENGTH) {
-      this.refuse(path, `arrays hold at most ${MAX_ARRAY_LENGTH} elements`);
-    }
-    return array;
-  }
-
-  object(value: unknown, path: string): Json {
-    if (!isObject(value)) this.refuse(path, "expected an object");
-    return value as Json;
-  }
-
-  refuse(path: string, message: string): never {
-    throw new Refusal(path === "" ? "/" : path, message);
-  }
-}
-
-/** Fields that hold exact values, where `prefix` reads one range of the terms. */
-function isKeywordField(field: string): boolean {
-  return KEYWORD_FIELDS.has(field) || field.endsWith(".keyword");
-}
-
-/** A JSON pointer reference token (RFC 6901). */
-function escape(key: string): string {
-  return key.replaceAll("~", "~0").replaceAll("/", "~1");
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
