@@ -4,7 +4,7 @@
  * can touch (`sparql_fallback.ts`). Runs in the query worker (`sparql_worker.ts`), or on the
  * main thread for an in-memory database, which no worker can open.
  */
-import type { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type Oxigraph from "oxigraph";
 // @ts-types="@types/sparqljs"
 import type sparqljs from "sparqljs";
@@ -68,6 +68,7 @@ export class SparqlEvaluator {
   readonly #db: DatabaseSync;
   readonly #terms: TermDictionary;
   #deadline = Infinity;
+  #sharedTriples?: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -143,7 +144,8 @@ export class SparqlEvaluator {
 
   /** Whether any triple is stated in two item graphs (quad_tables.ts, migration 10). */
   #hasSharedTriples(): boolean {
-    return this.#db.prepare("SELECT 1 FROM shared_triples LIMIT 1").get() !== undefined;
+    this.#sharedTriples ??= this.#db.prepare("SELECT 1 FROM shared_triples LIMIT 1");
+    return this.#sharedTriples.get() !== undefined;
   }
 
   /** Runs SQL `work`, stopped by the alive function once `request`'s deadline has passed. */
