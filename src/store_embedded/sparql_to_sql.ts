@@ -89,7 +89,13 @@ function compile(
   const from = joins.from();
   const parameters = joins.parameters;
   if (query.queryType === "ASK") {
-    return { sql: `SELECT 1 ${from} LIMIT 1`, variables: [], counts: [], ask: true, parameters };
+    return {
+      sql: askSql(query, joins, from, sharedTriples),
+      variables: [],
+      counts: [],
+      ask: true,
+      parameters,
+    };
   }
   const select = query as sparqljs.SelectQuery;
   const grouped = select.group !== undefined ||
@@ -169,6 +175,27 @@ function countOf(expression: sparqljs.Expression, variables: Map<string, string>
   // A variable the patterns never bind counts nothing, but is still an aggregate: one row.
   if (column === undefined) return "count(NULL)";
   return `count(${aggregate.distinct ? "DISTINCT " : ""}${column})`;
+}
+
+/**
+ * ASK: whether a solution is left after the query's LIMIT and OFFSET (`LIMIT 0` leaves none;
+ * an OFFSET counts solutions, a shared triple's copies once).
+ */
+function askSql(
+  query: sparqljs.AskQuery,
+  joins: Joins,
+  from: string,
+  sharedTriples: boolean,
+): string {
+  const { limit, offset } = query as sparqljs.AskQuery & { limit?: number; offset?: number };
+  if (limit === undefined && offset === undefined) return `SELECT 1 ${from} LIMIT 1`;
+  const solutions = sharedTriples && joins.hasDefaultGraph
+    ? distinctSolutions(joins, from).from
+    : from;
+  const window = `${limit === undefined ? " LIMIT -1" : ` LIMIT ${limit}`}${
+    offset === undefined ? "" : ` OFFSET ${offset}`
+  }`;
+  return `SELECT 1 FROM (SELECT 1 ${solutions}${window}) LIMIT 1`;
 }
 
 /** `SELECT (COUNT(*) AS ?n) { one pattern }` over the union default graph. */
