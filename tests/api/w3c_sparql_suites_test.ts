@@ -1,105 +1,114 @@
 /**
  * The W3C SPARQL 1.0 and 1.1 query-evaluation suites (tests/fixtures/rdf-tests/sparql/, W3C
- * licence) through `/sparql`, as a client would send them, on the embedded store and on the
- * SPARQL store (Fuseki), and on the same loading straight to Fuseki for comparison. Every
- * approved `QueryEvaluationTest` and `CSVResultFormatTest` of the SPARQL 1.0 evaluation
- * manifest and of the SPARQL 1.1 query and result-format manifests counts.
+ * licence) through `/sparql`, as clients send them, on the embedded store and on the SPARQL
+ * store (Fuseki), and the same cases straight to Fuseki on the same graphs for comparison.
+ * Every approved `QueryEvaluationTest` and `CSVResultFormatTest` of SPARQL 1.0's evaluation
+ * manifest and SPARQL 1.1's query and result-format manifests counts: 420.
  *
- * Left out, as categories: syntax tests (the parser's, not evaluation), updates (`/sparql`
- * refuses them), the protocol, service description, federation (`SERVICE` is refused) and
- * entailment regimes (the service answers under simple entailment).
+ * Left out, as categories: syntax tests (the parser's, not evaluation: no answer to compare),
+ * update tests (`/sparql` refuses updates by design), protocol and service-description tests
+ * (they test an endpoint's HTTP surface, which tests/api/sparql_protocol_test.ts covers),
+ * federation (`SERVICE` is refused), entailment regimes (the service answers under simple
+ * entailment only), and tests the working groups did not approve.
  *
- * Loading: each data file of a case (its default graph's files, its named graphs' files, the
- * graphs its FROM and FROM NAMED name) is one item graph named by the file's published URL,
- * written through the store contract (an item graph here need not have one root subject), and
- * deleted after the case. The query is sent with `BASE <its URL>` before it, as the suites
- * resolve relative IRIs. Its dataset:
- * - its own FROM / FROM NAMED when it has them;
- * - otherwise, on the embedded store, the union default graph (the data files are the only
- *   items), unless the case has named graphs or the query says GRAPH: then the protocol's
- *   `default-graph-uri` (the data files) and `named-graph-uri` (the named graphs), since the
- *   union's item graphs would all be named graphs too;
- * - on the SPARQL store always the protocol dataset: Fuseki's union graph holds every other
- *   suite's graphs of the shared test dataset.
+ * Loading. In this service every item is a named graph, and a query's default graph is the
+ * union of the item graphs a caller may read. Each file a case needs (its data, its named
+ * graphs, the graphs its FROM and FROM NAMED name) is written as one item through the started
+ * service's store contract (`services.deps.store.createItem`: the HTTP API would ask each
+ * item for one root subject, which the suites' files do not have), named by the file's URL,
+ * and deleted after the case. So both stores hold the same graphs, and the answer comes from
+ * the service's own dataset. Six cases run at a time, one per slot: slot k has its own
+ * collection, readable only by its own reader token (`access.readers`), and its files are
+ * named under a base of its own (w3c_sparql_requests.ts), so a query sees exactly its case's
+ * graphs: the union default graph of the scope. The dataset each case is asked with:
+ * - its query's own FROM / FROM NAMED when it has them;
+ * - the union default graph (no dataset sent) when it has no named graphs and its query has no
+ *   GRAPH: the data files' union is the test's default graph;
+ * - otherwise the protocol's `default-graph-uri` (its data files) and `named-graph-uri` (its
+ *   named graphs): the union cannot express a dataset whose named graphs are not all part of
+ *   the default graph, nor one whose data files are not named graphs too. With the protocol
+ *   dataset none of the 420 is left out for its loading.
+ * An empty data file is no item: an empty graph and an absent one answer alike.
  *
- * One case at a time per store (cases share data file names). About 20 s on the embedded store,
- * 60 s on Fuseki.
+ * On the SPARQL store the service has a metadata graph of its own (as sparql_isolation.ts
+ * gives every test service), its item graphs are named under the run's own base, and both are
+ * dropped at the end. Fuseki itself is measured on the same graphs loaded through its Graph
+ * Store Protocol (under a base of their own), each case asked with the protocol dataset its
+ * union stands for: Fuseki's `urn:x-arq:UnionGraph` would take in every other suite's graphs
+ * of the shared dataset.
+ *
+ * Requests and comparison (w3c_sparql_requests.ts): GET, form POST and query POST in turn,
+ * the answer asked for in the expected file's format (XML, JSON, CSV, TSV; N-Triples for
+ * graphs) and read by the tests' own readers; solutions compared as multisets with blank nodes
+ * matched by a bijection, in order where the query has ORDER BY, literals as terms; graphs by
+ * isomorphism.
+ *
+ * Each backend prints "passed X of 420, expected differences Y, pending fixes P, failures
+ * Z"; it fails on any failure outside EXPECTED_DIFFERENCES and PENDING_FIXES, on any 5xx, on
+ * a listed case that passes (the lists stay true), and when it passes fewer cases than Fuseki.
+ * About 15 s on the embedded store, 40 s on the SPARQL store and 8 s straight to Fuseki.
  */
 import { strict as assert } from "node:assert";
 // @ts-types="@types/n3"
-import { Parser } from "n3";
-// @ts-types="@types/sparqljs"
-import sparqljs from "sparqljs";
+import { type Quad, Writer } from "n3";
 import { startTestService, storeBackends, type TestService } from "../support/service.ts";
+import { STORE_YAML } from "../support/backends.ts";
+import { dropIsolatedGraphs, TEST_GRAPH_PREFIX } from "../support/sparql_isolation.ts";
+import { type Answer, localFile, PUBLISHED, readCases } from "../support/w3c_sparql.ts";
 import {
-  type Answer,
-  difference,
-  localFile,
-  parseJsonResults,
-  readCases,
-  readData,
-  readExpected,
-  type SparqlCase,
-  textLines,
-} from "../support/w3c_sparql.ts";
+  ask,
+  atBase,
+  type CasePlan,
+  dataAtBase,
+  judge,
+  planCase,
+  type Refusal,
+  runBase,
+  type Target,
+} from "../support/w3c_sparql_requests.ts";
 import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
 
-const COLLECTION = "https://data.example.org/collection/documents";
-/** A graph no case names: the empty default graph of a case without data. */
-const EMPTY_GRAPH = "urn:x-rcs-test:w3c-sparql:empty";
-const SHIPPED = Deno.readTextFileSync(new URL("../../customer.yml", import.meta.url));
 const FUSEKI_QUERY = Deno.env.get("SERVICE_SPARQL_QUERY_URL");
+const FUSEKI_GSP = Deno.env.get("SERVICE_SPARQL_GSP_URL");
+/** Cases in flight at once: enough to overlap the waits, few enough for a 2-CPU box. */
+const SLOTS = 6;
+const SLOT_IDS = Array.from({ length: SLOTS }, (_, k) => k);
+const collectionOf = (slot: number) => `https://data.example.org/collection/w3c-sparql-${slot}`;
+const tokenOf = (slot: number) => `w3c-sparql-slot-${slot}-reader-token`;
 
-/** A number the query computes: the same value as expected, in another lexical form. */
-const COMPUTED =
-  "a computed number: the expected value in the engine's own lexical form (e.g. 6.7 vs 6.70, " +
-  "2.0E-1 vs 0.2, 01 vs 1)";
-/** MIN and MAX of stored numbers on oxigraph: the stored term's value, not its form. */
-const MIN_MAX_FORM =
-  "MIN/MAX on oxigraph answer the extreme value in oxigraph's canonical form (a stored 1.0 " +
-  "as 1, 3.0E4 as 30000): the same value, not the stored lexical form";
-const STORED_DOUBLE =
-  "the stored double 1.0E6 is written as stored; the expected TSV writes it 1.0e6 (one value)";
-const BNODE_PER_CALL =
-  "BNODE(str) gives a new blank node per call where the test expects one per string within a " +
-  "solution; the engine's reading (oxigraph and Jena alike)";
+/** A number the query computes: the expected value, in the engine's own lexical form. */
+const COMPUTED = "lexical form: a number the query computes has the expected value, written in " +
+  "the engine's own form (e.g. 0.2 for 2.0E-1, 2 for 2.0, 06 for 6)";
+/** tsv03: the expected file writes its own data's double differently. */
+const STORED_DOUBLE = 'lexical form: the stored double "1.0E6" is answered as stored; the ' +
+  "expected TSV writes it 1.0e6, another form of the same value";
 
 /**
  * Cases answered differently on purpose or by a known engine limit, by name, with the reason.
- * A case listed here that passes fails the run, so the list stays true.
+ * "lexical form" differences answer the expected values in another form; "wrong answer"
+ * ones are the engines' (oxigraph on the embedded store, Jena behind the SPARQL store), kept
+ * here so that any new one fails the run.
  */
 const EXPECTED_DIFFERENCES: Record<string, Record<string, string>> = {
   embedded: {
-    "sparql10/open-world/date-2": "oxigraph decides `!=` between a date with a timezone and " +
-      "one without (and between a date and a dateTime) where SPARQL's operator raises an " +
-      "error: d2, d3 and dt1 are kept (Fuseki gets this right)",
     "sparql11/aggregates/agg-sum-02": COMPUTED,
     "sparql11/aggregates/agg-avg-02": COMPUTED,
     "sparql11/aggregates/agg-err-02": COMPUTED,
     "sparql11/functions/coalesce01": COMPUTED,
-    "sparql11/aggregates/agg-min-01": MIN_MAX_FORM,
-    "sparql11/aggregates/agg-min-02": MIN_MAX_FORM,
-    "sparql11/aggregates/agg-max-01": MIN_MAX_FORM,
-    "sparql11/aggregates/agg-max-02": MIN_MAX_FORM,
-    "sparql11/functions/bnode01": BNODE_PER_CALL,
     "sparql11/csv-tsv-res/tsv03": STORED_DOUBLE,
+    "sparql10/open-world/date-2": "wrong answer (oxigraph): `!=` between an xsd:date with a " +
+      "timezone and one without holds where the test expects no answer (d2, d3 kept)",
+    "sparql11/functions/bnode01": "wrong answer (oxigraph): BNODE(str) answers the same blank " +
+      "node for the same string in every solution, where SPARQL asks for one per solution",
   },
   sparql: jenaDifferences(),
-  fuseki: {
-    ...jenaDifferences(),
-    "sparql11/csv-tsv-res/csv01": "Fuseki's own CSV writer (the service's CSV of the same " +
-      "answer matches)",
-    "sparql11/csv-tsv-res/csv02": "Fuseki's own CSV writer (the service's CSV of the same " +
-      "answer matches)",
-  },
 };
 
-/** What Jena (Fuseki) answers differently, through the service or not. */
+/** What Jena (Fuseki) answers differently, through the service's SPARQL store. */
 function jenaDifferences(): Record<string, string> {
   const computed = [
     "aggregates/agg-sum-02",
     "aggregates/agg-avg-02",
-    "aggregates/agg-min-02",
     "aggregates/agg-err-02",
     "functions/ceil01",
     "functions/floor01",
@@ -112,10 +121,78 @@ function jenaDifferences(): Record<string, string> {
   ];
   return {
     ...Object.fromEntries(computed.map((name) => [`sparql11/${name}`, COMPUTED])),
-    "sparql11/functions/bnode01": BNODE_PER_CALL,
+    "sparql11/aggregates/agg-min-02": "lexical form: MIN answers the stored double " +
+      '"2.0E-1" in Jena\'s form, 2E-1 (the same value)',
     "sparql11/csv-tsv-res/tsv03": STORED_DOUBLE,
+    "sparql11/functions/bnode01": "wrong answer (Jena): BNODE(str) answers a new blank node " +
+      "for each call, where SPARQL asks for one per string within a solution",
   };
 }
+
+/** MIN and MAX of stored numbers on oxigraph: the value, not the stored term. */
+const MIN_MAX_AS_VALUE = "literals as stored: MIN/MAX answer the stored literal in " +
+  'oxigraph\'s canonical form (a stored "1.0"^^xsd:decimal as 1, "3.0E4"^^xsd:double as ' +
+  "30000) instead of the stored term";
+
+/**
+ * Provisional: failures of the embedded store that the fixes under way in
+ * src/store_embedded/ (the default graph as a set; literals answered exactly as stored on the
+ * oxigraph path) remove. Emptied as they land; one that passes fails the run, as a listed
+ * difference does.
+ */
+const PENDING_FIXES: Record<string, Record<string, string>> = {
+  embedded: {
+    "sparql11/aggregates/agg-min-01": MIN_MAX_AS_VALUE,
+    "sparql11/aggregates/agg-min-02": MIN_MAX_AS_VALUE,
+    "sparql11/aggregates/agg-max-01": MIN_MAX_AS_VALUE,
+    "sparql11/aggregates/agg-max-02": MIN_MAX_AS_VALUE,
+  },
+  sparql: {},
+};
+
+const NAMED_BESIDE_DEFAULT = "named graphs beside a default graph of other files: in the " +
+  "union the named graphs' triples would be in the default graph too";
+const NAMED_ONLY = "named graphs and an empty default graph: the union's default graph would " +
+  "hold the named graphs' triples";
+const GRAPH_WITHOUT_NAMED = "GRAPH over a dataset without named graphs: in the union the data " +
+  "file would be a named graph";
+
+/**
+ * The cases whose dataset the union default graph cannot express, asked with the protocol's
+ * `default-graph-uri` and `named-graph-uri` instead (checked against the cases: the list stays
+ * true).
+ */
+const NOT_AS_UNION: Record<string, string> = {
+  ...Object.fromEntries([
+    "sparql10/algebra/join-combo-2",
+    "sparql10/optional/dawg-optional-complex-2",
+    "sparql10/optional/dawg-optional-complex-3",
+    "sparql10/optional/dawg-optional-complex-4",
+    "sparql10/graph/dawg-graph-05",
+    "sparql10/graph/dawg-graph-06",
+    "sparql10/graph/dawg-graph-07",
+    "sparql10/graph/dawg-graph-08",
+    "sparql10/graph/dawg-graph-09",
+    "sparql10/graph/dawg-graph-10b",
+    "sparql10/graph/dawg-graph-11",
+    "sparql11/exists/exists03",
+    "sparql11/subquery/subquery04",
+  ].map((name) => [name, NAMED_BESIDE_DEFAULT])),
+  ...Object.fromEntries([
+    "sparql10/graph/dawg-graph-02",
+    "sparql10/graph/dawg-graph-03",
+    "sparql11/property-path/pp06",
+    "sparql11/property-path/pp07",
+    "sparql11/property-path/pp34",
+    "sparql11/property-path/pp35",
+    "sparql11/subquery/subquery01",
+    "sparql11/subquery/subquery02",
+    "sparql11/subquery/subquery03",
+    "sparql11/subquery/subquery05",
+    "sparql11/subquery/subquery07",
+  ].map((name) => [name, NAMED_ONLY])),
+  "sparql10/graph/dawg-graph-04": GRAPH_WITHOUT_NAMED,
+};
 
 interface Outcome {
   passed: number;
@@ -124,9 +201,9 @@ interface Outcome {
 }
 
 const cases = readCases();
+const plans: Promise<CasePlan[]> = Promise.all(cases.map((test, i) => planCase(test, i)));
 
-Deno.test("W3C SPARQL suites: every approved evaluation case is read", () => {
-  // SPARQL 1.0's evaluation manifest and SPARQL 1.1's query and result-format manifests:
+Deno.test("W3C SPARQL suites: every approved evaluation case is read, from exactly its files", async () => {
   // 417 QueryEvaluationTest and 3 CSVResultFormatTest approved.
   assert.equal(cases.length, 420);
   const names = new Set(cases.map((c) => c.name));
@@ -140,220 +217,265 @@ Deno.test("W3C SPARQL suites: every approved evaluation case is read", () => {
   ) {
     assert.ok(names.has(name), name);
   }
+  // The fixtures are the files the cases read, and no others (SOURCE says so).
+  const needed = new Set(["SOURCE", "sparql10/LICENSE", "sparql10/README"]);
+  for (
+    const top of [
+      "sparql10/manifest-evaluation.ttl",
+      "sparql11/manifest-sparql11-query.ttl",
+      "sparql11/manifest-sparql11-results.ttl",
+    ]
+  ) {
+    needed.add(top);
+  }
+  for (const plan of await plans) {
+    const { test } = plan;
+    needed.add(test.name.replace(/[^/]+$/, "manifest.ttl"));
+    for (const url of [test.queryUrl, test.result, ...plan.files]) {
+      needed.add(url.slice(PUBLISHED.length));
+    }
+  }
+  const present: string[] = [];
+  const root = localFile(PUBLISHED);
+  const walk = async (dir: URL, prefix: string) => {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.isDirectory) await walk(new URL(`${entry.name}/`, dir), `${prefix}${entry.name}/`);
+      else present.push(prefix + entry.name);
+    }
+  };
+  await walk(root, "");
+  const protocol = (await plans).filter((plan) => typeof plan.dataset === "object");
+  assert.deepEqual(
+    protocol.map((plan) => plan.test.name).sort(),
+    Object.keys(NOT_AS_UNION).sort(),
+    "cases asked with the protocol dataset",
+  );
+  assert.deepEqual(present.filter((f) => !needed.has(f)).sort(), [], "files no case reads");
+  assert.deepEqual([...needed].filter((f) => !present.includes(f)).sort(), [], "files missing");
 });
 
+let fuseki: Promise<Outcome> | undefined;
+/** Fuseki on the same graphs, measured once for both backends. */
+function fusekiOutcome(): Promise<Outcome> {
+  fuseki ??= measureFuseki();
+  return fuseki;
+}
+
 Deno.test({
-  name: "W3C SPARQL suites through /sparql on the embedded store",
+  name: "W3C SPARQL suites straight to Fuseki, on the same graphs (the reference count)",
+  ignore: !FUSEKI_QUERY || !FUSEKI_GSP,
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const service = await startTestService({});
-    try {
-      const outcome = await runCases(service, "embedded");
-      report("embedded", outcome);
-      check("embedded", outcome);
-    } finally {
-      await service.close();
-    }
+    const outcome = await fusekiOutcome();
+    report("fuseki", outcome);
+    assert.ok(outcome.passed > 0, "Fuseki answered no case");
   },
 });
 
-Deno.test({
-  name: "W3C SPARQL suites through /sparql on the SPARQL store (Fuseki), and on Fuseki itself",
-  ignore: !FUSEKI_QUERY,
-  sanitizeResources: false,
-  sanitizeOps: false,
-  fn: async () => {
-    // Item graphs named by the files' URLs (graphTemplate {item}) and a metadata graph of this
-    // run's own, so that the dataset the query names is the test's graphs on both.
-    const metadataGraph = `urn:x-rcs-test:w3c-sparql:${crypto.randomUUID()}:meta`;
-    const yaml = SHIPPED.replace(
-      "      graphStoreUrl: ${SERVICE_SPARQL_GSP_URL:}\n",
-      `      graphStoreUrl: \${SERVICE_SPARQL_GSP_URL:}\n      metadataGraph: ${metadataGraph}\n`,
-    );
-    const { env } = storeBackends().find((backend) => backend.name === "sparql")!;
-    const service = await startTestService({ yaml, env });
-    try {
-      const fuseki: Outcome = { passed: 0, failures: new Map(), serverErrors: [] };
-      const outcome = await runCases(service, "sparql", fuseki);
-      report("sparql", outcome);
-      report("fuseki", fuseki);
-      check("sparql", outcome);
-      check("fuseki", fuseki);
-      assert.ok(
-        outcome.passed >= fuseki.passed,
-        `the service passes ${outcome.passed}, Fuseki on the same loading ${fuseki.passed}`,
-      );
-    } finally {
-      await service.close();
-      await dropGraph(metadataGraph);
-    }
-  },
-});
-
-/** Runs every case on `service`; with `fuseki`, each case also straight to Fuseki. */
-async function runCases(service: TestService, backend: string, fuseki?: Outcome): Promise<Outcome> {
-  const outcome: Outcome = { passed: 0, failures: new Map(), serverErrors: [] };
-  for (const test of cases) {
-    const parsed = readQuery(test);
-    const from = parsed.from ?? { default: [], named: [] };
-    const ownDataset = from.default.length + from.named.length > 0;
-    const graphs = new Set([
-      ...test.data,
-      ...test.graphData,
-      ...from.default.map((g) => g.value),
-      ...from.named.map((g) => g.value),
-    ]);
-    const loaded = await load(service, graphs);
-    try {
-      const needsDataset = backend !== "embedded" || test.graphData.length > 0 ||
-        /\bGRAPH\b/i.test(test.query);
-      const dataset = ownDataset || !needsDataset ? undefined : {
-        default: test.data.length > 0 ? test.data : [EMPTY_GRAPH],
-        named: test.graphData,
-      };
-      const expected = await readExpected(test.result);
-      const select = parsed as sparqljs.SelectQuery;
-      const order = {
-        by: (select.order ?? []).flatMap((o) =>
-          "termType" in o.expression ? [o.expression.value] : []
-        ),
-        reduced: select.reduced === true,
-      };
-      await judge(
-        outcome,
-        test,
-        expected,
-        order,
-        () => ask(service.url + "/sparql", test, expected, dataset),
-      );
-      if (fuseki) {
-        await judge(
-          fuseki,
-          test,
-          expected,
-          order,
-          () =>
-            ask(
-              FUSEKI_QUERY!,
-              test,
-              expected,
-              dataset ?? (ownDataset ? undefined : { default: test.data, named: test.graphData }),
-            ),
-        );
+for (const backend of storeBackends()) {
+  Deno.test({
+    name: `W3C SPARQL suites through /sparql on the ${backend.name} store`,
+    ignore: backend.skip !== undefined,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    fn: async () => {
+      const run = crypto.randomUUID().slice(0, 8);
+      const metadataGraph = backend.kind === "sparql"
+        ? `${TEST_GRAPH_PREFIX}w3c-sparql-${run}:meta`
+        : undefined;
+      const started = performance.now();
+      const service = await startTestService({ yaml: slotsYaml(metadataGraph), env: backend.env });
+      let outcome: Outcome;
+      try {
+        outcome = await runOnService(service, run);
+      } finally {
+        await service.close();
+        if (metadataGraph) await dropIsolatedGraphs(service.config);
       }
-    } finally {
-      for (const uri of loaded) await service.services.deps.store.deleteItem(COLLECTION, uri);
+      const seconds = Math.round((performance.now() - started) / 1000);
+      report(backend.name, outcome, seconds);
+      check(backend.name, outcome);
+      if (!FUSEKI_QUERY || !FUSEKI_GSP) {
+        console.log("  (no Fuseki configured: the comparison with Fuseki is skipped)");
+        return;
+      }
+      const reference = await fusekiOutcome();
+      assert.ok(
+        outcome.passed >= reference.passed,
+        `${backend.name}: passes ${outcome.passed}, Fuseki on the same graphs ${reference.passed}`,
+      );
+    },
+  });
+}
+
+/**
+ * customer.yml of the slots: one collection per slot, readable by the slot's reader token
+ * only; on the SPARQL store a metadata graph of this run's own (item graphs are named by the
+ * files' URLs under the slot's base, graphTemplate `{item}`).
+ */
+function slotsYaml(metadataGraph: string | undefined): string {
+  const store = metadataGraph ? `${STORE_YAML}      metadataGraph: ${metadataGraph}\n` : STORE_YAML;
+  const tokens = SLOT_IDS.map((k) =>
+    `      - { name: slot-${k}, token: "${tokenOf(k)}", role: reader }`
+  );
+  const collections = SLOT_IDS.map((k) =>
+    `      - uri: ${collectionOf(k)}
+        name: W3C SPARQL slot ${k}
+        index: w3c-sparql-${k}
+        access:
+          readers: [token:slot-${k}]`
+  );
+  return `
+service:
+  data:
+    dir: \${SERVICE_DATA_DIR}
+${store}  security:
+    tokens:
+${tokens.join("\n")}
+workspaces:
+  - uri: https://data.example.org/workspace/w3c-sparql
+    name: W3C SPARQL
+    collections:
+${collections.join("\n")}
+`;
+}
+
+/** Every case through the service's `/sparql`, one slot per case in flight. */
+async function runOnService(service: TestService, run: string): Promise<Outcome> {
+  const outcome = newOutcome();
+  const store = service.services.deps.store;
+  const queue = [...await plans];
+  await Promise.all(SLOT_IDS.map(async (slot) => {
+    const base = runBase(`${run}-slot-${slot}`);
+    const collection = collectionOf(slot);
+    const target: Target = {
+      endpoint: `${service.url}/sparql`,
+      base,
+      token: tokenOf(slot),
+      union: "scope",
+    };
+    for (let plan = queue.shift(); plan; plan = queue.shift()) {
+      const written: string[] = [];
+      try {
+        for (const url of plan.files) {
+          const quads = await dataAtBase(url, base);
+          if (quads.length === 0) continue;
+          const uri = atBase(url, base);
+          const { hash } = await canonicalHash(quads);
+          await store.createItem({ collection, uri, quads, hash });
+          written.push(uri);
+        }
+        await record(outcome, plan, await ask(plan, target), base);
+      } finally {
+        for (const uri of written) await store.deleteItem(collection, uri);
+      }
     }
+  }));
+  return outcome;
+}
+
+/** Every case straight to Fuseki, its files loaded once through the Graph Store Protocol. */
+async function measureFuseki(): Promise<Outcome> {
+  const base = runBase(`${crypto.randomUUID().slice(0, 8)}-fuseki`);
+  const all = await plans;
+  const files = [...new Set(all.flatMap((plan) => plan.files))];
+  const loaded: string[] = [];
+  const outcome = newOutcome();
+  try {
+    await inPool(files, async (url) => {
+      const quads = await dataAtBase(url, base);
+      if (quads.length === 0) return;
+      const graph = atBase(url, base);
+      loaded.push(graph);
+      await graphStore("PUT", graph, turtle(quads));
+    });
+    const target: Target = { endpoint: FUSEKI_QUERY!, base, union: "protocol" };
+    await inPool(all, async (plan) => record(outcome, plan, await ask(plan, target), base));
+  } finally {
+    await inPool(loaded, (graph) => graphStore("DELETE", graph));
   }
   return outcome;
 }
 
-/** The query's dataset and ORDER BY as sparqljs reads them (nothing when it cannot). */
-function readQuery(test: SparqlCase): Partial<sparqljs.SelectQuery> {
-  try {
-    return new sparqljs.Parser({ baseIRI: test.queryUrl }).parse(
-      test.query,
-    ) as sparqljs.SelectQuery;
-  } catch {
-    // sparqljs fails on a few of the suites' queries (a CONSTRUCT's template of a blank node
-    // in one): the service answers them with its own parser.
-    return {};
+async function graphStore(method: "PUT" | "DELETE", graph: string, body?: string): Promise<void> {
+  const response = await fetch(`${FUSEKI_GSP}?graph=${encodeURIComponent(graph)}`, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "text/turtle" },
+    body,
+  });
+  const text = await response.text();
+  if (!response.ok && response.status !== 404) {
+    throw new Error(`Graph Store ${method} <${graph}>: ${response.status} ${text}`);
   }
 }
 
-async function judge(
+/**
+ * Turtle, as a user would load the file: Jena's Turtle parser resolves each IRI as its query
+ * parser does (`eXAMPLE://a/./b/../b/…` loses its dot segments in both), N-Triples would not.
+ */
+function turtle(quads: Quad[]): string {
+  const writer = new Writer({ format: "Turtle" });
+  writer.addQuads(quads);
+  let text = "";
+  writer.end((_error, result) => (text = result));
+  return text;
+}
+
+/** Runs `fn` on every item, SLOTS at a time. */
+async function inPool<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  await Promise.all(SLOT_IDS.map(async () => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item);
+  }));
+}
+
+function newOutcome(): Outcome {
+  return { passed: 0, failures: new Map(), serverErrors: [] };
+}
+
+async function record(
   outcome: Outcome,
-  test: SparqlCase,
-  expected: Answer,
-  order: { by: string[]; reduced: boolean },
-  send: () => Promise<Answer | { status: number; body: string }>,
+  plan: CasePlan,
+  answer: Answer | Refusal,
+  base: string,
 ): Promise<void> {
-  const answer = await send();
+  const name = plan.test.name;
   if ("status" in answer) {
-    if (answer.status >= 500) outcome.serverErrors.push(`${test.name}: ${answer.status}`);
-    outcome.failures.set(test.name, `HTTP ${answer.status}: ${answer.body.slice(0, 300)}`);
+    if (answer.status >= 500) outcome.serverErrors.push(`${name}: ${answer.status}`);
+    outcome.failures.set(name, `HTTP ${answer.status}: ${answer.why}`);
     return;
   }
-  const why = await difference(expected, answer, order.by, order.reduced);
+  const why = await judge(plan, answer, base);
   if (why === undefined) outcome.passed++;
-  else outcome.failures.set(test.name, why.slice(0, 3000));
+  else outcome.failures.set(name, why.slice(0, 2000));
 }
 
-/** Writes each graph's file as an item; the URIs written (an empty file is no item). */
-async function load(service: TestService, graphs: Set<string>): Promise<string[]> {
-  const written: string[] = [];
-  for (const uri of graphs) {
-    try {
-      Deno.statSync(localFile(uri));
-    } catch {
-      continue; // A FROM naming a graph the suite does not ship: an empty graph.
-    }
-    const quads = await readData(uri);
-    if (quads.length === 0) continue;
-    const { hash } = await canonicalHash(quads);
-    await service.services.deps.store.createItem({ collection: COLLECTION, uri, quads, hash });
-    written.push(uri);
-  }
-  return written;
+function listed(backend: string): Record<string, string> {
+  return { ...EXPECTED_DIFFERENCES[backend], ...PENDING_FIXES[backend] };
 }
 
-/** Sends the case's query (POST, form-encoded) and reads the answer in the expected's form. */
-async function ask(
-  endpoint: string,
-  test: SparqlCase,
-  expected: Answer,
-  dataset: { default: string[]; named: string[] } | undefined,
-): Promise<Answer | { status: number; body: string }> {
-  const form = new URLSearchParams({ query: `BASE <${test.queryUrl}>\n${test.query}` });
-  for (const graph of dataset?.default ?? []) form.append("default-graph-uri", graph);
-  for (const graph of dataset?.named ?? []) form.append("named-graph-uri", graph);
-  const accept = test.result.endsWith(".csv")
-    ? "text/csv"
-    : test.result.endsWith(".tsv")
-    ? "text/tab-separated-values"
-    : expected.kind === "graph"
-    ? "application/n-triples"
-    : "application/sparql-results+json";
-  const response = await fetch(endpoint, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", accept },
-    body: form,
-  });
-  const body = await response.text();
-  if (!response.ok) return { status: response.status, body };
-  if (accept.startsWith("text/")) return { kind: "text", lines: textLines(body) };
-  if (accept === "application/n-triples") {
-    return { kind: "graph", quads: new Parser({ format: "N-Triples" }).parse(body) };
-  }
-  return parseJsonResults(JSON.parse(body));
-}
-
-async function dropGraph(graph: string): Promise<void> {
-  const update = Deno.env.get("SERVICE_SPARQL_UPDATE_URL");
-  if (!update) return;
-  await fetch(update, {
-    method: "POST",
-    headers: { "content-type": "application/sparql-update" },
-    body: `DROP SILENT GRAPH <${graph}>`,
-  }).then((r) => r.body?.cancel());
-}
-
-function report(backend: string, outcome: Outcome): void {
-  const listed = EXPECTED_DIFFERENCES[backend];
-  const unlisted = [...outcome.failures.keys()].filter((name) => !(name in listed));
+function report(backend: string, outcome: Outcome, seconds?: number): void {
+  const failed = [...outcome.failures.keys()];
+  const expected = failed.filter((name) => name in (EXPECTED_DIFFERENCES[backend] ?? {}));
+  const pending = failed.filter((name) => name in (PENDING_FIXES[backend] ?? {}));
+  const others = failed.filter((name) => !(name in listed(backend)));
   console.log(
     `W3C SPARQL [${backend}]: passed ${outcome.passed} of ${cases.length}, expected ` +
-      `differences ${Object.keys(listed).length}, failures outside them ${unlisted.length}`,
+      `differences ${expected.length}, pending fixes ${pending.length}, failures ` +
+      `${others.length}${seconds === undefined ? "" : ` (${seconds} s)`}`,
   );
-  for (const name of unlisted) console.log(`  ${name}: ${outcome.failures.get(name)}`);
+  // Fuseki has no list: each of its failures is shown.
+  for (const name of backend === "fuseki" ? failed : others) {
+    console.log(`  ${name}: ${outcome.failures.get(name)}`);
+  }
 }
 
 function check(backend: string, outcome: Outcome): void {
-  const listed = EXPECTED_DIFFERENCES[backend];
-  assert.deepEqual(outcome.serverErrors, [], "no 5xx");
-  const unlisted = [...outcome.failures.keys()].filter((name) => !(name in listed));
-  assert.deepEqual(unlisted, [], `${backend}: failures outside the expected differences`);
-  const stale = Object.keys(listed).filter((name) => !outcome.failures.has(name));
-  assert.deepEqual(stale, [], `${backend}: listed differences that now pass`);
+  assert.deepEqual(outcome.serverErrors, [], `${backend}: 5xx answers`);
+  const all = listed(backend);
+  const unlisted = [...outcome.failures.keys()].filter((name) => !(name in all));
+  assert.deepEqual(unlisted, [], `${backend}: failures outside the listed differences`);
+  const stale = Object.keys(all).filter((name) => !outcome.failures.has(name));
+  assert.deepEqual(stale, [], `${backend}: listed cases that now pass (take them off the list)`);
 }
