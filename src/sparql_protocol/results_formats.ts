@@ -164,10 +164,15 @@ function textStream(
   });
 }
 
+/**
+ * Text as XML character data or an attribute value. A carriage return is written as a
+ * character reference: XML parsers turn a raw one (and CR LF) into a line feed, which would
+ * change the literal.
+ */
 function xmlEscape(text: string): string {
   return text.replace(
-    /[&<>"]/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!,
+    /[&<>"\r]/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\r": "&#xD;" })[c]!,
   );
 }
 
