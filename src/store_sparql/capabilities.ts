@@ -27,6 +27,7 @@ import { iriToSparql } from "../sparql_protocol/terms.ts";
 import { selectRows } from "../sparql_protocol/bounded_queries.ts";
 import { isBound, PAGE_ROWS, whenAbsent } from "../sparql_protocol/portable_sparql.ts";
 import { METADATA_NAMESPACE, PROLOGUE } from "../sparql_protocol/service_vocabulary.ts";
+import { constructEach } from "./graph_triples.ts";
 
 /** What the check found. */
 export interface StoreCapabilities {
@@ -187,14 +188,18 @@ export async function probeCapabilities(
       } } }`,
       PROBE_UPDATE,
     );
-    const literals = await selectRows(
+    // Read as every read of an item reads them (N-Triples): the forms that matter are those
+    // reads serve, and a store's answer formats may differ (graph_triples.ts).
+    const literals: { s: string; o: string }[] = [];
+    await constructEach(
       client,
-      `SELECT ?s ?o WHERE { GRAPH ${graph} { ?s <urn:x-probe:l> ?o } }`,
+      `CONSTRUCT { ?s <urn:x-probe:l> ?o } WHERE { GRAPH ${graph} { ?s <urn:x-probe:l> ?o } }`,
+      (quad) => literals.push({ s: quad.subject.value, o: quad.object.value }),
     );
     const rewritesLiterals = literals.length !== LITERAL_SAMPLES.length ||
-      literals.some((row) => {
-        const n = Number(row.get("s")?.value.slice("urn:x-probe:l".length));
-        return !LITERAL_SAMPLES[n]?.startsWith(`"${row.get("o")?.value}"^^`);
+      literals.some((literal) => {
+        const n = Number(literal.s.slice("urn:x-probe:l".length));
+        return !LITERAL_SAMPLES[n]?.startsWith(`"${literal.o}"^^`);
       });
 
     if (options.separateUserAccount) {

@@ -48,7 +48,10 @@
  * out; on such a store a write with typed literals is staged, read back, and its record
  * carries the hash of what the store gave back, so a body read after a cache miss always
  * hashes to its ETag. Hashing what the store returns, rather than a model of each store's
- * canonical forms, is right by construction for any store (Virtuoso's forms are not XSD's).
+ * canonical forms, is right by construction for any store (Virtuoso's forms are not XSD's),
+ * provided the read-back and every read of the item take the same answer format: a store's
+ * formats need not agree (Virtuoso's JSON results write a boolean "1", its N-Triples
+ * "true"), so all of them are N-Triples (graph_triples.ts).
  *
  * Every listing pages by key (`listItems`, the export, `collectionQuads`), and an item read
  * whose answer holds fewer triples than its record counts (a store's row cap: Virtuoso
@@ -67,11 +70,11 @@
  * instance afterwards. An entry can only be seen once its write has landed, so the worker
  * that applies it reads the item as written or newer.
  */
-import { DataFactory, type Quad } from "n3";
+import type { Quad } from "n3";
 import { DomainError, isErrorKind } from "../errors/domain_error.ts";
 import { queryRemoteEndpoint } from "../sparql_protocol/remote_query.ts";
 import { selectPages, selectRows } from "../sparql_protocol/bounded_queries.ts";
-import { isBound, mergeRows, PAGE_ROWS, whenAbsent } from "../sparql_protocol/portable_sparql.ts";
+import { isBound, mergeRows, whenAbsent } from "../sparql_protocol/portable_sparql.ts";
 import { METADATA_NAMESPACE, PROLOGUE } from "../sparql_protocol/service_vocabulary.ts";
 import { probeCapabilities, type StoreCapabilities, StoreIncapable } from "./capabilities.ts";
 import { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
@@ -89,15 +92,12 @@ import type { BackendHealth } from "../backend/backend_health.ts";
 import {
   type SparqlEndpointConfig,
   SparqlHttpClient,
-  storeProblemFromError,
   WriteOutcomeUnknown,
 } from "../sparql_protocol/client.ts";
-import {
-  malformedResults,
-  type SparqlRow,
-  streamSparqlJsonRows,
-} from "../sparql_protocol/results_json.ts";
-import { streamNTriples } from "../sparql_protocol/ntriples_stream.ts";
+import type { SparqlRow } from "../sparql_protocol/results_json.ts";
+import { constructEach, graphTriples } from "./graph_triples.ts";
+import { GRAPHS_PER_QUERY, readItemGraphs as readBatch } from "./batch_graphs.ts";
+import { recordFromRow, sameVersion } from "./item_records.ts";
 import {
   integerLiteral,
   iriToSparql,
@@ -149,14 +149,11 @@ const RECEIPT_PREFIX = `${METADATA_NAMESPACE}receipt:`;
 const VIRTUOSO_MAX_DATASET_GRAPHS = 4094;
 /** Subjects that carry an item's record in the answer to a read. */
 const RECORD_PREFIX = `${METADATA_NAMESPACE}read:`;
-const N_TRIPLES = "application/n-triples";
 /** Attempts of the read that confirms a group's writes, and the backoff step between them. */
 const CONFIRM_ATTEMPTS = 3;
 /** A write with less of its time budget left than this is not sent (it could not finish). */
 const MIN_REQUEST_MS = 100;
 const CONFIRM_BACKOFF_MS = 250;
-/** Items per query of a batch read: short enough a query, few enough round trips. */
-const GRAPHS_PER_QUERY = 100;
 /**
  * Most bytes of written-out triples in one group's request, whatever `groupCommit.maxBytes`
  * says: Virtuoso refuses requests of much more than 1,400 triples (a refused group is sent
@@ -251,62 +248,31 @@ export class SparqlTripleStore implements TripleStore {
   }
 
   /**
-   * One query per {@link GRAPHS_PER_QUERY} items, records and triples together: a batch
-   * costs one round trip instead of two per item, and the endpoint answers it from one read
-   * transaction, so each record belongs to the graph beside it. An item that came back with
-   * fewer triples than its record counts (the answer hit the store's row cap) is read again
+   * Records and graphs of a batch of items, in N-Triples as every item read is, a few
+   * queries for a hundred items (batch_graphs.ts); an item too large for one answer is read
    * on its own, page by page.
    */
-  async readItemGraphs(collection: string, uris: string[]): Promise<ItemGraph[]> {
-    const graphs = new Map<string, ItemGraph>();
-    for (let start = 0; start < uris.length; start += GRAPHS_PER_QUERY) {
-      const values = uris.slice(start, start + GRAPHS_PER_QUERY).map(iriToSparql).join(" ");
-      const response = await this.#client.query(
-        `${PROLOGUE}SELECT ?item ?hash ?count ?created ?modified ?s ?p ?o WHERE {
-           VALUES ?item { ${values} }
-           GRAPH ${this.#meta} { ?item rcs:collection ${stringToSparql(collection)} ;
-             rcs:graph ?g ; rcs:hash ?hash ; rcs:tripleCount ?count ; rcs:created ?created ;
-             rcs:modified ?modified }
-           OPTIONAL { GRAPH ?g { ?s ?p ?o } } }`,
-        SPARQL_RESULTS_JSON,
-      );
-      const rows = streamSparqlJsonRows(response.body!);
-      try {
-        while (true) {
-          const next = await this.#consume(this.#config.queryUrl, () => rows.next());
-          if (next.done) break;
-          const row = next.value;
-          const item = row.get("item")?.value;
-          if (item === undefined) throw malformedResults("a graph row has no ?item binding");
-          let graph = graphs.get(item);
-          if (!graph) {
-            graph = { record: recordFromRow(collection, item, row), quads: [] };
-            graphs.set(item, graph);
+  readItemGraphs(collection: string, uris: string[]): Promise<ItemGraph[]> {
+    return readBatch(
+      {
+        client: this.#client,
+        meta: this.#meta,
+        rowCap: this.#capabilities?.rowCap,
+        readAlone: async (uri) => {
+          try {
+            const read = await this.readItem(collection, uri);
+            const quads: Quad[] = [];
+            for await (const quad of read.quads) quads.push(quad);
+            return { record: read.record, quads };
+          } catch (error) {
+            if (isErrorKind(error, "not-found")) return undefined; // deleted meanwhile
+            throw error;
           }
-          const [s, p, o] = [row.get("s"), row.get("p"), row.get("o")];
-          if (s && p && o) {
-            graph.quads.push(
-              DataFactory.quad(s as Quad["subject"], p as Quad["predicate"], o as Quad["object"]),
-            );
-          }
-        }
-      } finally {
-        await rows.return(undefined);
-      }
-    }
-    for (const [uri, graph] of graphs) {
-      if (graph.quads.length === graph.record.tripleCount) continue;
-      try {
-        const read = await this.readItem(collection, uri);
-        const quads: Quad[] = [];
-        for await (const quad of read.quads) quads.push(quad);
-        graphs.set(uri, { record: read.record, quads });
-      } catch (error) {
-        if (!isErrorKind(error, "not-found")) throw error;
-        graphs.delete(uri); // deleted meanwhile: as if the batch had not found it
-      }
-    }
-    return uris.flatMap((uri) => graphs.get(uri) ?? []);
+        },
+      },
+      collection,
+      uris,
+    );
   }
 
   /**
@@ -352,25 +318,23 @@ export class SparqlTripleStore implements TripleStore {
   ): Promise<{ record: ItemRecord; quads: Quad[] }> {
     const item = iriToSparql(uri);
     const recordSubject = `${RECORD_PREFIX}${crypto.randomUUID()}`;
-    const response = await this.#client.query(
-      `${PROLOGUE}CONSTRUCT { ?s ?p ?o . ${iriToSparql(recordSubject)} rcs:hash ?hash ;
+    // The record's fields by local name (hash, count, created, modified), as a row has them.
+    const fields: SparqlRow = new Map();
+    const quads: Quad[] = [];
+    await constructEach(
+      this.#client,
+      `CONSTRUCT { ?s ?p ?o . ${iriToSparql(recordSubject)} rcs:hash ?hash ;
            rcs:count ?count ; rcs:created ?created ; rcs:modified ?modified }
        WHERE {
          GRAPH ${this.#meta} { ${item} rcs:collection ${stringToSparql(collection)} }
          { GRAPH ${this.#meta} { ${item} rcs:hash ?hash ; rcs:tripleCount ?count ;
              rcs:created ?created ; rcs:modified ?modified } }
          UNION { GRAPH ${iriToSparql(this.#graphOf(uri))} { ?s ?p ?o } } }`,
-      N_TRIPLES,
-    );
-    // The record's fields by local name (hash, count, created, modified), as a row has them.
-    const fields: SparqlRow = new Map();
-    const quads: Quad[] = [];
-    await this.#consume(this.#config.queryUrl, async () => {
-      for await (const quad of streamNTriples(response.body!)) {
+      (quad) => {
         if (quad.subject.value !== recordSubject) quads.push(quad);
         else fields.set(quad.predicate.value.slice(METADATA_NAMESPACE.length), quad.object);
-      }
-    });
+      },
+    );
     if (fields.size === 0) throw itemNotFound(collection, uri);
     const record = recordFromRow(collection, uri, fields);
     if (quads.length !== record.tripleCount) return await this.#readItemPaged(collection, uri);
@@ -378,44 +342,25 @@ export class SparqlTripleStore implements TripleStore {
   }
 
   /**
-   * An item too large for one answer: its triples in pages of {@link PAGE_ROWS} (no order:
-   * an `ORDER BY` over more rows than Virtuoso's sort limit is refused), between two reads
-   * of its record. The pages are one version when the record did not change in between and
+   * An item too large for one answer: its triples in pages (graph_triples.ts), between two
+   * reads of its record. The pages are one version when the record did not change in between and
    * they hold as many distinct triples as it counts; otherwise it is read again.
    */
   async #readItemPaged(
     collection: string,
     uri: string,
   ): Promise<{ record: ItemRecord; quads: Quad[] }> {
-    const graph = iriToSparql(this.#graphOf(uri));
     for (let attempt = 0; attempt < PAGED_READ_ATTEMPTS; attempt++) {
       const before = await this.getItem(collection, uri);
       if (!before) throw itemNotFound(collection, uri);
-      const triples = new Map<string, Quad>();
-      for (let offset = 0;; offset += PAGE_ROWS) {
-        const rows = await this.#select(
-          `SELECT ?s ?p ?o WHERE { GRAPH ${graph} { ?s ?p ?o } } OFFSET ${offset} LIMIT ${PAGE_ROWS}`,
-          64 << 20,
-        );
-        for (const row of rows) {
-          const [s, p, o] = [row.get("s"), row.get("p"), row.get("o")];
-          if (!s || !p || !o) throw malformedResults("a triple row lacks ?s, ?p or ?o");
-          const quad = DataFactory.quad(
-            s as Quad["subject"],
-            p as Quad["predicate"],
-            o as Quad["object"],
-          );
-          triples.set(`${s.termType}${s.value} ${p.value} ${o.termType}${o.id}`, quad);
-        }
-        if (rows.length < PAGE_ROWS) break;
-      }
+      const quads = await graphTriples(this.#client, this.#graphOf(uri));
       const after = await this.getItem(collection, uri);
       if (!after) throw itemNotFound(collection, uri);
       if (
         after.hash === before.hash && after.modified === before.modified &&
-        triples.size === after.tripleCount
+        quads.length === after.tripleCount
       ) {
-        return { record: after, quads: [...triples.values()] };
+        return { record: after, quads };
       }
     }
     throw inconsistentRead(uri);
@@ -627,8 +572,9 @@ export class SparqlTripleStore implements TripleStore {
   /**
    * How a write's triples get into its graph: written out in the update when few, or put
    * into a staging graph now (Graph Store Protocol) and copied by the update. On a store
-   * that rewrites literal forms, a graph with typed literals is staged and read back, and
-   * its hash is that of what the store holds.
+   * that rewrites literal forms, a graph with typed literals is staged and read back as
+   * every read of an item reads (graph_triples.ts), and its hash is that of what reads will
+   * serve.
    */
   async #graphBody(write: ItemWrite): Promise<GraphBody> {
     const { lines, count } = triplesToSparql(write.quads, this.#blankNodePrefix());
@@ -647,7 +593,7 @@ export class SparqlTripleStore implements TripleStore {
     let [hash, stored] = [write.hash, count];
     if (rewrites) {
       // Two forms of one value ("042" and "42") become one triple: the count is the store's.
-      const quads = await this.#readStaged(staging);
+      const quads = await graphTriples(this.#client, staging);
       stored = quads.length;
       hash = this.#config.hash ? await this.#config.hash(quads) : write.hash;
     }
@@ -659,30 +605,6 @@ export class SparqlTripleStore implements TripleStore {
         `INSERT { GRAPH ${graph} { ?s ?p ?o } }
         WHERE { ${guard} GRAPH ${iriToSparql(staging)} { ?s ?p ?o } }`,
     };
-  }
-
-  /** A staging graph's triples as the store holds them, paged (it is nobody else's). */
-  async #readStaged(staging: string): Promise<Quad[]> {
-    const quads: Quad[] = [];
-    for (let offset = 0;; offset += PAGE_ROWS) {
-      const rows = await this.#select(
-        `SELECT ?s ?p ?o WHERE { GRAPH ${
-          iriToSparql(staging)
-        } { ?s ?p ?o } } OFFSET ${offset} LIMIT ${PAGE_ROWS}`,
-        64 << 20,
-      );
-      for (const row of rows) {
-        quads.push(
-          DataFactory.quad(
-            row.get("s") as Quad["subject"],
-            row.get("p") as Quad["predicate"],
-            row.get("o") as Quad["object"],
-          ),
-        );
-      }
-      if (rows.length < PAGE_ROWS) break;
-    }
-    return quads;
   }
 
   /** Matches once if the item is in `collection` (with the If-Match hash, when given). */
@@ -871,15 +793,6 @@ export class SparqlTripleStore implements TripleStore {
   #select(query: string, maxBytes?: number): Promise<SparqlRow[]> {
     return selectRows(this.#client, query, maxBytes);
   }
-
-  /** Runs `work` that reads a response body, turning read failures into store problems. */
-  async #consume<T>(url: string, work: () => Promise<T>, userTimeoutMs?: number): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      throw storeProblemFromError(error, url, this.#config.timeoutMs, userTimeoutMs);
-    }
-  }
 }
 
 /** How a write's triples reach its graph ({@link SparqlTripleStore.#graphBody}). */
@@ -914,12 +827,6 @@ function withoutServiceTerms(result: SparqlQueryResult, reserved: Set<string>): 
     return quads.length === result.quads.length ? result : { ...result, quads };
   }
   return result;
-}
-
-/** Whether two reads of a record found the same version. */
-function sameVersion(a: ItemRecord | undefined, b: ItemRecord): boolean {
-  return a !== undefined && a.hash === b.hash && a.modified === b.modified &&
-    a.tripleCount === b.tripleCount;
 }
 
 /** Reads kept finding writes in between, or fewer triples than the record counts. */
@@ -971,17 +878,6 @@ function newReceipt(): string {
 
 function pick(write: ItemWrite): Pick<ItemRecord, "collection" | "uri" | "hash"> {
   return { collection: write.collection, uri: write.uri, hash: write.hash };
-}
-
-function recordFromRow(collection: string, uri: string, row: SparqlRow): ItemRecord {
-  return {
-    collection,
-    uri,
-    hash: row.get("hash")?.value ?? "",
-    tripleCount: Number(row.get("count")?.value ?? 0),
-    created: row.get("created")?.value ?? "",
-    modified: row.get("modified")?.value ?? "",
-  };
 }
 
 /** Why a replace or delete did not apply: precondition-failed if the item is there with another hash. */
