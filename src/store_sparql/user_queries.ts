@@ -1,0 +1,135 @@
+/**
+ * The user's SPARQL queries on the SPARQL store (`TripleStore.query`).
+ *
+ * A query runs with a row limit written in (`analyzeQuery`), otherwise as written: the
+ * endpoint's default graph applies (with `--mem`/TDB2 Fuseki that is not the union of the
+ * item graphs, so queries use `GRAPH ?g { … }`). Set `queryDefaultGraph` (Fuseki:
+ * `urn:x-arq:UnionGraph`) to query the union of all named graphs instead; the metadata graph
+ * is one of them, unless it is the dataset's stored default graph (`metadataGraph:
+ * urn:x-arq:DefaultGraph` on a TDB2 dataset with `unionDefaultGraph`, docs/backends.md),
+ * which keeps the service's records out of every query's default graph. A query that names
+ * the metadata graph is refused (`reserved-graph`). A query with a scope
+ * (`SparqlQueryOptions.scope`) sees only the item graphs of the scope's collections, listed
+ * from the metadata graph for each query and written into it as its dataset (`FROM`,
+ * `FROM NAMED`; remote_query.ts): neither the endpoint's default graph nor
+ * `queryDefaultGraph` applies then.
+ */
+import { selectPages } from "../sparql_protocol/bounded_queries.ts";
+import { SparqlHttpClient } from "../sparql_protocol/client.ts";
+import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
+import { queryRemoteEndpoint } from "../sparql_protocol/remote_query.ts";
+import { METADATA_NAMESPACE } from "../sparql_protocol/service_vocabulary.ts";
+import { stringToSparql } from "../sparql_protocol/terms.ts";
+import type { StoreContext } from "./store_context.ts";
+
+/**
+ * Most graphs Virtuoso (7.2) takes in a query's FROM, or in its FROM NAMED (and as many
+ * through the protocol's parameters): it compiles each list into one `IN` of at most this
+ * many arguments and refuses more (`SP030 Too many arguments`). Measured, not documented;
+ * it bounds the item graphs a scoped query can see there.
+ */
+const VIRTUOSO_MAX_DATASET_GRAPHS = 4094;
+
+/** The user's queries, as the account configured for them. */
+export class UserQueries {
+  readonly #context: StoreContext;
+  /** The account of the user's queries: the service's own unless configured. */
+  readonly client: SparqlHttpClient;
+
+  constructor(context: StoreContext) {
+    this.#context = context;
+    const { config } = context;
+    this.client = config.userQueries
+      ? new SparqlHttpClient({
+        ...config,
+        queryUrl: config.userQueries.queryUrl ?? config.queryUrl,
+        username: config.userQueries.username,
+        password: config.userQueries.password,
+      })
+      : context.client;
+  }
+
+  /** Whether the user's queries run as an account of their own. */
+  get separateAccount(): boolean {
+    return this.client !== this.#context.client;
+  }
+
+  /**
+   * The user's query, as the user-query account when one is configured (it cannot read
+   * the metadata graph). A store that caps sorted answers (Virtuoso: 10,000 rows) is asked
+   * for at most that many rows; the answer then says it was cut.
+   *
+   * With a scope, the query sees the item graphs of the scope's collections only: they are
+   * listed from the metadata graph for this query ({@link #scopeGraphs}), and the query is
+   * sent with them as its dataset (remote_query.ts). Never cached: an item deleted and
+   * created again under the same IRI in another collection would keep its old visibility.
+   */
+  async query(sparql: string, options: SparqlQueryOptions): Promise<SparqlQueryResult> {
+    const cap = this.#context.capabilities()?.rowCap;
+    const reserved = [
+      this.#context.config.metadataGraph,
+      ...(this.#context.capabilities()?.systemGraphs ?? []),
+    ];
+    const scope = options.scope;
+    const result = await queryRemoteEndpoint(this.client, sparql, {
+      ...options,
+      limit: cap === undefined ? options.limit : Math.min(options.limit, cap - 1),
+      defaultGraphUri: this.#context.config.queryDefaultGraph,
+      reservedGraphs: reserved,
+      readableGraphs: scope && (() => this.#scopeGraphs(scope.collections)),
+      maxDatasetGraphs: /virtuoso/i.test(this.#context.capabilities()?.product ?? "")
+        ? VIRTUOSO_MAX_DATASET_GRAPHS
+        : undefined,
+    });
+    return withoutServiceTerms(result, new Set(reserved));
+  }
+
+  /**
+   * The item graphs of `collections`: one listing over the metadata graph for all of them,
+   * paged by graph IRI ({@link keyPage}), as the service's own account (the user-query
+   * account cannot read the records).
+   */
+  async #scopeGraphs(collections: readonly string[]): Promise<string[]> {
+    if (collections.length === 0) return [];
+    const values = [...new Set(collections)].map(stringToSparql).join(" ");
+    const graphs: string[] = [];
+    const pages = selectPages(
+      this.#context.client,
+      "g",
+      (page) =>
+        `SELECT ?g WHERE { VALUES ?collection { ${values} }
+         GRAPH ${this.#context.meta} { ?item rcs:collection ?collection ; rcs:graph ?g }
+         ${page.filter} } ${page.modifiers}`,
+    );
+    for await (const row of pages) graphs.push(row.get("g")!.value);
+    return graphs;
+  }
+
+  /** Closes the user-query account's client, when it has its own. */
+  close(): void {
+    if (this.separateAccount) this.client.close();
+  }
+}
+
+/**
+ * The answer without rows or triples that name the service's records or a reserved graph:
+ * where the store cannot keep them out of the user's view (Fuseki's in-memory union graph
+ * holds the metadata graph; Virtuoso lists every graph's name for `DISTINCT ?g`), they are
+ * dropped here, so the user never sees them whatever the store.
+ */
+function withoutServiceTerms(result: SparqlQueryResult, reserved: Set<string>): SparqlQueryResult {
+  const hidden = (term: { termType: string; value: string } | undefined) =>
+    term !== undefined && term.termType === "NamedNode" &&
+    (term.value.startsWith(METADATA_NAMESPACE) || reserved.has(term.value));
+  if (result.kind === "bindings") {
+    const rows = result.rows.filter((row) => ![...row.values()].some(hidden));
+    return rows.length === result.rows.length ? result : { ...result, rows };
+  }
+  if (result.kind === "quads") {
+    const quads = result.quads.filter((quad) =>
+      !hidden(quad.subject) && !hidden(quad.predicate) && !hidden(quad.object)
+    );
+    return quads.length === result.quads.length ? result : { ...result, quads };
+  }
+  return result;
+}
