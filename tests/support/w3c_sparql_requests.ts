@@ -262,13 +262,20 @@ function readAnswer(type: string, body: string): Answer {
  * result equivalence: solutions as multisets, blank nodes matched by a bijection, in order
  * only where the query orders them; graphs by isomorphism; literals as terms. The columns
  * are compared too: as a set, and in order for CSV and TSV, whose header is the answer's.
+ * With `numbersByValue`, numbers of one datatype are equal when their values are (`2.0` and
+ * `2`, `2.5E0` and `2.5e0`): what tells a lexical-form difference from a wrong answer.
  */
 export async function judge(
   plan: CasePlan,
-  answer: Answer,
+  given: Answer,
   base: string,
+  options: { numbersByValue?: boolean } = {},
 ): Promise<string | undefined> {
-  const expected = expectedAtBase(plan.expected, base);
+  let expected = expectedAtBase(plan.expected, base);
+  let answer = given;
+  if (options.numbersByValue) {
+    [expected, answer] = [numbersAsValues(expected), numbersAsValues(answer)];
+  }
   if (expected.kind === "bindings" && answer.kind === "bindings") {
     const tabular = plan.accept === MEDIA.csv || plan.accept === MEDIA.tsv;
     const columns = (names: string[]) => (tabular ? names : [...names].sort()).join(" ");
@@ -299,6 +306,32 @@ function rowText(row: Map<string, Term>): string {
   return [...row].sort(([a], [b]) => a.localeCompare(b)).map(([name, term]) =>
     `${name}=${term.termType === "BlankNode" ? "_:" : termKey(term)}`
   ).join(" ");
+}
+
+const XSD = "http://www.w3.org/2001/XMLSchema#";
+/** The numeric datatypes: XSD's decimal, float and double, and the integer types. */
+const NUMERIC = new RegExp(
+  `^${XSD}(decimal|float|double|integer|(non)?(positive|negative)Integer|long|int|short|byte|` +
+    "unsigned(Long|Int|Short|Byte))$",
+);
+
+/** Every number of the answer written in one form per value (JavaScript's). */
+function numbersAsValues(answer: Answer): Answer {
+  if (answer.kind !== "bindings") return answer;
+  const value = (term: Term): Term => {
+    if (term.termType !== "Literal") return term;
+    const { datatype } = term as Term & { datatype: Term };
+    const number = Number(term.value);
+    if (!NUMERIC.test(datatype.value) || Number.isNaN(number)) return term;
+    return DataFactory.literal(
+      String(number),
+      datatype as Parameters<typeof DataFactory.literal>[1],
+    );
+  };
+  const rows = answer.rows.map((row) =>
+    new Map([...row].map(([name, term]) => [name, value(term)]))
+  );
+  return { ...answer, rows };
 }
 
 function expectedAtBase(expected: Answer, base: string): Answer {
