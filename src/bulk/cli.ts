@@ -6,7 +6,14 @@
  * ways; progress goes to stderr (a bar on a terminal, a line every few seconds otherwise).
  */
 import { parseArgs } from "node:util";
-import type { ImportJob } from "./import_jobs.ts";
+import type { ImportError, ImportJob } from "./import_jobs.ts";
+import {
+  exitStatusOf,
+  exitStatusText,
+  type ImportCounts,
+  importOutcome,
+  importSummary,
+} from "./import_summary.ts";
 import { formatFromFileName, RDF_FORMATS, type RdfFormat } from "../rdf/formats.ts";
 
 /** What an import reads (subject_items.ts's list; not imported here: that module is the server's). */
@@ -23,18 +30,31 @@ export const IMPORT_USAGE = `usage: deno task import FILE --collection C [option
 Streams FILE into a collection of a running service (POST /api/admin/import).
 
   --collection C       the collection's URI (required)
-  --mode M             create (default: existing items are left alone), replace, upsert
+  --mode M             create (default): an item the collection holds is left as it is,
+                       counted unchanged when it holds the same triples (same canonical
+                       hash), skipped when other ones; upsert: create or replace; replace:
+                       every item must exist
   --items-by B         graph: each named graph is one item (N-Quads, TriG);
                        subject: each IRI subject with its blank nodes is one item (any RDF
-                       dump). Default: graph for .nq/.trig, subject for other formats
+                       dump). Default: graph for .nq/.trig unless --graphs is given,
+                       subject for other formats
+  --graphs G           by subject, triples in named graphs (N-Quads, TriG): refuse
+                       (default: the import stops before writing anything, naming the
+                       line) or ignore (graph names dropped, each triple goes to its
+                       subject's item). Implies --items-by subject
   --format F           nquads, trig, ntriples, turtle, rdfxml, jsonld
                        (default: from FILE's extension: .nq .trig .nt .ttl .rdf .owl .jsonld)
   --base IRI           the base IRI of relative IRIs in FILE
 ${CONNECTION}
 
-exit status: 0 every item written; 1 the import failed, wrote nothing, or the service could
-not be reached; 2 a usage error (unknown option, missing argument); 3 the import ended with
-refused items (listed on stderr).`;
+Every item ends written, unchanged, skipped or refused. When the import ends, one line on
+stderr gives its outcome (complete, incomplete, failed: the exit status below) and how many
+items ended each way; then every skipped or refused item, with its line, its reason and,
+when its IRI is held by a collection, that collection. An IRI names one item in the whole
+store: an item of another collection is refused, never overwritten.
+
+exit status:
+${exitStatusText()}`;
 
 /** `deno task export --help`. */
 export const EXPORT_USAGE =
@@ -134,10 +154,19 @@ async function runImport(
     throw new UsageError(`--mode ${mode}: use create, replace or upsert`);
   }
   const format = importFormat(file, options.format);
+  const graphs = options.graphs;
+  if (graphs !== undefined && graphs !== "refuse" && graphs !== "ignore") {
+    throw new UsageError(`--graphs ${graphs}: use refuse or ignore`);
+  }
   const itemsBy = options["items-by"] ??
-    (format === "nquads" || format === "trig" ? "graph" : "subject");
+    ((format === "nquads" || format === "trig") && graphs === undefined ? "graph" : "subject");
   if (itemsBy !== "graph" && itemsBy !== "subject") {
     throw new UsageError(`--items-by ${itemsBy}: use graph or subject`);
+  }
+  if (graphs !== undefined && itemsBy !== "subject") {
+    throw new UsageError(
+      "--graphs applies to --items-by subject: by graph, each named graph is an item",
+    );
   }
   if (itemsBy === "graph" && format !== "nquads" && format !== "trig") {
     throw new UsageError(
@@ -149,6 +178,7 @@ async function runImport(
   const size = (await Deno.stat(file)).size;
   const query = new URLSearchParams({ collection, mode, itemsBy });
   if (options.base) query.set("base", options.base);
+  if (graphs) query.set("graphs", graphs);
   const handle = await Deno.open(file);
   const progress = new Progress();
   let sent = 0;
@@ -165,7 +195,7 @@ async function runImport(
     const rate = read / Math.max(0.001, progress.seconds());
     progress.show(
       `${bar(read / Math.max(1, size))} ${mib(read)} of ${mib(size)}` +
-        (job ? `, ${job.written} written, ${job.existing} existing, ${job.refused} refused` : "") +
+        (job ? `, ${importSummary(null, countsOf(job))}` : "") +
         ` (${mib(rate)}/s)`,
     );
   };
@@ -191,17 +221,35 @@ async function runImport(
     await new Promise((resolve) => setTimeout(resolve, 500));
     job = await (await call(base, token, `/api/admin/import/jobs/${job.id}`)).json();
   }
+  // An older service's job has no outcome: it is worked out from the same counts.
+  const counts = countsOf(job);
+  const outcome = job.outcome ?? importOutcome(job.state, counts) ?? "failed";
   progress.done(
-    `import ${job.state}: ${job.items} graphs, ${job.written} written, ${job.existing} ` +
-      `existing, ${job.refused} refused in ${progress.seconds().toFixed(1)} s (job ${job.id})`,
+    `import ${importSummary(outcome, counts)} in ${progress.seconds().toFixed(1)} s ` +
+      `(job ${job.id})`,
   );
-  for (const error of job.errors) {
-    const where = error.line === undefined ? "" : `line ${error.line}: `;
-    const times = (error.count ?? 1) > 1 ? ` (${error.count} times)` : "";
-    console.error(`  ${where}${error.item ?? "-"} ${error.type ?? ""} ${error.message}${times}`);
-  }
-  if (job.state !== "succeeded") return 1;
-  return job.refused > 0 ? 3 : 0;
+  for (const error of job.errors) console.error(`  ${errorLine(error)}`);
+  return exitStatusOf(outcome);
+}
+
+/** The counts of a job, with 0 for what an older service does not count. */
+function countsOf(job: ImportJob): ImportCounts {
+  return {
+    items: job.items,
+    written: job.written,
+    unchanged: job.unchanged ?? 0,
+    skipped: job.skipped ?? job.existing ?? 0,
+    refused: job.refused,
+  };
+}
+
+/** One listed item: `line 12: <iri> item-exists (collection <c>): why (3 times)`. */
+function errorLine(error: ImportError): string {
+  const where = error.line === undefined ? "" : `line ${error.line}: `;
+  const item = error.item === null ? "-" : `<${error.item}>`;
+  const held = error.collection === undefined ? "" : ` (collection <${error.collection}>)`;
+  const times = (error.count ?? 1) > 1 ? ` (${error.count} times)` : "";
+  return `${where}${item} ${error.type ?? "error"}${held}: ${error.message}${times}`;
 }
 
 /** The format of FILE: `--format`, else its extension; a usage error when neither says. */
@@ -277,6 +325,7 @@ export async function main(args: string[]): Promise<number> {
         base: { type: "string" },
         format: { type: "string" },
         "items-by": { type: "string" },
+        graphs: { type: "string" },
         url: { type: "string" },
         token: { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -302,7 +351,7 @@ export async function main(args: string[]): Promise<number> {
     }
     if (command === "export") {
       if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
-      for (const name of ["mode", "base", "items-by"]) {
+      for (const name of ["mode", "base", "items-by", "graphs"]) {
         if (options[name] !== undefined) throw new UsageError(`--${name} is for import`);
       }
       return await runExport(options, base, token);

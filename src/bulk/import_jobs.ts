@@ -12,6 +12,11 @@
  * heartbeat, sweep for imports lost with their instance, shutdown). `written` counts only items
  * whose write the store acknowledged, so after a crash every item the job reported as
  * written is stored (and its outbox entry with it); the job itself is then marked failed.
+ *
+ * Nothing is left out without a word: every item ends written, unchanged (there already, the
+ * same), skipped (there already, other content, `mode=create`) or refused, each but the
+ * first two listed with its reason (and, for an IRI another collection holds, that
+ * collection), and the job's outcome and summary (`import_summary.ts`) say which.
  */
 import { untilStopped } from "./until_stopped.ts";
 import { DomainError, isProblem, isSystemFailure } from "../errors/domain_error.ts";
@@ -29,7 +34,14 @@ import { JobLifecycle, type JobRunnerOptions, type RunningJob } from "../jobs/jo
 import { log } from "../log/logger.ts";
 import { type BulkFormat, graphBlocks } from "../rdf/graph_blocks.ts";
 import { type BlockItem, problemLine } from "../rdf/block_item.ts";
-import { type SubjectFormat, subjectItems } from "./subject_items.ts";
+import { type GraphNames, type SubjectFormat, subjectItems } from "./subject_items.ts";
+import { holdingOf } from "./held_items.ts";
+import {
+  type ImportCounts,
+  type ImportOutcome,
+  importOutcome,
+  importSummary,
+} from "./import_summary.ts";
 
 /** What an import does with an item that exists: skip it, or replace it. */
 export type ImportMode = "create" | "replace" | "upsert";
@@ -40,23 +52,30 @@ export type ItemsBy = "graph" | "subject";
 /** The formats of an import: N-Quads and TriG by graph, any of SUBJECT_FORMATS by subject. */
 export type ImportFormat = BulkFormat | SubjectFormat;
 
+/** A refused or skipped item (or part), or the job's failure. */
+export interface ImportError extends JobError {
+  /** The collection that holds the item's IRI, when that is why it was not imported. */
+  collection?: string;
+}
+
 /** An import job as docs/api.md shows it. */
-export interface ImportJob extends StoredJob {
+export interface ImportJob extends StoredJob, ImportCounts {
   collection: string;
   mode: ImportMode;
   format: ImportFormat;
   /** `graph` (each named graph one item) or `subject` (each IRI subject one item). */
   itemsBy: ItemsBy;
+  /** By subject: what is done with triples in named graphs. */
+  graphs?: GraphNames;
   /** Bytes of the body read so far. */
   bytesRead: number;
-  /** Graph blocks met so far (items and refused parts). */
-  items: number;
-  /** Items the store has acknowledged (created or replaced). */
-  written: number;
-  /** `mode=create`: items that exist, left untouched (listed in `errors` as `item-exists`). */
+  /** `unchanged + skipped`: items found in the collection already (for older clients). */
   existing: number;
-  /** Items or parts refused (listed in `errors` with their reason and line). */
-  refused: number;
+  /** How the import ended for its data; null while it runs. */
+  outcome: ImportOutcome | null;
+  /** One line: the outcome and the counts (`importSummary`), as the command line prints it. */
+  summary: string;
+  errors: ImportError[];
 }
 
 /**
@@ -91,6 +110,8 @@ export interface ImportRequest {
   format: ImportFormat;
   /** `graph` unless said. */
   itemsBy?: ItemsBy;
+  /** By subject: triples in named graphs refuse the document (default) or lose their graph. */
+  graphs?: GraphNames;
   /** The `base` parameter: what relative IRIs resolve against. */
   base?: string;
   /** The body's declared length, when there is one: a shorter body fails the job. */
@@ -107,9 +128,16 @@ type RunningImport = RunningJob<ImportJob, never>;
 export class ImportJobRunner {
   readonly #options: ImportRunnerOptions;
   readonly #lifecycle: JobLifecycle<ImportJob>;
+  /** How a taken IRI's holder is found (`held_items.ts`). */
+  readonly #lookup;
 
   constructor(options: ImportRunnerOptions) {
     this.#options = options;
+    this.#lookup = {
+      items: options.items,
+      catalog: options.catalog,
+      hash: (quads: ImportQuads) => options.rdfWork.hash(quads),
+    };
     this.#lifecycle = new JobLifecycle(options, {
       name: "import",
       stopReasons: {
@@ -136,25 +164,36 @@ export class ImportJobRunner {
       mode: request.mode,
       format: request.format,
       itemsBy: request.itemsBy ?? "graph",
+      ...(request.itemsBy === "subject" ? { graphs: request.graphs ?? "refuse" } : {}),
       state: "running",
       startedAt: new Date().toISOString(),
       finishedAt: null,
       bytesRead: 0,
       items: 0,
       written: 0,
+      unchanged: 0,
+      skipped: 0,
       existing: 0,
       refused: 0,
+      outcome: null,
+      summary: "",
       errors: [],
     };
+    summarised(job);
     const bodyRead = Promise.withResolvers<ImportJob>();
     let asStarted = job;
     const decision = await this.#lifecycle.start(job, (current) => {
-      const run = this.#run(current, request, body, () => bodyRead.resolve(structuredClone(job)));
+      const run = this.#run(
+        current,
+        request,
+        body,
+        () => bodyRead.resolve(summarised(structuredClone(job))),
+      );
       asStarted = structuredClone(job); // as its first step leaves it
       return run;
     }, request.collection);
     if (!decision.started) throw importRunning(request.collection, decision.runningJob);
-    const done = decision.done.finally(() => bodyRead.resolve(structuredClone(job)));
+    const done = decision.done.finally(() => bodyRead.resolve(summarised(structuredClone(job))));
     return { job: asStarted, bodyRead: bodyRead.promise, done };
   }
 
@@ -162,7 +201,8 @@ export class ImportJobRunner {
   async find(id: string): Promise<ImportJob | undefined> {
     await this.#lifecycle.recovered;
     const current = this.#lifecycle.find(id);
-    return current ? structuredClone(current.job) : await this.#options.jobs.get(id);
+    const job = current ? structuredClone(current.job) : await this.#options.jobs.get(id);
+    return job && summarised(job);
   }
 
   /** The most recent imports of every instance, newest first. */
@@ -170,7 +210,7 @@ export class ImportJobRunner {
     await this.#lifecycle.recovered;
     const jobs = await this.#options.jobs.recent(limit);
     return jobs.map((job) => this.#lifecycle.find(job.id)?.job ?? job).map((job) =>
-      structuredClone(job)
+      summarised(structuredClone(job))
     );
   }
 
@@ -193,6 +233,7 @@ export class ImportJobRunner {
     const seen = new Map<string, number>(); // item URI → the line its block started on
     const concurrency = this.#options.concurrency ?? IMPORT_CONCURRENCY;
     let failure: string | undefined;
+    let failedAt: ImportError | undefined; // the input's error that ended the import
     try {
       const source = untilStopped(body, current.stopping, () => current.stopped);
       const text = decoded(source, job, request.declaredBytes);
@@ -215,21 +256,23 @@ export class ImportJobRunner {
       }
     } catch (error) {
       failure = current.stopped ?? messageOf(error);
+      if (!current.stopped) failedAt = inputError(error);
     }
     onBodyRead();
     await Promise.allSettled(inFlight);
     failure ??= current.stopped;
     // An import that wrote nothing is no success, unless every item was there already.
-    if (failure === undefined && job.written === 0 && job.existing === 0) {
-      failure = job.refused > 0
-        ? `Nothing was imported: all ${job.refused} items or parts were refused (see errors).`
-        : "Nothing was imported: the body holds no items.";
+    if (failure === undefined && job.written === 0 && job.unchanged === 0) {
+      failure = nothingImported(job);
     }
     const now = new Date().toISOString();
     const ended = failure === undefined
       ? { ...job, state: "succeeded" as const, finishedAt: now }
       : failedJob(job, failure, now);
-    Object.assign(job, ended);
+    // The error that ended it, with its type and line, where the input was at fault.
+    const last = ended.errors.at(-1);
+    if (failedAt && last?.item === null && last.message === failure) Object.assign(last, failedAt);
+    Object.assign(job, summarised(ended));
     await this.#lifecycle.save(current);
     if (failure) log("warn", "import failed", { job: job.id, error: failure });
     return structuredClone(job);
@@ -254,10 +297,10 @@ export class ImportJobRunner {
       return this.#refuse(job, { item: block.uri ?? null, line: block.line, ...block.refused });
     }
     let uri: string | null = null;
+    let item: BlockItem | undefined;
     try {
       const parsing = block.read();
       parsing.catch(() => {}); // awaited below, after the earlier units' turn
-      let item: BlockItem;
       try {
         await order.turn;
         item = await parsing;
@@ -277,35 +320,87 @@ export class ImportJobRunner {
         order.done();
       }
       const written = await this.#write(request, uri, item.quads);
-      if (written) job.written++;
-      else {
-        job.existing++;
-        this.#record(job, {
-          item: uri,
-          line: block.line,
-          type: "item-exists",
-          message: "The item exists; mode=create leaves it untouched.",
-        });
-      }
+      if (written === true) job.written++;
+      else await this.#found(job, request, item, block.line, written);
     } catch (error) {
       if (!(error instanceof DomainError) || isSystemFailure(error)) throw error;
-      this.#refuse(job, {
+      const refusal: ImportError = {
         item: uri,
         line: block.lineOf(error),
         type: error.slug,
         message: withFirstDetail(error),
-      });
+      };
+      if (item && isProblem(error, "item-exists", "item-not-found")) {
+        const holding = await holdingOf(
+          this.#lookup,
+          request.collection,
+          item.uri,
+          item.quads,
+          error,
+        );
+        if (holding.where === "elsewhere") nameHolder(refusal, holding.collection);
+      }
+      this.#refuse(job, refusal);
     }
   }
 
   /**
-   * Writes the item as the mode says; false when `mode=create` finds it exists. A write the
+   * `mode=create` met an item with the IRI: unchanged when the collection holds the same
+   * graph, skipped when other content, refused when another collection holds it (named).
+   */
+  async #found(
+    job: ImportJob,
+    request: ImportRequest,
+    item: BlockItem,
+    line: number | undefined,
+    refusal?: unknown,
+  ): Promise<void> {
+    const holding = await holdingOf(
+      this.#lookup,
+      request.collection,
+      item.uri,
+      item.quads,
+      refusal,
+    );
+    if (holding.where === "here" && holding.same) {
+      job.unchanged++;
+      return;
+    }
+    if (holding.where === "here") {
+      job.skipped++;
+      return this.#record(job, {
+        item: item.uri,
+        line,
+        type: "item-exists",
+        message: "The collection holds this item with other content; mode=create leaves it " +
+          "as it is (mode=upsert replaces it).",
+        collection: request.collection,
+      });
+    }
+    // Gone from its collection since, or in one no longer configured: the store's words.
+    const error: ImportError = {
+      item: item.uri,
+      line,
+      type: "item-exists",
+      message: refusal instanceof Error ? refusal.message : "The IRI names an item already.",
+    };
+    if (holding.where === "elsewhere") nameHolder(error, holding.collection);
+    this.#refuse(job, error);
+  }
+
+  /**
+   * Writes the item as the mode says; the store's `item-exists` when `mode=create` finds the
+   * IRI taken (which the caller sorts out: `#found`). A write the
    * store did not take (`store-unavailable`) or could not confirm (`write-outcome-unknown`:
    * a stalled store, say) is made again, after a pause, up to {@link WRITE_ATTEMPTS} times,
    * so that a store's pause of a few tens of seconds does not end an import; every mode's
    * write is safe to repeat (a create made again: `WriteOptions.again` in item_service.ts).
    */
-  async #write(request: ImportRequest, uri: string, quads: ImportQuads): Promise<boolean> {
+  async #write(
+    request: ImportRequest,
+    uri: string,
+    quads: ImportQuads,
+  ): Promise<true | DomainError> {
     for (let attempt = 1;; attempt++) {
       try {
         return await this.#writeOnce(request, uri, quads, attempt > 1);
@@ -328,7 +423,7 @@ export class ImportJobRunner {
     uri: string,
     quads: ImportQuads,
     again: boolean,
-  ): Promise<boolean> {
+  ): Promise<true | DomainError> {
     const { items } = this.#options;
     const { collection, mode } = request;
     const bulk = { bulk: true, again };
@@ -348,20 +443,20 @@ export class ImportJobRunner {
       await items.create(collection, uri, quads, bulk);
       return true;
     } catch (error) {
-      if (mode === "create" && isProblem(error, "item-exists")) {
-        return false;
-      }
+      if (mode === "create" && isProblem(error, "item-exists")) return error;
       throw error;
     }
   }
 
-  #refuse(job: ImportJob, error: JobError): void {
+  #refuse(job: ImportJob, error: ImportError): void {
     job.refused += error.count ?? 1;
+    // A part that stands for several (`count`) was met as one unit: `items` counts them all.
+    job.items += (error.count ?? 1) - 1;
     this.#record(job, error);
   }
 
   /** Lists the error; one like it (same type and message, no item) is counted instead. */
-  #record(job: ImportJob, error: JobError): void {
+  #record(job: ImportJob, error: ImportError): void {
     if (error.item === null) {
       const same = job.errors.find((listed) =>
         listed.item === null && listed.type === error.type && listed.message === error.message
@@ -387,6 +482,7 @@ export class ImportJobRunner {
         base: request.base,
         maxItemBytes: this.#options.maxItemBytes,
         contexts: this.#options.jsonldContexts,
+        graphs: request.graphs,
       });
       for await (const unit of units) {
         const { item } = unit;
@@ -463,6 +559,56 @@ export function importRunning(collection: string, runningJob: string): DomainErr
       "runs at a time.",
     extensions: { runningJob },
   });
+}
+
+/**
+ * Words a refusal for an IRI that another collection holds: that collection, in `collection`
+ * and in the message.
+ */
+function nameHolder(error: ImportError, collection: string): void {
+  error.collection = collection;
+  error.message = `The IRI is an item of the collection <${collection}>; an IRI names one ` +
+    "item in the whole store, so it is not imported here (delete it there, or import into " +
+    "that collection).";
+}
+
+/**
+ * The job's outcome and summary from its counts (filled in for records written before
+ * `unchanged` and `skipped` were counted).
+ */
+function summarised(job: ImportJob): ImportJob {
+  if (job.unchanged === undefined || job.skipped === undefined) {
+    job.unchanged ??= 0;
+    job.skipped ??= 0;
+  } else job.existing = job.unchanged + job.skipped;
+  job.outcome = importOutcome(job.state, job);
+  job.summary = importSummary(job.outcome, job);
+  return job;
+}
+
+/** Why an import that ran to its end imported nothing, with the way out where there is one. */
+function nothingImported(job: ImportJob): string {
+  if (job.refused + job.skipped === 0) return "Nothing was imported: the body holds no items.";
+  const onlyDefaultGraph = job.errors.length > 0 &&
+    job.errors.every((error) => error.type === "default-graph-refused");
+  return `Nothing was imported: ${job.refused} items or parts refused, ${job.skipped} ` +
+    "skipped (see errors)." +
+    (onlyDefaultGraph
+      ? " The body has no named graph: import it by subject (itemsBy=subject, deno task " +
+        "import --items-by subject)."
+      : "");
+}
+
+/** The input's fault that ended an import, as a job error with its type and line. */
+function inputError(error: unknown): ImportError | undefined {
+  if (!(error instanceof DomainError) || isSystemFailure(error)) return undefined;
+  const at = /^(\d+):\d+$/.exec(error.errors?.[0]?.path ?? "");
+  return {
+    item: null,
+    type: error.slug,
+    ...(at ? { line: Number(at[1]) } : {}),
+    message: error.message,
+  };
 }
 
 /** The problem's detail and its first field error, which often says what is wrong. */

@@ -8,23 +8,24 @@
  * triple is spilled, as one N-Triples line, into a temporary SQLite file keyed by subject
  * (written without journal or sync: it is thrown away), then read back subject by subject
  * through an index. Memory holds one item at a time; the disk holds about the file's size
- * again. N-Triples, Turtle, N-Quads and TriG are parsed as they stream in (N3.js's
- * streaming parser); RDF/XML and JSON-LD have no streaming parser here and are read whole,
- * up to {@link WHOLE_DOCUMENT_MAX_BYTES}.
+ * again. N-Triples, Turtle, N-Quads and TriG are parsed as they stream in
+ * (`streamed_quads.ts`); RDF/XML and JSON-LD have no streaming parser here and are read
+ * whole, up to {@link WHOLE_DOCUMENT_MAX_BYTES}.
  *
- * Triples in a named graph are not items by subject: they are refused (counted). Blank node
- * subjects no IRI subject reaches are refused too, counted once.
+ * Graph names are dropped only when asked (`graphs: "ignore"`: a vocabulary shipped as
+ * N-Quads, one graph per file): otherwise the first triple in a named graph ends the import
+ * before anything is written, naming its line, for its graph would be lost without a word.
+ * Blank node subjects no IRI subject reaches are refused, counted once.
  */
 import { DatabaseSync } from "node:sqlite";
-import { Readable } from "node:stream";
-// @ts-types="@types/n3"
-import { type Quad, StreamParser } from "n3";
+import type { Quad } from "n3";
 import { encodeTerm } from "../rdf/writers/ntriples.ts";
 import { parseRdf } from "../rdf/parse.ts";
 import { RDF_FORMATS, type RdfFormat } from "../rdf/formats.ts";
 import { rdfSyntaxProblem } from "../rdf/syntax_errors.ts";
 import { DomainError } from "../errors/domain_error.ts";
 import type { BlockItem } from "../rdf/block_item.ts";
+import { type StreamedFormat, streamedQuads } from "./streamed_quads.ts";
 
 /** The formats an import by subject reads. */
 export const SUBJECT_FORMATS = [
@@ -42,7 +43,10 @@ export type SubjectFormat = typeof SUBJECT_FORMATS[number];
 /** RDF/XML and JSON-LD are parsed whole: larger documents are refused. */
 export const WHOLE_DOCUMENT_MAX_BYTES = 64 * 1024 * 1024;
 
-const N3_FORMATS: Partial<Record<SubjectFormat, string>> = {
+/** What an import by subject does with graph names: refuse the document, or drop them. */
+export type GraphNames = "refuse" | "ignore";
+
+const N3_FORMATS: Partial<Record<SubjectFormat, StreamedFormat>> = {
   ntriples: "application/n-triples",
   turtle: "text/turtle",
   nquads: "application/n-quads",
@@ -67,12 +71,15 @@ export interface SubjectOptions {
   contexts?: Record<string, unknown>;
   /** Called once the whole document has been read (before the first item comes). */
   onRead?: () => void;
+  /** Triples in named graphs: `refuse` (default) ends the import, `ignore` takes them. */
+  graphs?: GraphNames;
 }
 
 /**
  * The items of the document in `chunks` (decoded text), one per IRI subject in the order
  * subjects first appear. A syntax error ends the document (nothing of it is written): it is
- * thrown as 400 `rdf-syntax` with its line.
+ * thrown as 400 `rdf-syntax` with its line; so is the first triple in a named graph unless
+ * graph names are ignored (`named-graphs-not-allowed`, with its line).
  */
 export async function* subjectItems(
   chunks: AsyncIterable<string>,
@@ -85,20 +92,9 @@ export async function* subjectItems(
     db.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -32768;
       CREATE TABLE triples (seq INTEGER PRIMARY KEY, subject TEXT NOT NULL, line TEXT NOT NULL);
       CREATE TABLE reached (subject TEXT PRIMARY KEY) WITHOUT ROWID;`);
-    const namedGraphQuads = await spill(db, quadsOf(chunks, format, options));
+    await spill(db, quadsOf(chunks, format, options), options.graphs ?? "refuse");
     db.exec("CREATE INDEX triples_by_subject ON triples (subject, seq)");
     options.onRead?.();
-    if (namedGraphQuads > 0) {
-      yield {
-        uri: null,
-        refused: {
-          type: "named-graph-refused",
-          message: `${namedGraphQuads} triples are in named graphs; items by subject are read ` +
-            "from the default graph only (import named graphs with itemsBy=graph).",
-          count: namedGraphQuads,
-        },
-      };
-    }
     // One transaction for the read phase: the `reached` rows are then not each a commit.
     db.exec("BEGIN");
     yield* readItems(db, options.maxItemBytes);
@@ -124,17 +120,22 @@ export async function* subjectItems(
   }
 }
 
-/** Writes every default-graph triple into `triples`; answers how many quads were in named graphs. */
-async function spill(db: DatabaseSync, quads: AsyncIterable<Quad>): Promise<number> {
+/**
+ * Writes every triple into `triples`, graph names dropped when `graphs` is `ignore`; with
+ * `refuse`, throws at the first triple in a named graph.
+ */
+async function spill(
+  db: DatabaseSync,
+  quads: AsyncIterable<{ quad: Quad; line?: number }>,
+  graphs: GraphNames,
+): Promise<void> {
   const insert = db.prepare("INSERT INTO triples (subject, line) VALUES (?, ?)");
-  let named = 0;
   let pending = 0;
   db.exec("BEGIN");
   try {
-    for await (const quad of quads) {
-      if (quad.graph.termType !== "DefaultGraph") {
-        named++;
-        continue;
+    for await (const { quad, line } of quads) {
+      if (quad.graph.termType !== "DefaultGraph" && graphs === "refuse") {
+        throw namedGraphRefused(quad, line);
       }
       insert.run(
         encodeTerm(quad.subject),
@@ -151,22 +152,36 @@ async function spill(db: DatabaseSync, quads: AsyncIterable<Quad>): Promise<numb
     db.exec("ROLLBACK");
     throw error;
   }
-  return named;
 }
 
-/** The quads of the document, streamed where the syntax allows. */
+/** 400 for a triple in a named graph, by subject, naming its line where the syntax tells. */
+function namedGraphRefused(quad: Quad, line: number | undefined): DomainError {
+  const graph = quad.graph.termType === "NamedNode"
+    ? `<${quad.graph.value}>`
+    : `_:${quad.graph.value}`;
+  const where = line === undefined ? "The document" : `Line ${line}`;
+  return new DomainError("named-graphs-not-allowed", {
+    detail: `${where} has a triple in the named graph ${graph}; items by subject would drop ` +
+      "its graph name, so nothing was imported. To import the triples without their graph " +
+      "names, give graphs=ignore (deno task import --graphs ignore); to import each named " +
+      "graph as one item, itemsBy=graph.",
+    errors: [{
+      path: line === undefined ? "body" : `${line}:0`,
+      message: `named graph ${graph}`,
+    }],
+  });
+}
+
+/** The quads of the document, streamed where the syntax allows, with their lines then. */
 async function* quadsOf(
   chunks: AsyncIterable<string>,
   format: SubjectFormat,
   options: SubjectOptions,
-): AsyncIterable<Quad> {
+): AsyncIterable<{ quad: Quad; line?: number }> {
   const n3Format = N3_FORMATS[format];
   if (n3Format) {
-    const parser = new StreamParser({ format: n3Format, baseIRI: options.base });
-    const source = Readable.from(chunks);
-    source.on("error", (error) => parser.destroy(error));
     try {
-      for await (const quad of source.pipe(parser) as AsyncIterable<Quad>) yield quad;
+      yield* streamedQuads(chunks, n3Format, options.base);
     } catch (error) {
       throw syntaxError(error, format);
     }
@@ -187,7 +202,7 @@ async function* quadsOf(
     baseIri: options.base,
     contexts: options.contexts,
   });
-  yield* quads;
+  for (const quad of quads) yield { quad };
 }
 
 /** N3.js's error as 400 `rdf-syntax` with its line. */

@@ -24,14 +24,16 @@ export function bulkRoutes(deps: AppDeps): Hono<AppEnv> {
   const runner = deps.importJobs;
 
   handle(app, importItems, async (c) => {
-    const { collection, mode, base, wait, itemsBy } = readQuery(c, importItems);
+    const { collection, mode, base, wait, itemsBy, graphs } = readQuery(c, importItems);
     const format = bodyFormat(c.req.header("content-type"), itemsBy ?? "graph");
+    if (graphs !== undefined && itemsBy !== "subject") throw graphsWithoutSubjects(graphs);
     const declared = Number(c.req.header("content-length") ?? "NaN");
     const { bodyRead, done } = await runner.start({
       collection,
       mode: mode ?? "create",
       format,
       itemsBy: itemsBy ?? "graph",
+      graphs,
       base,
       declaredBytes: Number.isFinite(declared) ? declared : undefined,
     }, bodyStream(c));
@@ -107,6 +109,15 @@ function exportedCollections(deps: AppDeps, collection?: string, workspace?: str
     return [collection];
   }
   return deps.catalog.workspace(workspace!).collections.map((entry) => entry.uri);
+}
+
+/** 400: `graphs` says what items by subject do with graph names; by graph they are items. */
+function graphsWithoutSubjects(graphs: string): DomainError {
+  return new DomainError("invalid-parameter", {
+    detail: `graphs=${graphs} applies to itemsBy=subject: by graph, each named graph is an ` +
+      "item and its name the item's URI.",
+    errors: [{ path: "graphs", message: "only with itemsBy=subject" }],
+  });
 }
 
 /** The import format from Content-Type; 415 for anything `itemsBy` does not read. */

@@ -1,7 +1,8 @@
 /**
  * Bulk import and export over real HTTP (`/api/admin/import`, `/api/admin/export`), on both
  * store backends: a file with bad items imports every good one and reports each bad one
- * with its line; the three modes; one import per collection at a time (409); export in a
+ * with its line; the three modes, with items found unchanged, skipped or held by another
+ * collection (named); one import per collection at a time (409); export in a
  * stable order; and the round trip (export, import into an empty service, same items with
  * the same ETags).
  */
@@ -134,6 +135,8 @@ for (const backend of storeBackends({ allStores: true })) {
     assert.equal(job.bytesRead, new TextEncoder().encode(MIXED_TRIG).byteLength);
     assert.equal(job.written, 3);
     assert.equal(job.refused, 5);
+    assert.equal(job.outcome, "incomplete");
+    assert.equal(job.summary, "incomplete: 8 items, 3 written, 0 unchanged, 0 skipped, 5 refused");
     const byType = Object.fromEntries(job.errors.map((e) => [e.type, e]));
     assert.deepEqual(byType["rdf-syntax"].line, 9);
     assert.equal(byType["rdf-syntax"].item, null);
@@ -155,17 +158,58 @@ for (const backend of storeBackends({ allStores: true })) {
       `<${book(n)}> <http://purl.org/dc/terms/title> "${title}" <${book(n)}> .\n`;
     const first = await importText(service, one(1, "a") + one(2, "a"), "application/n-quads");
     assert.deepEqual([first.written, first.refused], [2, 0], JSON.stringify(first));
+    assert.equal(first.outcome, "complete");
     const before = await etag(service, book(1));
 
+    // The same item again: unchanged, and the import is complete though it wrote nothing.
+    const same = await importText(service, one(2, "a"), "application/n-quads");
+    assert.deepEqual(
+      [same.state, same.outcome, same.written, same.unchanged, same.errors],
+      ["succeeded", "complete", 0, 1, []],
+    );
+
+    // Other content: skipped, listed with the collection that holds it; incomplete.
     const create = await importText(service, one(1, "b") + one(3, "b"), "application/n-quads");
-    assert.deepEqual([create.written, create.existing], [1, 1]);
+    assert.deepEqual([create.written, create.skipped, create.existing], [1, 1, 1]);
+    assert.equal(create.outcome, "incomplete");
     assert.deepEqual(create.errors, [{
       item: book(1),
       line: 1,
       type: "item-exists",
-      message: "The item exists; mode=create leaves it untouched.",
+      message: "The collection holds this item with other content; mode=create leaves it as " +
+        "it is (mode=upsert replaces it).",
+      collection: COLLECTION,
     }]);
     assert.equal(await etag(service, book(1)), before);
+    // Nothing but skipped items: nothing imported, failed.
+    const skippedOnly = await importText(service, one(1, "c"), "application/n-quads");
+    assert.deepEqual([skippedOnly.state, skippedOnly.skipped], ["failed", 1]);
+
+    // An IRI another collection holds is refused in every mode, naming that collection.
+    const elsewhere = await importText(
+      service,
+      one(7, "other"),
+      "application/n-quads",
+      "wait=true",
+      OTHER,
+    );
+    assert.equal(elsewhere.written, 1);
+    for (const mode of ["create", "upsert", "replace"]) {
+      const clash = await importText(
+        service,
+        one(7, "mine") + one(8, "mine"),
+        "application/n-quads",
+        `mode=${mode}&wait=true`,
+      );
+      // book 8 is written (created, then replaced): the import is incomplete, not failed.
+      assert.deepEqual([clash.outcome, clash.written, clash.refused], ["incomplete", 1, 1], mode);
+      const refusal = clash.errors.find((error) => error.item === book(7));
+      assert.equal(refusal?.collection, OTHER, JSON.stringify(clash.errors));
+      assert.equal(refusal?.type, mode === "replace" ? "item-not-found" : "item-exists");
+      assert.match(refusal?.message ?? "", new RegExp(`an item of the collection <${OTHER}>`));
+    }
+    assert.equal(await etag(service, book(7)), 404);
+    assert.match(String(await etag(service, book(7), OTHER)), /^"/);
 
     const replace = await importText(
       service,

@@ -4,8 +4,9 @@
  * through the admin API, its lines shuffled so that a subject's triples are far apart; then
  * searched, and an item downloaded as Turtle: the new user's path, through the API. Also
  * Turtle with blank nodes (reached ones go with their subject, others are refused, counted),
- * TriG with a named graph (refused, counted), RDF/XML and JSON-LD; an import that wrote
- * nothing is `failed`, and identical refusals are listed once with their number.
+ * TriG with a named graph (the import refused before writing, naming the line, unless graph
+ * names are ignored), RDF/XML and JSON-LD; an import that wrote nothing is `failed`, and
+ * identical refusals are listed once with their number.
  */
 import { strict as assert } from "node:assert";
 import {
@@ -49,8 +50,9 @@ async function importBody(
   type: string,
   body: string,
   itemsBy = "subject",
+  more: Record<string, string> = {},
 ): Promise<ImportJob> {
-  const query = new URLSearchParams({ collection, itemsBy, wait: "true" });
+  const query = new URLSearchParams({ collection, itemsBy, wait: "true", ...more });
   const response = await service.fetch(`/api/admin/import?${query}`, {
     method: "POST",
     headers: { "Content-Type": type },
@@ -117,13 +119,13 @@ for (const backend of storeBackends({ allStores: true })) {
       const byGraph = await importBody(service, other, "application/n-quads", SCHEMA, "graph");
       assert.equal(byGraph.state, "failed");
       assert.equal(byGraph.written, 0);
-      assert.match(byGraph.errors.at(-1)?.message ?? "", /Nothing was imported/);
+      assert.match(byGraph.errors.at(-1)?.message ?? "", /Nothing was imported.*itemsBy=subject/);
     },
   );
 
   importTest(
     backend,
-    "blank nodes go with the subject that reaches them; the rest is refused, counted",
+    "blank nodes go with the subject that reaches them; a named graph only with graphs=ignore",
     async (service) => {
       const collection = await newCollection(service);
       const trig = `@prefix ex: <https://ex.example.org/> .
@@ -131,15 +133,53 @@ ex:a ex:title "A" ; ex:part [ ex:title "inner" ; ex:deeper [ ex:title "deepest" 
 _:orphan ex:title "nobody reaches me" .
 _:orphan2 ex:title "nor me" .
 ex:b ex:title "B" .
-ex:g { ex:c ex:title "in a named graph" . ex:c ex:title "twice" . }
+ex:g {
+  ex:c ex:title "in a named graph" . ex:c ex:title "twice" . }
 ex:a ex:seeAlso ex:b .
 `;
-      const job = await importBody(service, collection, "application/trig", trig);
+      // Without graphs=ignore the graph name would be lost: nothing is written, the line named.
+      const refused = await importBody(service, collection, "application/trig", trig);
+      assert.equal(refused.state, "failed");
+      assert.equal(refused.outcome, "failed");
+      assert.equal(refused.written, 0);
+      const reason = refused.errors.at(-1)!;
+      assert.deepEqual([reason.type, reason.line], ["named-graphs-not-allowed", 6]);
+      assert.match(reason.message, /named graph <https:\/\/ex\.example\.org\/g>.*graphs=ignore/);
+      const none = await service.fetch(
+        `/api/item?collection=${encodeURIComponent(collection)}&item=${
+          encodeURIComponent("https://ex.example.org/a")
+        }`,
+      );
+      assert.equal(none.status, 404);
+      await none.body?.cancel();
+      // `graphs` is for items by subject: by graph, a graph name is an item's URI.
+      const wrong = await service.fetch(
+        `/api/admin/import?collection=${encodeURIComponent(collection)}&graphs=ignore`,
+        { method: "POST", headers: { "Content-Type": "application/trig" }, body: trig },
+      );
+      assert.equal(wrong.status, 400);
+      assert.equal((await wrong.json()).errors[0].path, "graphs");
+
+      const job = await importBody(service, collection, "application/trig", trig, "subject", {
+        graphs: "ignore",
+      });
       assert.equal(job.state, "succeeded", JSON.stringify(job.errors));
-      assert.equal(job.written, 2);
+      assert.equal(job.graphs, "ignore");
+      assert.equal(job.written, 3);
+      // The orphans: two parts refused, so the import is incomplete, and says so.
+      assert.equal(job.outcome, "incomplete");
+      assert.equal(
+        job.summary,
+        "incomplete: 5 items, 3 written, 0 unchanged, 0 skipped, 2 refused",
+      );
       const types = new Map(job.errors.map((error) => [error.type, error.count]));
-      assert.equal(types.get("named-graph-refused"), 2);
       assert.equal(types.get("blank-node-not-reached"), 2);
+      const c = await (await service.fetch(
+        `/api/item.nt?collection=${encodeURIComponent(collection)}&item=${
+          encodeURIComponent("https://ex.example.org/c")
+        }`,
+      )).text();
+      assert.equal(c.trim().split("\n").length, 2, c);
       const a = await (await service.fetch(
         `/api/item.nt?collection=${encodeURIComponent(collection)}&item=${
           encodeURIComponent("https://ex.example.org/a")
@@ -176,6 +216,8 @@ ex:a ex:seeAlso ex:b .
         `<https://ex.example.org/g${n}> <https://ex.example.org/p> "g" <https://ex.example.org/g${n}> .\n`
       ).join("");
       const byGraph = await importBody(service, collection, "application/n-quads", nquads, "graph");
+      assert.equal(byGraph.outcome, "incomplete");
+      assert.equal(byGraph.items, 6);
       assert.equal(byGraph.written, 3);
       assert.equal(byGraph.refused, 3);
       assert.equal(byGraph.errors.length, 1);
@@ -233,7 +275,11 @@ Deno.test({
       );
       const refused = await run(`${dir}/orphans.ttl`);
       assert.equal(refused.code, 3, refused.stderr);
-      assert.match(refused.stderr, /blank-node-not-reached .*\(2 times\)/);
+      assert.match(
+        refused.stderr,
+        /import incomplete: 3 items, 1 written, 0 unchanged, 0 skipped, 2 refused in /,
+      );
+      assert.match(refused.stderr, /blank-node-not-reached: .*\(2 times\)/);
     } finally {
       await service.close();
       await Deno.remove(dir, { recursive: true });

@@ -20,19 +20,45 @@ const IMPORT_JOB = z.object({
   mode: z.enum(["create", "replace", "upsert"]),
   format: z.enum(["nquads", "trig", "ntriples", "turtle", "rdfxml", "jsonld"]),
   itemsBy: z.enum(["graph", "subject"]),
-  state: z.enum(["queued", "running", "succeeded", "failed"]),
+  graphs: z.enum(["refuse", "ignore"]).optional().meta({
+    description: "By subject: what is done with triples in named graphs.",
+  }),
+  state: z.enum(["queued", "running", "succeeded", "failed"]).meta({
+    description: "How the job ran: `succeeded` when it read its body to the end.",
+  }),
+  outcome: z.enum(["complete", "incomplete", "failed"]).nullable().meta({
+    description: "How it ended for the data (null while it runs): `complete` when every item " +
+      "was written or unchanged, `incomplete` when some were refused or skipped, `failed` " +
+      "when the job failed.",
+  }),
+  summary: z.string().meta({
+    description: "The outcome and the counts in one line, as `deno task import` prints it.",
+  }),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
   bytesRead: COUNT,
-  items: COUNT,
-  written: COUNT,
-  existing: COUNT,
-  refused: COUNT,
+  items: COUNT.meta({ description: "Items and refused parts met: the sum of the four below." }),
+  written: COUNT.meta({ description: "Items the store acknowledged (created or replaced)." }),
+  unchanged: COUNT.meta({
+    description: "`mode=create`: items the collection holds already with the same content.",
+  }),
+  skipped: COUNT.meta({
+    description: "`mode=create`: items the collection holds with other content, left as " +
+      "they are (listed as `item-exists`).",
+  }),
+  refused: COUNT.meta({
+    description: "Items or parts not imported (listed with their reason).",
+  }),
+  existing: COUNT.meta({ description: "`unchanged + skipped`, for older clients." }),
   errors: z.array(z.object({
     item: z.string().nullable(),
     message: z.string(),
     type: z.string().optional(),
     line: COUNT.optional(),
+    collection: z.string().optional().meta({
+      description: "The collection that holds the item's IRI, when that is why it was not " +
+        "imported (another collection's item, or this one's with other content).",
+    }),
     count: COUNT.optional().meta({
       description: "Identical refusals (no item, same type and message) are listed once, " +
         "with their number here.",
@@ -54,25 +80,34 @@ export const importItems = defineContract({
     "(TriG) or on consecutive lines (N-Quads): a later part of the same graph is refused " +
     "(`graph-not-contiguous`). Every item is checked and written as a PUT is; an item that " +
     "fails is refused whole, with its reason and line, and the rest is imported. " +
-    "`itemsBy=subject`: N-Triples, Turtle, N-Quads, TriG (default graph), RDF/XML or JSON-LD; " +
+    "`itemsBy=subject`: N-Triples, Turtle, N-Quads, TriG, RDF/XML or JSON-LD; " +
     "each IRI subject with the blank nodes it reaches is one item, named by the subject. The " +
     "whole document is read (spilled to a temporary file, not held in memory) before the first " +
-    "item is written, so a syntax error writes nothing. An import that wrote nothing (and " +
-    "found no existing item) ends `failed`.",
+    "item is written, so a syntax error writes nothing, nor does a triple in a named graph " +
+    "unless `graphs=ignore` (`named-graphs-not-allowed`, with its line). `mode=create` counts " +
+    "an item the collection holds with the same content as `unchanged`, with other content " +
+    "as `skipped`; an IRI another collection holds is refused, naming it. An import that " +
+    "wrote nothing (and found nothing unchanged) ends `failed`.",
   tags: TAGS,
   access: "authenticated",
   collectionRight: "maintain",
   query: z.object({
     collection: COLLECTION,
     mode: z.enum(["create", "replace", "upsert"]).optional().meta({
-      description: "`create` (default): items that exist are reported (`item-exists`) and " +
-        "left untouched. `replace`: every item must exist (`item-not-found` otherwise). " +
+      description: "`create` (default): an item the collection holds is left as it is: " +
+        "`unchanged` when the same, `skipped` (`item-exists`) when not; an IRI another " +
+        "collection holds is refused (`item-exists`, naming it). `replace`: every item must exist (`item-not-found` otherwise). " +
         "`upsert`: create or replace.",
     }),
     base: BASE,
     itemsBy: z.enum(["graph", "subject"]).optional().meta({
       description: "`graph` (default): each named graph is one item. `subject`: each IRI " +
         "subject, with the blank nodes it reaches, is one item (for dumps without graphs).",
+    }),
+    graphs: z.enum(["refuse", "ignore"]).optional().meta({
+      description: "With `itemsBy=subject` only: `refuse` (default): a triple in a named " +
+        "graph ends the import before anything is written, naming its line. `ignore`: " +
+        "graph names are dropped, every triple goes to its subject's item (N-Quads, TriG).",
     }),
     wait: booleanParam(
       "`true`: answer when the import has ended, with 200 and the job; otherwise the answer " +
