@@ -2,10 +2,11 @@
  * Bulk export: every item of some collections as one N-Quads or TriG document, streamed.
  *
  * Order: collections in the order given (a workspace's in configuration order), items by
- * URI (code point order, as the store lists them), each item's triples grouped by subject.
- * Items are read a page at a time (`readItemGraphs`), so memory holds one page whatever the
- * collection's size. Each item's graph is named by its URI; blank node labels get the
- * item's position as a prefix, since both syntaxes scope labels to the whole document.
+ * URI (code point order, as the store lists them), each item's lines in code point order
+ * (subjects together). Items are read a page at a time (`readItemGraphs`), so memory holds
+ * one page whatever the collection's size. Each item's graph is named by its URI; blank
+ * node labels get the item's position as a prefix, since both syntaxes scope labels to the
+ * whole document.
  */
 import type { Quad, Term } from "n3";
 import type { ItemRecord, TripleStore } from "../store/triple_store.ts";
@@ -43,23 +44,16 @@ function itemText(uri: string, quads: Quad[], format: BulkFormat, prefix: string
   const term = (t: Term) =>
     t.termType === "BlankNode" ? `_:${prefix}${portableBlankLabel(t.value)}` : encodeTerm(t);
   const graph = encodeIri(uri);
-  const sorted = [...quads].sort(bySubject);
-  if (format === "nquads") {
-    return sorted.map((q) =>
-      `${term(q.subject)} ${term(q.predicate)} ${term(q.object)} ${graph} .\n`
-    ).join("");
-  }
-  const lines = sorted.map((q) =>
-    `  ${term(q.subject)} ${term(q.predicate)} ${term(q.object)} .\n`
-  );
-  return `${graph} {\n${lines.join("")}}\n`;
+  // Sorted whole lines: subjects together, and the same order whatever order the store
+  // answered in (Virtuoso's CONSTRUCT order varies from one read to the next).
+  const triples = quads.map((q) => `${term(q.subject)} ${term(q.predicate)} ${term(q.object)}`)
+    .sort(byCodePoint);
+  if (format === "nquads") return triples.map((t) => `${t} ${graph} .\n`).join("");
+  return `${graph} {\n${triples.map((t) => `  ${t} .\n`).join("")}}\n`;
 }
 
-/** Subjects together, in a stable order. */
-function bySubject(a: Quad, b: Quad): number {
-  const x = a.subject.termType + a.subject.value;
-  const y = b.subject.termType + b.subject.value;
-  return x < y ? -1 : x > y ? 1 : 0;
+function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 async function* pages(
