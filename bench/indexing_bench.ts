@@ -32,7 +32,7 @@ import { OpenSearchEngine } from "../src/search_opensearch/opensearch_engine.ts"
 import { indexCreationBody } from "../src/search_opensearch/mappings.ts";
 import type { SearchDocument, SearchEngine, SearchRequest } from "../src/search/search_engine.ts";
 import { collectionResolver, readItemDocument } from "../src/indexing/index_item.ts";
-import { SqliteJobStore } from "../src/jobs/sqlite_job_store.ts";
+import { SqliteJobStore } from "../src/job_stores/sqlite_job_store.ts";
 import { IndexJobRunner } from "../src/indexing/job_runner.ts";
 import { IndexBatchPool } from "../src/indexing/index_batch_pool.ts";
 import type { IndexBatchWorkerSetup } from "../src/index_batch_worker.ts";

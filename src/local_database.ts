@@ -9,8 +9,8 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { LOCAL_DB_FILE, type Migration, openMigratedDatabase } from "./sqlite/local_db.ts";
 import { EMBEDDED_STORE_MIGRATIONS } from "./store_embedded/embedded_triple_store.ts";
-import { INDEX_JOB_MIGRATIONS } from "./jobs/sqlite_job_store.ts";
-import { KIND_JOB_MIGRATIONS } from "./jobs/sqlite_kind_job_store.ts";
+import { INDEX_JOB_MIGRATIONS } from "./job_stores/sqlite_job_store.ts";
+import { KIND_JOB_MIGRATIONS } from "./job_stores/sqlite_kind_job_store.ts";
 import { CATALOG_MIGRATIONS } from "./catalog/sqlite_catalog_store.ts";
 import { EMBEDDED_SEARCH_MIGRATIONS } from "./search_embedded/embedded_search_engine.ts";
 

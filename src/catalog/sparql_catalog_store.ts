@@ -1,6 +1,6 @@
 /**
  * The stored catalog in the SPARQL store's metadata graph, shared by every instance on the
- * store, beside the job records (`src/jobs/sparql_job_store.ts`).
+ * store, beside the job records (`src/job_stores/sparql_job_store.ts`).
  *
  * A record is `<urn:rdf-content-service:catalog-entry:ENCODED-URI> rcs:catalogUri "…" ;
  * rcs:catalogKind "workspace|collection" ; rcs:catalogWorkspace "…" ; rcs:catalogSettings

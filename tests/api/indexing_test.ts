@@ -15,7 +15,7 @@ import { expectProblem } from "../support/problems.ts";
 import { deleteIndicesWithPrefix } from "../support/opensearch.ts";
 import { STORE_YAML, testBackends } from "../support/backends.ts";
 import { INTERRUPTED_MESSAGE } from "../../src/jobs/job_store.ts";
-import { SqliteJobStore } from "../../src/jobs/sqlite_job_store.ts";
+import { SqliteJobStore } from "../../src/job_stores/sqlite_job_store.ts";
 import { IndexJobRunner } from "../../src/indexing/job_runner.ts";
 import { IndexOutboxWorker } from "../../src/indexing/outbox_worker.ts";
 import { collectionResolver } from "../../src/indexing/index_item.ts";

@@ -7,9 +7,9 @@
  */
 import { strict as assert } from "node:assert";
 import { SparqlHttpClient } from "../../src/sparql_protocol/client.ts";
-import { SparqlJobStore } from "../../src/jobs/sparql_job_store.ts";
-import { SqliteKindJobStore } from "../../src/jobs/sqlite_kind_job_store.ts";
-import { SqliteJobStore } from "../../src/jobs/sqlite_job_store.ts";
+import { SparqlJobStore } from "../../src/job_stores/sparql_job_store.ts";
+import { SqliteKindJobStore } from "../../src/job_stores/sqlite_kind_job_store.ts";
+import { SqliteJobStore } from "../../src/job_stores/sqlite_job_store.ts";
 import type { JobStore, StoredJob } from "../../src/jobs/job_store.ts";
 import type { IndexJob } from "../../src/indexing/index_job.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";

@@ -13,7 +13,7 @@ import { LOCAL_DB_FILE, openMigratedDatabase } from "../../src/sqlite/local_db.t
 import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
 import { EmbeddedSearchEngine } from "../../src/search_embedded/embedded_search_engine.ts";
 import type { SearchDocument } from "../../src/search/search_engine.ts";
-import { SqliteJobStore } from "../../src/jobs/sqlite_job_store.ts";
+import { SqliteJobStore } from "../../src/job_stores/sqlite_job_store.ts";
 import { GROUP_COMMIT } from "../support/config_defaults.ts";
 
 const FIXTURE = new URL("../fixtures/local-db/schema-v4.sql", import.meta.url);

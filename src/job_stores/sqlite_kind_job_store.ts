@@ -16,7 +16,7 @@ import {
   type JobStore,
   type StartDecision,
   type StoredJob,
-} from "./job_store.ts";
+} from "../jobs/job_store.ts";
 
 /** The `jobs` table (migration 4). */
 export const KIND_JOB_MIGRATIONS: Migration[] = [{

@@ -19,7 +19,7 @@ import {
   type JobStore,
   type StartDecision,
   type StoredJob,
-} from "./job_store.ts";
+} from "../jobs/job_store.ts";
 
 /** The counters of a job the `index_jobs` table has a column for. */
 type Counter = "total" | "processed" | "indexed" | "deleted" | "failed";

@@ -34,7 +34,7 @@ import {
   type JobStore,
   type StartDecision,
   type StoredJob,
-} from "./job_store.ts";
+} from "../jobs/job_store.ts";
 
 /** What a job id looks like (a UUID): anything else names no job. */
 const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
