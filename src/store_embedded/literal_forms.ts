@@ -356,3 +356,86 @@ function datatypeOf(term: Expression): Expression {
     op("datatype", term),
   );
 }
+
+/**
+ * The projected variables that are the MIN or MAX of a bare variable (`(MIN(?o) AS ?m)`),
+ * read before the query is rewritten.
+ */
+export function extremeVariables(query: sparqljs.SparqlQuery): string[] {
+  if (query.type !== "query" || query.queryType !== "SELECT") return [];
+  return query.variables.flatMap((item) => {
+    if ("termType" in item) return [];
+    const expression = item.expression as sparqljs.AggregateExpression;
+    if (expression.type !== "aggregate") return [];
+    if (expression.aggregation !== "min" && expression.aggregation !== "max") return [];
+    const argument = expression.expression as Expression;
+    return "termType" in argument && argument.termType === "Variable" ? [item.variable.value] : [];
+  });
+}
+
+/** The literals a query may have read: those loaded and its constants, as stored. */
+export interface StoredLiterals {
+  /** The altered ones (loaded as surrogates, and the query's own). */
+  altered: ReadonlySet<string>;
+  /** Every typed literal that was loaded or written in the query as it is stored. */
+  typed: ReadonlySet<string>;
+}
+
+/**
+ * A SELECT answer (results JSON) with the MIN and MAX of `variables` as stored. Oxigraph
+ * compares values, so it answers an altered literal in its canonical form (`"1.0"^^xsd:decimal`
+ * as 1): the answer is one of the group's literals, and when exactly one literal the query
+ * could read has that canonical form, that literal is the answer as stored. When several have
+ * it (`"01"` and `"1"`), they are equal values and any of them is a right MIN, but which one
+ * the group held is not known here: the canonical form is left.
+ */
+export function storedExtremes(
+  oxigraph: typeof Oxigraph,
+  text: string,
+  variables: readonly string[],
+  literals: StoredLiterals,
+): string {
+  if (variables.length === 0 || literals.altered.size === 0) return text;
+  const stored = storedByCanonical(oxigraph, literals);
+  if (stored.size === 0) return text;
+  const answer = JSON.parse(text) as {
+    results?: { bindings: Record<string, { type: string; value: string; datatype?: string }>[] };
+  };
+  for (const binding of answer.results?.bindings ?? []) {
+    for (const name of variables) {
+      const term = binding[name];
+      if (term?.type !== "literal" || !term.datatype) continue;
+      const original = stored.get(`"${term.value}"^^${term.datatype}`);
+      if (original) binding[name] = { type: "literal", ...typedLiteral(original)! };
+    }
+  }
+  return JSON.stringify(answer);
+}
+
+/** Canonical form → the one altered literal that has it, where no other read literal does. */
+function storedByCanonical(
+  oxigraph: typeof Oxigraph,
+  literals: StoredLiterals,
+): Map<string, string> {
+  const altered = [...literals.altered];
+  const scratch = new oxigraph.Store();
+  const byCanonical = new Map<string, string[]>();
+  try {
+    const lines = altered.map((id, i) => `<urn:x-rcs:t:${i}> <urn:x-rcs:p> ${nquadsTerm(id)} .\n`);
+    scratch.load(lines.join(""), { format: "application/n-triples", no_transaction: true });
+    for (const quad of scratch.match()) {
+      const index = Number(quad.subject.value.slice("urn:x-rcs:t:".length));
+      const object = quad.object as Oxigraph.Literal;
+      const canonical = `"${object.value}"^^${object.datatype.value}`;
+      byCanonical.set(canonical, [...byCanonical.get(canonical) ?? [], altered[index]]);
+    }
+  } finally {
+    (scratch as unknown as { free?: () => void }).free?.();
+  }
+  const stored = new Map<string, string>();
+  for (const [canonical, ids] of byCanonical) {
+    // A literal stored in its canonical form is a candidate too: then the answer is ambiguous.
+    if (ids.length === 1 && !literals.typed.has(canonical)) stored.set(canonical, ids[0]);
+  }
+  return stored;
+}

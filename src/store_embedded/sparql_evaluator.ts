@@ -14,9 +14,11 @@ import { ALIVE_FUNCTION, type CompiledQuery, compileQuery, countText } from "./s
 import { type Dataset, loadQuads, planLoad } from "./sparql_fallback.ts";
 import {
   alteredLiterals,
+  extremeVariables,
   queryLiterals,
   restoreLiterals,
   rewriteForSurrogates,
+  storedExtremes,
 } from "./literal_forms.ts";
 import { unindentedGenerator } from "../sparql_protocol/generator.ts";
 import { TermDictionary, termText } from "./term_dictionary.ts";
@@ -114,8 +116,11 @@ export class SparqlEvaluator {
     );
     // Literals oxigraph would not keep as written are loaded as surrogates, and the query
     // reads them through (literal_forms.ts); without any, the query runs as it was sent.
-    const alteredConstants = altered(queryLiterals(parsed));
+    const constants = queryLiterals(parsed);
+    const alteredConstants = altered(constants);
     const surrogates = loaded.surrogates > 0 || alteredConstants.size > 0;
+    // Read before the rewrite, which makes MIN and MAX compare values.
+    const extremes = surrogates ? extremeVariables(parsed) : [];
     let sparql = request.sparql;
     if (surrogates) rewriteForSurrogates(parsed, alteredConstants);
     if (surrogates || dataset) sparql = unindentedGenerator().stringify(parsed);
@@ -131,9 +136,15 @@ export class SparqlEvaluator {
           ? "application/n-triples"
           : "application/sparql-results+json",
       }));
+      const literals = {
+        altered: new Set([...loaded.literals.altered, ...alteredConstants]),
+        typed: new Set([...loaded.literals.typed, ...constants]),
+      };
       return {
         kind: "text",
-        text: surrogates ? restoreLiterals(result) : result,
+        text: surrogates
+          ? storedExtremes(oxigraph, restoreLiterals(result), extremes, literals)
+          : result,
         loadedQuads: lineCount(loaded.nquads),
       };
     } finally {

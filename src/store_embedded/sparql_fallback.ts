@@ -26,7 +26,7 @@ import { encodeConstant } from "./term_ids.ts";
 import { termColumn, termText } from "./term_dictionary.ts";
 import type { TermLookup } from "./sparql_to_sql.ts";
 import { nquadsTerm } from "./nquads_term.ts";
-import { surrogateOf } from "./literal_forms.ts";
+import { type StoredLiterals, surrogateOf } from "./literal_forms.ts";
 
 /** Most quads one fallback query may load (oxigraph holds about 330 bytes per quad). */
 export const FALLBACK_QUAD_LIMIT = 1_000_000;
@@ -158,6 +158,8 @@ type QuadRow = [string, string, string, string | Uint8Array];
 export interface LoadedQuads {
   nquads: string;
   surrogates: number;
+  /** The typed literals among the objects, and those of them written as surrogates. */
+  literals: StoredLiterals;
 }
 
 /**
@@ -171,7 +173,11 @@ export function loadQuads(
   limit = FALLBACK_QUAD_LIMIT,
   altered?: (objects: Iterable<string>) => ReadonlySet<string>,
 ): LoadedQuads {
-  const nothing = { nquads: "", surrogates: 0 };
+  const nothing: LoadedQuads = {
+    nquads: "",
+    surrogates: 0,
+    literals: { altered: new Set(), typed: new Set() },
+  };
   if (!plan.everything && plan.requests.length === 0) return nothing;
   const { scope } = plan;
   if (scope?.length === 0) return nothing;
@@ -206,7 +212,8 @@ export function loadQuads(
     ? (graph: string) => dataset.named.includes(graph)
     : () => plan.readsNamedGraphs === true;
   const objects = rows.map((row) => termText(row[3]));
-  const surrogates = altered?.(new Set(objects.filter(isTypedLiteral))) ?? new Set<string>();
+  const typed = new Set(objects.filter(isTypedLiteral));
+  const surrogates = altered?.(typed) ?? new Set<string>();
   let text = "";
   let written = 0;
   rows.forEach(([g, s, p], i) => {
@@ -219,7 +226,7 @@ export function loadQuads(
     if (inDefault(g)) text += `${triple} .\n`;
     if (inNamed(g)) text += `${triple} ${nquadsTerm(g)} .\n`;
   });
-  return { nquads: text, surrogates: written };
+  return { nquads: text, surrogates: written, literals: { altered: surrogates, typed } };
 }
 
 function isTypedLiteral(id: string): boolean {

@@ -105,6 +105,7 @@ const EXPECTED_DIFFERENCES: Record<string, Record<string, string>> = {
     "sparql11/aggregates/agg-avg-02": COMPUTED,
     "sparql11/aggregates/agg-err-02": COMPUTED,
     "sparql11/functions/coalesce01": COMPUTED,
+    "sparql11/aggregates/agg-min-02": STORED_MIN,
     "sparql11/csv-tsv-res/tsv03": STORED_DOUBLE,
     "sparql10/open-world/date-2": "wrong answer (oxigraph): `!=` between an xsd:date with a " +
       "timezone and one without holds where the test expects no answer (d2, d3 kept)",
@@ -138,11 +139,6 @@ function jenaDifferences(): Record<string, string> {
   };
 }
 
-/** MIN and MAX of stored numbers on oxigraph: the value, not the stored term. */
-const MIN_MAX_AS_VALUE = "literals as stored: MIN/MAX answer the stored literal in " +
-  'oxigraph\'s canonical form (a stored "1.0"^^xsd:decimal as 1, "3.0E4"^^xsd:double as ' +
-  "30000) instead of the stored term";
-
 /**
  * Provisional: failures of the embedded store that the fixes under way in
  * src/store_embedded/ (the default graph as a set; literals answered exactly as stored on the
@@ -150,13 +146,7 @@ const MIN_MAX_AS_VALUE = "literals as stored: MIN/MAX answer the stored literal 
  * difference does.
  */
 const PENDING_FIXES: Record<string, Record<string, string>> = {
-  embedded: {
-    "sparql11/aggregates/agg-min-01": MIN_MAX_AS_VALUE,
-    // Once fixed, still a difference: STORED_MIN, as behind the SPARQL store.
-    "sparql11/aggregates/agg-min-02": MIN_MAX_AS_VALUE,
-    "sparql11/aggregates/agg-max-01": MIN_MAX_AS_VALUE,
-    "sparql11/aggregates/agg-max-02": MIN_MAX_AS_VALUE,
-  },
+  embedded: {},
   sparql: {},
 };
 

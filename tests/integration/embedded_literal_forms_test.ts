@@ -159,3 +159,43 @@ Deno.test("fallback: values for =, ORDER BY and SUM", async () => {
     assert.deepEqual(sum, ["7^^integer"]);
   });
 });
+
+Deno.test("fallback: MIN and MAX answer the stored literal, compared by value", async () => {
+  await withStore(async (store) => {
+    const where = `?s <${P.value}> ?o`;
+    const extreme = (aggregate: string, filter: string) =>
+      column(
+        store,
+        `PREFIX xsd: <${XSD}> SELECT (${aggregate}(?o) AS ?m) WHERE { ${where} FILTER(${filter}) }`,
+        "m",
+      );
+    // 1.50 is the largest number; 5 (xsd:int) is larger but left out by the filter.
+    assert.deepEqual(await extreme("MAX", "?o < 2"), ["1.50^^decimal"]);
+    assert.deepEqual(await extreme("MIN", "?o > 1.2"), ["1.50^^decimal"]);
+    assert.deepEqual(await extreme("MAX", "isNumeric(?o)"), ["5^^int"]);
+    assert.deepEqual(await extreme("MIN", "isNumeric(?o)"), ["-5^^negativeInteger"]);
+    assert.deepEqual(await extreme("MAX", "DATATYPE(?o) = xsd:date"), ["2001-01-01+00:00^^date"]);
+    // Per group: each answer is one of its group's stored literals.
+    const grouped = await store.query(
+      `SELECT ?t (MAX(?o) AS ?m) WHERE { ${where} FILTER(isNumeric(?o)) }
+       GROUP BY (DATATYPE(?o) AS ?t) ORDER BY ?t`,
+      { limit: 1000, timeoutMs: 30_000 },
+    );
+    assert.equal(grouped.kind, "bindings");
+    if (grouped.kind !== "bindings") return;
+    const byType = Object.fromEntries(
+      grouped.rows.map((row) => [
+        row.get("t")!.value.replace(XSD, ""),
+        row.get("m")!.value,
+      ]),
+    );
+    assert.deepEqual(byType, {
+      decimal: "1.50",
+      double: "1.0E0",
+      int: "5",
+      // "01" and "1": equal values, both stored; the canonical one is answered
+      integer: "1",
+      negativeInteger: "-5",
+    });
+  });
+});
