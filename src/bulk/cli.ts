@@ -15,9 +15,26 @@ import {
   importSummary,
 } from "./import_summary.ts";
 import { formatFromFileName, RDF_FORMATS, type RdfFormat } from "../rdf/formats.ts";
+import {
+  FORMAT_NAMES,
+  GENERIC_JSON_FORMAT,
+  type ImportFormat,
+  importFormats,
+  isImportFormat,
+  isQuadFormat,
+  QUAD_FORMATS,
+} from "../rdf/format_table.ts";
 
-/** What an import reads (subject_items.ts's list; not imported here: that module is the server's). */
-const IMPORT_FORMATS = ["nquads", "trig", "ntriples", "turtle", "rdfxml", "jsonld"];
+/** What an import reads, as `--format` names them: `nquads, trig, turtle, …`. */
+const IMPORT_FORMAT_NAMES = importFormats("subject").join(", ");
+
+/** The extensions an import knows FILE's format by: `.nq .trig .ttl …`. */
+const IMPORT_EXTENSIONS = importFormats("subject")
+  .flatMap((format) => RDF_FORMATS[format].extensions).join(" ");
+
+/** The quad formats as the export's messages name them: `N-Quads (nquads) or TriG (trig)`. */
+const EXPORT_FORMAT_NAMES = QUAD_FORMATS
+  .map((format) => `${RDF_FORMATS[format].label} (${format})`).join(" or ");
 
 const CONNECTION =
   `  --url URL            the service (default: $SERVICE_URL, else http://127.0.0.1:8080)
@@ -42,8 +59,9 @@ Streams FILE into a collection of a running service (POST /api/admin/import).
                        (default: the import stops before writing anything, naming the
                        line) or ignore (graph names dropped, each triple goes to its
                        subject's item). Implies --items-by subject
-  --format F           nquads, trig, ntriples, turtle, rdfxml, jsonld
-                       (default: from FILE's extension: .nq .trig .nt .ttl .rdf .owl .jsonld)
+  --format F           ${IMPORT_FORMAT_NAMES}, or an extension of one
+                       (default: from FILE's extension:
+                       ${IMPORT_EXTENSIONS})
   --base IRI           the base IRI of relative IRIs in FILE
 ${CONNECTION}
 
@@ -65,8 +83,8 @@ Streams every item of a collection or workspace from a running service to stdout
 
   --collection C       a collection's URI
   --workspace W        a workspace's URI (all its collections)
-  --format F           nquads (default) or trig: a collection is many graphs, which
-                       Turtle or N-Triples cannot carry
+  --format F           ${EXPORT_FORMAT_NAMES}, the first by default: a
+                       collection is many graphs, which Turtle or N-Triples cannot carry
 ${CONNECTION}
 
 exit status: 0 done; 1 the export failed or the service could not be reached; 2 a usage
@@ -159,7 +177,7 @@ async function runImport(
     throw new UsageError(`--graphs ${graphs}: use refuse or ignore`);
   }
   const itemsBy = options["items-by"] ??
-    ((format === "nquads" || format === "trig") && graphs === undefined ? "graph" : "subject");
+    (isQuadFormat(format) && graphs === undefined ? "graph" : "subject");
   if (itemsBy !== "graph" && itemsBy !== "subject") {
     throw new UsageError(`--items-by ${itemsBy}: use graph or subject`);
   }
@@ -168,9 +186,10 @@ async function runImport(
       "--graphs applies to --items-by subject: by graph, each named graph is an item",
     );
   }
-  if (itemsBy === "graph" && format !== "nquads" && format !== "trig") {
+  if (itemsBy === "graph" && !isQuadFormat(format)) {
+    const quadLabels = QUAD_FORMATS.map((quad) => RDF_FORMATS[quad].label).join(" or ");
     throw new UsageError(
-      `--items-by graph reads N-Quads or TriG; ${RDF_FORMATS[format].label} has no named ` +
+      `--items-by graph reads ${quadLabels}; ${RDF_FORMATS[format].label} has no named ` +
         "graphs: use --items-by subject",
     );
   }
@@ -253,20 +272,23 @@ function errorLine(error: ImportError): string {
 }
 
 /** The format of FILE: `--format`, else its extension; a usage error when neither says. */
-function importFormat(file: string, given: string | undefined): RdfFormat {
-  const names: Record<string, RdfFormat> = { nq: "nquads", nt: "ntriples", ttl: "turtle" };
-  const format = given === undefined
-    ? formatFromFileName(file)
-    : (names[given] ?? given) as RdfFormat;
-  const known = [...IMPORT_FORMATS, "json"];
-  if (format === undefined || !known.includes(format)) {
+function importFormat(file: string, given: string | undefined): ImportFormat {
+  const found = given === undefined ? formatFromFileName(file) : namedFormat(given);
+  const format = found === "json" ? GENERIC_JSON_FORMAT : found;
+  if (!isImportFormat(format)) {
     throw new UsageError(
       given === undefined
         ? `Cannot tell the format of ${file} from its extension: give --format`
-        : `--format ${given}: use nquads, trig, ntriples, turtle, rdfxml or jsonld`,
+        : `--format ${given}: use one of ${IMPORT_FORMAT_NAMES}`,
     );
   }
-  return format === "json" ? "jsonld" : format;
+  return format;
+}
+
+/** The format `--format` names: by its name (`turtle`) or an extension of it (`ttl`). */
+function namedFormat(given: string): RdfFormat | "json" | undefined {
+  const byName = FORMAT_NAMES.find((format) => format === given);
+  return byName ?? formatFromFileName(`.${given}`);
 }
 
 async function runExport(
@@ -280,15 +302,16 @@ async function runExport(
   if (!options.collection === !options.workspace) {
     throw new UsageError("give one of --collection and --workspace");
   }
-  const format = options.format ?? "nquads";
-  if (format !== "nquads" && format !== "nq" && format !== "trig") {
+  const given = options.format ?? QUAD_FORMATS[0];
+  const format = namedFormat(given);
+  if (!isQuadFormat(format)) {
     throw new UsageError(
-      `--format ${format}: an export is N-Quads (nquads) or TriG (trig), one named graph per ` +
+      `--format ${given}: an export is ${EXPORT_FORMAT_NAMES}, one named graph per ` +
         "item; Turtle and N-Triples have no graphs (download one item as Turtle with " +
         "GET /api/item.ttl)",
     );
   }
-  const accept = RDF_FORMATS[format === "trig" ? "trig" : "nquads"].mediaType;
+  const accept = RDF_FORMATS[format].mediaType;
   const response = await call(base, token, `/api/admin/export?${query}`, {
     headers: { Accept: accept },
   });

@@ -34,7 +34,8 @@ import { JobLifecycle, type JobRunnerOptions, type RunningJob } from "../jobs/jo
 import { log } from "../log/logger.ts";
 import { type BulkFormat, graphBlocks } from "../rdf/graph_blocks.ts";
 import { type BlockItem, problemLine } from "../rdf/block_item.ts";
-import { type GraphNames, type SubjectFormat, subjectItems } from "./subject_items.ts";
+import { type GraphNames, subjectItems } from "./subject_items.ts";
+import type { ImportFormat } from "../rdf/format_table.ts";
 import { holdingOf } from "./held_items.ts";
 import {
   type ImportCounts,
@@ -48,9 +49,6 @@ export type ImportMode = "create" | "replace" | "upsert";
 
 /** How a document is cut into items: one per named graph, or one per IRI subject. */
 export type ItemsBy = "graph" | "subject";
-
-/** The formats of an import: N-Quads and TriG by graph, any of SUBJECT_FORMATS by subject. */
-export type ImportFormat = BulkFormat | SubjectFormat;
 
 /** A refused or skipped item (or part), or the job's failure. */
 export interface ImportError extends JobError {
@@ -476,7 +474,7 @@ export class ImportJobRunner {
     onBodyRead: () => void,
   ): AsyncIterable<ImportUnit> {
     if ((request.itemsBy ?? "graph") === "subject") {
-      const units = subjectItems(text, request.format as SubjectFormat, {
+      const units = subjectItems(text, request.format, {
         // The whole body is read before the first item: answer then, not after the writes.
         onRead: onBodyRead,
         base: request.base,

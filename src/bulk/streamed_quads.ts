@@ -1,7 +1,8 @@
 /**
- * The quads of an N-Triples, Turtle, N-Quads or TriG document parsed as its text streams in,
- * each with the input line it was read at, so that an import can name the line of the first
- * triple it will not take (a triple in a named graph, by subject).
+ * The quads of a document in a streamed format (the format table's `streamedImport`:
+ * N-Triples, Turtle, N-Quads, TriG) parsed as its text streams in, each with the input line
+ * it was read at, so that an import can name the line of the first triple it will not take
+ * (a triple in a named graph, by subject).
  *
  * N3.js's own stream parser does not say where a quad was; its parser does, through the
  * tokens it reads (`onToken`, each token with its line). The text is fed to it chunk by chunk
@@ -10,6 +11,7 @@
 // @ts-types="@types/n3"
 import { Parser, type Quad } from "n3";
 import type { EventEmitter } from "node:events";
+import { RDF_FORMATS, type StreamedImportFormat } from "../rdf/format_table.ts";
 
 /** N3.js's callbacks with `onToken` (documented by N3.js 2; @types/n3 predates it). */
 interface TokenCallbacks {
@@ -28,23 +30,17 @@ export interface LocatedQuad {
   line: number;
 }
 
-/** The N3.js media types of the four streamed syntaxes. */
-export type StreamedFormat =
-  | "application/n-triples"
-  | "text/turtle"
-  | "application/n-quads"
-  | "application/trig";
-
 /**
  * The quads of the text in `chunks`. N3.js's syntax error (with its `context.line`) is
  * thrown as it is, and nothing is read after it.
  */
 export async function* streamedQuads(
   chunks: AsyncIterable<string>,
-  format: StreamedFormat,
+  format: StreamedImportFormat,
   baseIRI: string | undefined,
 ): AsyncIterable<LocatedQuad> {
-  const parser = new Parser({ format, baseIRI });
+  // N3.js knows a syntax by its media type.
+  const parser = new Parser({ format: RDF_FORMATS[format].mediaType, baseIRI });
   let tokenLine = 1;
   let graphLine = 1;
   let pending: LocatedQuad[] = [];
@@ -64,7 +60,7 @@ export async function* streamedQuads(
     onQuad: (error, quad) => {
       if (error) failure ??= error;
       else if (quad) {
-        const named = quad.graph.termType !== "DefaultGraph" && format === "application/trig";
+        const named = quad.graph.termType !== "DefaultGraph" && format === "trig";
         pending.push({ quad, line: named ? graphLine : tokenLine });
       }
     },

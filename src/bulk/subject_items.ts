@@ -8,9 +8,9 @@
  * triple is spilled, as one N-Triples line, into a temporary SQLite file keyed by subject
  * (written without journal or sync: it is thrown away), then read back subject by subject
  * through an index. Memory holds one item at a time; the disk holds about the file's size
- * again. N-Triples, Turtle, N-Quads and TriG are parsed as they stream in
- * (`streamed_quads.ts`); RDF/XML and JSON-LD have no streaming parser here and are read
- * whole, up to {@link WHOLE_DOCUMENT_MAX_BYTES}.
+ * again. The formats the table marks `streamedImport` (N-Triples, Turtle, N-Quads, TriG) are
+ * parsed as they stream in (`streamed_quads.ts`); the others (RDF/XML, JSON-LD) have no
+ * streaming parser here and are read whole, up to {@link WHOLE_DOCUMENT_MAX_BYTES}.
  *
  * Graph names are dropped only when asked (`graphs: "ignore"`: a vocabulary shipped as
  * N-Quads, one graph per file): otherwise the first triple in a named graph ends the import
@@ -21,37 +21,17 @@ import { DatabaseSync } from "node:sqlite";
 import type { Quad } from "n3";
 import { encodeTerm } from "../rdf/writers/ntriples.ts";
 import { parseRdf } from "../rdf/parse.ts";
-import { RDF_FORMATS, type RdfFormat } from "../rdf/formats.ts";
+import { type ImportFormat, isStreamedImport, RDF_FORMATS } from "../rdf/format_table.ts";
 import { rdfSyntaxProblem } from "../rdf/syntax_errors.ts";
 import { DomainError } from "../errors/domain_error.ts";
 import type { BlockItem } from "../rdf/block_item.ts";
-import { type StreamedFormat, streamedQuads } from "./streamed_quads.ts";
-
-/** The formats an import by subject reads. */
-export const SUBJECT_FORMATS = [
-  "ntriples",
-  "turtle",
-  "nquads",
-  "trig",
-  "rdfxml",
-  "jsonld",
-] as const satisfies readonly RdfFormat[];
-
-/** One of {@link SUBJECT_FORMATS}. */
-export type SubjectFormat = typeof SUBJECT_FORMATS[number];
+import { streamedQuads } from "./streamed_quads.ts";
 
 /** RDF/XML and JSON-LD are parsed whole: larger documents are refused. */
 export const WHOLE_DOCUMENT_MAX_BYTES = 64 * 1024 * 1024;
 
 /** What an import by subject does with graph names: refuse the document, or drop them. */
 export type GraphNames = "refuse" | "ignore";
-
-const N3_FORMATS: Partial<Record<SubjectFormat, StreamedFormat>> = {
-  ntriples: "application/n-triples",
-  turtle: "text/turtle",
-  nquads: "application/n-quads",
-  trig: "application/trig",
-};
 
 /** What one subject gave: its item, or why it is refused. */
 export type SubjectUnit =
@@ -83,7 +63,7 @@ export interface SubjectOptions {
  */
 export async function* subjectItems(
   chunks: AsyncIterable<string>,
-  format: SubjectFormat,
+  format: ImportFormat,
   options: SubjectOptions,
 ): AsyncIterable<SubjectUnit> {
   const path = await Deno.makeTempFile({ prefix: "rcs-import-", suffix: ".sqlite" });
@@ -175,13 +155,12 @@ function namedGraphRefused(quad: Quad, line: number | undefined): DomainError {
 /** The quads of the document, streamed where the syntax allows, with their lines then. */
 async function* quadsOf(
   chunks: AsyncIterable<string>,
-  format: SubjectFormat,
+  format: ImportFormat,
   options: SubjectOptions,
 ): AsyncIterable<{ quad: Quad; line?: number }> {
-  const n3Format = N3_FORMATS[format];
-  if (n3Format) {
+  if (isStreamedImport(format)) {
     try {
-      yield* streamedQuads(chunks, n3Format, options.base);
+      yield* streamedQuads(chunks, format, options.base);
     } catch (error) {
       throw syntaxError(error, format);
     }
@@ -206,7 +185,7 @@ async function* quadsOf(
 }
 
 /** N3.js's error as 400 `rdf-syntax` with its line. */
-function syntaxError(error: unknown, format: SubjectFormat): unknown {
+function syntaxError(error: unknown, format: ImportFormat): unknown {
   if (!(error instanceof Error) || !/line \d+/.test(error.message)) return error;
   const line = (error as { context?: { line?: number } }).context?.line ??
     Number(/line (\d+)/.exec(error.message)?.[1]);

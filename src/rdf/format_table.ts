@@ -52,16 +52,23 @@ export interface RdfFormatInfo {
   /** Downloaded as `/api/item.<first extension>`. */
   download: boolean;
   /**
-   * `POST /api/admin/import`: `graph`, items by named graph (and by subject); `subject`,
+   * `POST /api/admin/import`: `graph`, a quad format: items by named graph (and by subject),
+   * and a collection's export (`/api/admin/export`, one named graph per item); `subject`,
    * items by subject only (the syntax has no named graphs); unset, not imported.
    */
   importBy?: "graph" | "subject";
-  /** An import parses it as it streams in; otherwise it is read whole, up to a bound. */
+  /**
+   * An import parses it as it streams in (src/bulk/streamed_quads.ts: N3.js, which must read
+   * it); otherwise it is read whole, up to a bound.
+   */
   streamedImport: boolean;
 }
 
-/** Every format, keyed by its short name, in the order of preference. */
-export const RDF_FORMATS: Readonly<Record<RdfFormat, Readonly<RdfFormatInfo>>> = {
+/**
+ * The rows as written: `satisfies` keeps their literal values (`importBy: "graph"`), so the
+ * types of the import's formats below are read from the rows too.
+ */
+const ROWS = {
   turtle: {
     label: "Turtle",
     mediaType: "text/turtle",
@@ -183,7 +190,10 @@ export const RDF_FORMATS: Readonly<Record<RdfFormat, Readonly<RdfFormatInfo>>> =
     importBy: "graph",
     streamedImport: true,
   },
-};
+} satisfies Record<RdfFormat, RdfFormatInfo>;
+
+/** Every format, keyed by its short name, in the order of preference. */
+export const RDF_FORMATS: Readonly<Record<RdfFormat, Readonly<RdfFormatInfo>>> = ROWS;
 
 /** Every format's name, in the table's order. */
 export const FORMAT_NAMES = Object.keys(RDF_FORMATS) as RdfFormat[];
@@ -204,4 +214,53 @@ export function offeredFormats(offer: "itemRead" | "graphAnswer"): RdfFormat[] {
 /** The name of a format's download, `/api/item.<extension>`: its first extension, no dot. */
 export function downloadExtension(format: RdfFormat): string {
   return RDF_FORMATS[format].extensions[0].slice(1);
+}
+
+/** The formats whose row has the values in `Row`, as a type: `FormatsWith<{ download: true }>`. */
+type FormatsWith<Row> = { [F in RdfFormat]: typeof ROWS[F] extends Row ? F : never }[RdfFormat];
+
+/** A format `POST /api/admin/import` reads: a row with `importBy`. */
+export type ImportFormat = FormatsWith<{ importBy: "graph" | "subject" }>;
+
+/** A quad format: imported by graph (or by subject), and what a collection is exported as. */
+export type QuadFormat = FormatsWith<{ importBy: "graph" }>;
+
+/** A format an import parses as it streams in. */
+export type StreamedImportFormat = FormatsWith<{ streamedImport: true }>;
+
+/** The quad formats in the table's order: an export's default (N-Quads) first. */
+export const QUAD_FORMATS = formatsWhere((info) => info.importBy === "graph") as QuadFormat[];
+
+/** The formats without named graphs, which an import reads by subject only. */
+export const SUBJECT_ONLY_FORMATS = formatsWhere((info) =>
+  info.importBy === "subject"
+) as ImportFormat[];
+
+/**
+ * The formats an import reads, by named graph (the quad formats) or by subject (those, then
+ * the formats without named graphs).
+ */
+export function importFormats(itemsBy: "graph" | "subject"): ImportFormat[] {
+  return itemsBy === "graph" ? QUAD_FORMATS : [...QUAD_FORMATS, ...SUBJECT_ONLY_FORMATS];
+}
+
+/**
+ * What generic JSON (`application/json`, `.json`) means where its flavour is not told by its
+ * shape, as an import's: the format that answers generic JSON (JSON-LD).
+ */
+export const GENERIC_JSON_FORMAT: RdfFormat = formatsWhere((info) => info.answersGenericJson)[0];
+
+/** Whether an import reads `format` (by subject at least). */
+export function isImportFormat(format: string | undefined): format is ImportFormat {
+  return importFormats("subject").includes(format as ImportFormat);
+}
+
+/** Whether `format` is a quad format (imported by graph, exported). */
+export function isQuadFormat(format: string | undefined): format is QuadFormat {
+  return QUAD_FORMATS.includes(format as QuadFormat);
+}
+
+/** Whether an import parses `format` as it streams in. */
+export function isStreamedImport(format: RdfFormat): format is StreamedImportFormat {
+  return RDF_FORMATS[format].streamedImport;
 }

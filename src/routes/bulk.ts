@@ -6,8 +6,17 @@ import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { jobNotFound } from "../http/problem.ts";
 import { formatFromMediaType, negotiateFormat, RDF_FORMATS } from "../rdf/formats.ts";
-import type { ImportFormat, ItemsBy } from "../bulk/import_jobs.ts";
-import { SUBJECT_FORMATS } from "../bulk/subject_items.ts";
+import {
+  GENERIC_JSON_FORMAT,
+  type ImportFormat,
+  importFormats,
+  isImportFormat,
+  isQuadFormat,
+  QUAD_FORMATS,
+} from "../rdf/format_table.ts";
+import type { ItemsBy } from "../bulk/import_jobs.ts";
+import { registeredTypesOf } from "./media_types.ts";
+import { unsupportedMediaType } from "../http/unsupported_media_type.ts";
 import { exportDocument } from "../bulk/export.ts";
 import { bodyStream } from "../http/body.ts";
 import { exportItems, getImportJob, importItems, listImportJobs } from "./contracts/bulk.ts";
@@ -69,10 +78,10 @@ export function bulkRoutes(deps: AppDeps): Hono<AppEnv> {
     if (workspace !== undefined && listed.length > 0 && collections.length === 0) {
       throw workspaceNotFound(workspace);
     }
-    const format = negotiateFormat(c.req.header("accept"), ["nquads", "trig"], "nquads");
-    if (format !== "nquads" && format !== "trig") {
+    const format = negotiateFormat(c.req.header("accept"), QUAD_FORMATS, QUAD_FORMATS[0]);
+    if (!isQuadFormat(format)) {
       throw new DomainError("not-acceptable", {
-        detail: "An export is available as application/n-quads or application/trig.",
+        detail: `An export is available as ${registeredTypesOf(QUAD_FORMATS).join(" or ")}.`,
       });
     }
     const encoder = new TextEncoder();
@@ -123,19 +132,16 @@ function graphsWithoutSubjects(graphs: string): DomainError {
 /** The import format from Content-Type; 415 for anything `itemsBy` does not read. */
 function bodyFormat(contentType: string | undefined, itemsBy: ItemsBy): ImportFormat {
   const found = contentType ? formatFromMediaType(contentType) : undefined;
-  const format = found === "json" ? "jsonld" : found;
-  if (format === "nquads" || format === "trig") return format;
-  const bySubject = (SUBJECT_FORMATS as readonly string[]).includes(format ?? "");
-  if (bySubject && itemsBy === "subject") return format as ImportFormat;
-  const accepted = itemsBy === "subject"
-    ? SUBJECT_FORMATS.map((name) => RDF_FORMATS[name].mediaType).join(", ")
-    : "application/n-quads or application/trig";
-  throw new DomainError("unsupported-media-type", {
-    detail: `Content-Type ${contentType ?? "(none)"} is not accepted here; use ${accepted}.` +
-      (bySubject
-        ? " A document without named graphs is imported with itemsBy=subject (each IRI " +
-          "subject one item)."
-        : ""),
-    errors: [{ path: "Content-Type", message: "unsupported" }],
+  const format = found === "json" ? GENERIC_JSON_FORMAT : found;
+  const accepted = importFormats(itemsBy);
+  if (accepted.includes(format as ImportFormat)) return format as ImportFormat;
+  throw unsupportedMediaType({
+    given: contentType,
+    accepted: registeredTypesOf(accepted),
+    // Read by subject, but not by graph: the way out is the other way of cutting items.
+    hint: isImportFormat(format)
+      ? "A document without named graphs is imported with itemsBy=subject (each IRI subject " +
+        "one item)."
+      : undefined,
   });
 }

@@ -38,3 +38,11 @@ export function mediaTypeOf(format: RdfFormat): string {
 export function registeredTypesOf(formats: readonly RdfFormat[]): string[] {
   return formats.map((format) => RDF_FORMATS[format].mediaType);
 }
+
+/** The formats' labels as a phrase for descriptions: `Turtle, N-Triples or RDF/XML`. */
+export function labelsOf(formats: readonly RdfFormat[], conjunction: "or" | "and" = "or"): string {
+  const labels = formats.map((format) => RDF_FORMATS[format].label);
+  return labels.length < 2
+    ? labels.join("")
+    : `${labels.slice(0, -1).join(", ")} ${conjunction} ${labels.at(-1)}`;
+}

@@ -4,13 +4,14 @@
  * its responses name are in the page's table, and the page names no route the service lacks.
  * The document is built here from the same contracts the running service serves it from.
  * The page's lists of RDF formats (downloads, the types an item is read in, upload
- * extensions) are the format table's (src/rdf/format_table.ts).
+ * extensions, what an import reads and an export writes) are the format table's
+ * (src/rdf/format_table.ts).
  */
 import { strict as assert } from "node:assert";
 import { buildOpenApiDocument } from "../../src/openapi/document.ts";
 import { ALL_CONTRACTS } from "../../src/routes/contracts/all.ts";
 import { SERVICE_VERSION } from "../../src/version.ts";
-import { RDF_FORMATS } from "../../src/rdf/format_table.ts";
+import { importFormats, QUAD_FORMATS, RDF_FORMATS } from "../../src/rdf/format_table.ts";
 import {
   DOWNLOAD_FORMATS,
   ITEM_READ_FORMATS,
@@ -157,5 +158,30 @@ Deno.test("docs/api.md's upload extensions are every extension of the format tab
   assert.deepEqual(
     extensions.filter((extension) => extension !== ".json").toSorted(),
     expected.toSorted(),
+  );
+});
+
+Deno.test("docs/api.md's import and export formats are the format table's, in its order", () => {
+  const typesIn = (text: string) =>
+    [...text.matchAll(/`([a-z]+\/[a-z0-9+.-]+)`/g)].map((match) => match[1]);
+  const { text: importText } = section("`POST /api/admin/import`");
+  const intro = importText.trim().split("\n\n", 1)[0];
+  assert.deepEqual(
+    typesIn(intro),
+    registeredTypesOf(importFormats("subject")),
+    "the import's body types: by graph, then by subject also",
+  );
+  const jobFormats = /"format": ((?:"[a-z]+"(?: \| )?)+),/.exec(PAGE)?.[1] ?? "";
+  assert.deepEqual(
+    [...jobFormats.matchAll(/"([a-z]+)"/g)].map((match) => match[1]),
+    importFormats("subject"),
+    "the import job's format",
+  );
+  const { text: exportText } = section("`GET /api/admin/export`");
+  const accept = /`Accept: ([^`]+)`[^.]*\./.exec(exportText)?.[0] ?? "";
+  assert.deepEqual(
+    [/`Accept: ([^`]+)`/.exec(accept)?.[1], ...typesIn(accept)],
+    registeredTypesOf(QUAD_FORMATS),
+    "the export's types, the default first",
   );
 });

@@ -9,7 +9,14 @@ import {
 } from "../../src/rdf/formats.ts";
 import { isAbsoluteIri } from "../../src/rdf/iri.ts";
 import { DataFactory } from "n3";
-import { FORMAT_NAMES, formatsWhere } from "../../src/rdf/format_table.ts";
+import {
+  FORMAT_NAMES,
+  formatsWhere,
+  GENERIC_JSON_FORMAT,
+  importFormats,
+  isStreamedImport,
+  QUAD_FORMATS,
+} from "../../src/rdf/format_table.ts";
 import { serializeRdf } from "../../src/rdf/serialize.ts";
 import { parseRdf } from "../../src/rdf/parse.ts";
 import {
@@ -18,10 +25,8 @@ import {
   GRAPH_FORMATS,
   ITEM_READ_DEFAULT,
   ITEM_READ_FORMATS,
-  registeredTypesOf,
 } from "../../src/routes/media_types.ts";
 import { bodyMediaTypes, JSON_BODY_FORMATS } from "../../src/http/rdf_body.ts";
-import { SUBJECT_FORMATS } from "../../src/bulk/subject_items.ts";
 import { BULK_MEDIA_TYPES } from "../../src/routes/contracts/bulk.ts";
 
 Deno.test("formatFromMediaType ignores parameters and case, and knows generic JSON", () => {
@@ -221,14 +226,21 @@ Deno.test("the routes' lists come from the table, each default first", () => {
   assert.equal(negotiateFormat("text/*", ITEM_READ_FORMATS, ITEM_READ_DEFAULT), "turtle");
 });
 
-Deno.test("the bulk import's own lists agree with the table (until they read it)", () => {
-  // src/bulk/subject_items.ts and the bulk contract still write their lists; held here.
+Deno.test("the bulk import's lists come from the table, the quad formats first", () => {
+  assert.deepEqual(QUAD_FORMATS, ["nquads", "trig"]);
+  assert.deepEqual(importFormats("graph"), QUAD_FORMATS);
+  assert.deepEqual(importFormats("subject"), [
+    "nquads",
+    "trig",
+    "turtle",
+    "ntriples",
+    "rdfxml",
+    "jsonld",
+  ]);
   assert.deepEqual(
-    [...SUBJECT_FORMATS].toSorted(),
-    formatsWhere((info) => info.importBy !== undefined).toSorted(),
+    FORMAT_NAMES.filter(isStreamedImport),
+    ["turtle", "ntriples", "nquads", "trig"],
   );
-  assert.deepEqual(
-    BULK_MEDIA_TYPES,
-    registeredTypesOf(formatsWhere((info) => info.importBy === "graph")),
-  );
+  assert.equal(GENERIC_JSON_FORMAT, "jsonld");
+  assert.deepEqual(BULK_MEDIA_TYPES, ["application/n-quads", "application/trig"]);
 });

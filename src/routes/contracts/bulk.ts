@@ -2,23 +2,27 @@
 import { z } from "zod";
 import { booleanParam, integerParam, optionalIri } from "../../http/query_schema.ts";
 import { defineContract } from "../../http/route_contract.ts";
-import { registeredTypesOf } from "../media_types.ts";
+import { labelsOf, registeredTypesOf } from "../media_types.ts";
+import { importFormats, QUAD_FORMATS, SUBJECT_ONLY_FORMATS } from "../../rdf/format_table.ts";
 import { BAD_PARAMETERS, BASE, COLLECTION, COUNT, NO_PARAMETERS } from "./shared.ts";
 
 const TAGS = ["Bulk"];
 
-/** The media types of the two bulk formats. */
-export const BULK_MEDIA_TYPES = registeredTypesOf(["nquads", "trig"]);
+/** The media types of the quad formats: imported by graph, exported. */
+export const BULK_MEDIA_TYPES = registeredTypesOf(QUAD_FORMATS);
 
-/** What `itemsBy=subject` reads besides them. */
-const SUBJECT_MEDIA_TYPES = registeredTypesOf(["ntriples", "turtle", "rdfxml", "jsonld"]);
+/** Every format an import reads (by subject), the quad formats first. */
+const IMPORT_FORMATS = importFormats("subject");
+
+/** `N-Quads or TriG`, as the descriptions name the quad formats. */
+const QUAD_LABELS = labelsOf(QUAD_FORMATS);
 
 /** An import job as the routes answer it. */
 const IMPORT_JOB = z.object({
   id: z.string(),
   collection: z.string(),
   mode: z.enum(["create", "replace", "upsert"]),
-  format: z.enum(["nquads", "trig", "ntriples", "turtle", "rdfxml", "jsonld"]),
+  format: z.enum(IMPORT_FORMATS),
   itemsBy: z.enum(["graph", "subject"]),
   graphs: z.enum(["refuse", "ignore"]).optional().meta({
     description: "By subject: what is done with triples in named graphs.",
@@ -68,19 +72,19 @@ const IMPORT_JOB = z.object({
 
 const LOCATION = { Location: "`/api/admin/import/jobs/{id}`." };
 
-/** `POST /api/admin/import`: import a collection's items from N-Quads or TriG. */
+/** `POST /api/admin/import`: import a collection's items from a quad format or any RDF dump. */
 export const importItems = defineContract({
   method: "POST",
   path: "/api/admin/import",
   operationId: "importItems",
-  summary: "Import items from N-Quads or TriG (by graph) or any RDF dump (by subject), streamed",
+  summary: `Import items from ${QUAD_LABELS} (by graph) or any RDF dump (by subject), streamed`,
   description: "`itemsBy=graph` (default): each named graph is one item, named by the graph's " +
     "IRI; triples in the default " +
     "graph are refused (`default-graph-refused`). A graph's triples must be in one block " +
     "(TriG) or on consecutive lines (N-Quads): a later part of the same graph is refused " +
     "(`graph-not-contiguous`). Every item is checked and written as a PUT is; an item that " +
     "fails is refused whole, with its reason and line, and the rest is imported. " +
-    "`itemsBy=subject`: N-Triples, Turtle, N-Quads, TriG, RDF/XML or JSON-LD; " +
+    `\`itemsBy=subject\`: ${labelsOf(IMPORT_FORMATS)}; ` +
     "each IRI subject with the blank nodes it reaches is one item, named by the subject. The " +
     "whole document is read (spilled to a temporary file, not held in memory) before the first " +
     "item is written, so a syntax error writes nothing, nor does a triple in a named graph " +
@@ -115,10 +119,12 @@ export const importItems = defineContract({
     ),
   }),
   body: {
-    description: "The items: N-Quads or TriG, UTF-8. Read as it arrives, never held whole.",
+    description: `The items: ${QUAD_LABELS} (or, by subject, ${
+      labelsOf(SUBJECT_ONLY_FORMATS)
+    }), UTF-8. Streamed formats are read as they arrive, never held whole.`,
     required: true,
     content: Object.fromEntries(
-      [...BULK_MEDIA_TYPES, ...SUBJECT_MEDIA_TYPES].map((type) => [type, undefined]),
+      registeredTypesOf(IMPORT_FORMATS).map((type) => [type, undefined]),
     ),
   },
   responses: {
@@ -141,8 +147,9 @@ export const importItems = defineContract({
     404: "The collection is not configured (`collection-not-found`).",
     409: "An import of this collection runs already, on this or another instance " +
       "(`import-running`, with `runningJob`).",
-    415: "The body is neither `application/n-quads` nor `application/trig` (nor, with " +
-      "`itemsBy=subject`, N-Triples, Turtle, RDF/XML or JSON-LD) (`unsupported-media-type`).",
+    415: `The body is not ${orList(BULK_MEDIA_TYPES)} (nor, with \`itemsBy=subject\`, ${
+      labelsOf(SUBJECT_ONLY_FORMATS)
+    }) (\`unsupported-media-type\`).`,
   },
 });
 
@@ -182,7 +189,7 @@ export const exportItems = defineContract({
   method: "GET",
   path: "/api/admin/export",
   operationId: "exportItems",
-  summary: "Export items as N-Quads or TriG, streamed",
+  summary: `Export items as ${QUAD_LABELS}, streamed`,
   description: "Each item is one named graph, named by its URI. Order: collections as " +
     "configured, items by URI (code point order), triples grouped by subject. Give exactly " +
     "one of `collection` and `workspace`.",
@@ -202,10 +209,14 @@ export const exportItems = defineContract({
   problems: {
     400: `${BAD_PARAMETERS} Also neither or both of \`collection\` and \`workspace\`.`,
     404: "The collection or workspace is not configured.",
-    406: "`Accept` allows neither `application/n-quads` nor `application/trig` " +
-      "(`not-acceptable`).",
+    406: `\`Accept\` allows none of ${orList(BULK_MEDIA_TYPES)} (\`not-acceptable\`).`,
   },
 });
+
+/** Media types in code spans, `` `a` or `b` ``. */
+function orList(types: readonly string[]): string {
+  return types.map((type) => `\`${type}\``).join(" or ");
+}
 
 /** The bulk contracts. */
 export const BULK_CONTRACTS = [importItems, listImportJobs, getImportJob, exportItems];
