@@ -13,6 +13,7 @@ import { readCaCertificates } from "../config/ca_file.ts";
 import { DomainError } from "../errors/domain_error.ts";
 import { queryRemoteEndpoint } from "../sparql_protocol/remote_query.ts";
 import { SparqlHttpClient } from "../sparql_protocol/client.ts";
+import { blankNodesPerSolution, withBlankNodeCalls } from "../sparql_protocol/blank_node_calls.ts";
 import type { TripleStore } from "../store/triple_store.ts";
 import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
 
@@ -76,7 +77,11 @@ export class SparqlEndpointRegistry {
         readOnly: true,
         collections: [],
       },
-      run: (sparql, options) => store.query(sparql, options),
+      // BNODE(string) per solution whichever engine answers (blank_node_calls.ts).
+      run: async (sparql, options) => {
+        const calls = withBlankNodeCalls(sparql);
+        return blankNodesPerSolution(await store.query(calls.sparql, options), calls.variables);
+      },
     });
     for (const [index, configured] of config.service.sparqlEndpoints.entries()) {
       if (this.#endpoints.has(configured.id)) {

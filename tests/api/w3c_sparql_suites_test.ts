@@ -109,8 +109,6 @@ const EXPECTED_DIFFERENCES: Record<string, Record<string, string>> = {
     "sparql11/csv-tsv-res/tsv03": STORED_DOUBLE,
     "sparql10/open-world/date-2": "wrong answer (oxigraph): `!=` between an xsd:date with a " +
       "timezone and one without holds where the test expects no answer (d2, d3 kept)",
-    "sparql11/functions/bnode01": "wrong answer (oxigraph): BNODE(str) answers the same blank " +
-      "node for the same string in every solution, where SPARQL asks for one per solution",
   },
   sparql: jenaDifferences(),
 };
@@ -134,8 +132,6 @@ function jenaDifferences(): Record<string, string> {
     ...Object.fromEntries(computed.map((name) => [`sparql11/${name}`, COMPUTED])),
     "sparql11/aggregates/agg-min-02": STORED_MIN,
     "sparql11/csv-tsv-res/tsv03": STORED_DOUBLE,
-    "sparql11/functions/bnode01": "wrong answer (Jena): BNODE(str) answers a new blank node " +
-      "for each call, where SPARQL asks for one per string within a solution",
   };
 }
 
