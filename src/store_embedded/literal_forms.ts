@@ -21,6 +21,7 @@ import type sparqljs from "sparqljs";
 import type Oxigraph from "oxigraph";
 import { DataFactory } from "n3";
 import { nquadsTerm } from "./nquads_term.ts";
+import { COMPARISONS, partiallyOrdered } from "./temporal_order.ts";
 
 /** The surrogate datatype's prefix (a URN namespace no RDF vocabulary uses). */
 export const SURROGATE = "urn:x-rcs:lexical-form:";
@@ -159,20 +160,25 @@ const TERM_AGGREGATES = new Set(["count", "sample", "group_concat"]);
 
 /**
  * Rewrites `query` in place for a store holding altered literals as surrogates (module
- * comment); `altered` tells which of the query's literal constants are altered ones.
+ * comment); `altered` tells which of the query's literal constants are altered ones. With
+ * `partialTemporalOrder`, comparisons also follow XML Schema's partial order of dates and
+ * times with and without a timezone (`temporal_order.ts`).
  */
 export function rewriteForSurrogates(
   query: sparqljs.SparqlQuery,
   altered: ReadonlySet<string>,
+  partialTemporalOrder = false,
 ): void {
-  new SurrogateRewriter(altered).query(query);
+  new SurrogateRewriter(altered, partialTemporalOrder).query(query);
 }
 
 class SurrogateRewriter {
   readonly #altered: ReadonlySet<string>;
+  readonly #partialTemporalOrder: boolean;
 
-  constructor(altered: ReadonlySet<string>) {
+  constructor(altered: ReadonlySet<string>, partialTemporalOrder: boolean) {
     this.#altered = altered;
+    this.#partialTemporalOrder = partialTemporalOrder;
   }
 
   query(query: sparqljs.SparqlQuery): void {
@@ -302,13 +308,14 @@ class SurrogateRewriter {
     // IF and COALESCE hand one of their arguments on: it is read as their own result is.
     const passOn = operator === "if" || operator === "coalesce";
     const argumentReading: Reading = TERM_OPERATORS.has(operator) ? "term" : "value";
-    return {
-      ...operation,
-      args: args.map((arg, i) => {
-        const reading_ = passOn && !(operator === "if" && i === 0) ? reading : argumentReading;
-        return this.#expression(arg as Expression, reading_);
-      }),
-    } as Expression;
+    const rewritten = args.map((arg, i) => {
+      const reading_ = passOn && !(operator === "if" && i === 0) ? reading : argumentReading;
+      return this.#expression(arg as Expression, reading_);
+    });
+    if (this.#partialTemporalOrder && COMPARISONS.has(operator)) {
+      return partiallyOrdered(operator, rewritten[0], rewritten[1]);
+    }
+    return { ...operation, args: rewritten } as Expression;
   }
 }
 

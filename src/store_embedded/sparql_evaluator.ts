@@ -20,6 +20,7 @@ import {
   rewriteForSurrogates,
   storedExtremes,
 } from "./literal_forms.ts";
+import { mixesTimezones } from "./temporal_order.ts";
 import { unindentedGenerator } from "../sparql_protocol/generator.ts";
 import { TermDictionary, termText } from "./term_dictionary.ts";
 
@@ -118,11 +119,12 @@ export class SparqlEvaluator {
     // reads them through (literal_forms.ts); without any, the query runs as it was sent.
     const constants = queryLiterals(parsed);
     const alteredConstants = altered(constants);
-    const surrogates = loaded.surrogates > 0 || alteredConstants.size > 0;
+    const mixedTimezones = mixesTimezones([...loaded.literals.typed, ...constants]);
+    const surrogates = loaded.surrogates > 0 || alteredConstants.size > 0 || mixedTimezones;
     // Read before the rewrite, which makes MIN and MAX compare values.
     const extremes = surrogates ? extremeVariables(parsed) : [];
     let sparql = request.sparql;
-    if (surrogates) rewriteForSurrogates(parsed, alteredConstants);
+    if (surrogates) rewriteForSurrogates(parsed, alteredConstants, mixedTimezones);
     if (surrogates || dataset) sparql = unindentedGenerator().stringify(parsed);
     const store = new oxigraph.Store();
     try {

@@ -107,8 +107,6 @@ const EXPECTED_DIFFERENCES: Record<string, Record<string, string>> = {
     "sparql11/functions/coalesce01": COMPUTED,
     "sparql11/aggregates/agg-min-02": STORED_MIN,
     "sparql11/csv-tsv-res/tsv03": STORED_DOUBLE,
-    "sparql10/open-world/date-2": "wrong answer (oxigraph): `!=` between an xsd:date with a " +
-      "timezone and one without holds where the test expects no answer (d2, d3 kept)",
   },
   sparql: jenaDifferences(),
 };

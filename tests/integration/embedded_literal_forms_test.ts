@@ -33,19 +33,22 @@ const FORMS: [string, string][] = [
   ["2001-01-01T10:00:00.000Z", "dateTime"],
 ];
 
-function items(): { uri: string; quads: Quad[] }[] {
-  return FORMS.map(([value, type], i) => {
+function items(forms: [string, string][]): { uri: string; quads: Quad[] }[] {
+  return forms.map(([value, type], i) => {
     const s = namedNode(`${EX}item/${i}`);
     return { uri: s.value, quads: [quad(s, P, literal(value, namedNode(XSD + type)))] };
   });
 }
 
-async function withStore(fn: (store: EmbeddedTripleStore) => Promise<void>) {
+async function withStore(
+  fn: (store: EmbeddedTripleStore) => Promise<void>,
+  forms: [string, string][] = FORMS,
+) {
   const dir = await Deno.makeTempDir({ prefix: "rcs-literal-forms-" });
   const db = openLocalDatabase(dir);
   const store = EmbeddedTripleStore.open(db, join(dir, LOCAL_DB_FILE), GROUP_COMMIT);
   try {
-    for (const item of items()) {
+    for (const item of items(forms)) {
       await store.createItem({ collection: `${EX}c`, uri: item.uri, quads: item.quads, hash: "h" });
     }
     await fn(store);
@@ -198,4 +201,38 @@ Deno.test("fallback: MIN and MAX answer the stored literal, compared by value", 
       negativeInteger: "-5",
     });
   });
+});
+
+Deno.test("fallback: dates with and without a timezone in XML Schema's partial order", async () => {
+  const forms: [string, string][] = [
+    ["2006-08-23", "date"],
+    ["2006-08-23Z", "date"],
+    ["2006-08-23+00:00", "date"],
+    ["2001-01-01Z", "date"],
+    ["2006-08-23T09:00:00", "dateTime"],
+    ["2006-08-23T09:00:00+01:00", "dateTime"],
+    ["2006-08-24T09:00:00Z", "dateTime"],
+  ];
+  await withStore(async (store) => {
+    const where = `?s <${P.value}> ?o`;
+    const matching = async (filter: string) =>
+      (await column(store, `PREFIX xsd: <${XSD}> SELECT ?o WHERE { ${where} FILTER(${filter}) }`))
+        .sort();
+    // Within 14 hours of a value without a timezone: neither equal nor unequal (an error).
+    assert.deepEqual(await matching(`?o != "2006-08-23"^^xsd:date`), [
+      "2001-01-01Z^^date",
+      "2006-08-23T09:00:00+01:00^^dateTime",
+      "2006-08-23T09:00:00^^dateTime",
+      "2006-08-24T09:00:00Z^^dateTime",
+    ]);
+    assert.deepEqual(await matching(`?o = "2006-08-23Z"^^xsd:date`), [
+      "2006-08-23+00:00^^date",
+      "2006-08-23Z^^date",
+    ]);
+    // Further apart than 14 hours: ordered as usual.
+    assert.deepEqual(await matching(`?o < "2006-08-23"^^xsd:date`), ["2001-01-01Z^^date"]);
+    assert.deepEqual(await matching(`?o > "2006-08-23T09:00:00"^^xsd:dateTime`), [
+      "2006-08-24T09:00:00Z^^dateTime",
+    ]);
+  }, forms);
 });
