@@ -4,6 +4,7 @@
  * reads the same sentence whichever route refused it.
  */
 import { DomainError } from "../errors/domain_error.ts";
+import type { BodyContract } from "./route_contract.ts";
 
 /** What a refused body came as and what the route takes instead. */
 export interface UnsupportedBody {
@@ -13,15 +14,28 @@ export interface UnsupportedBody {
   accepted: readonly string[];
   /** A sentence after the list: another way to send the body, or what was meant. */
   hint?: string;
+  /**
+   * The name of the uploaded file whose type is refused (`given` is then the file part's
+   * type); unset when it is the request's own Content-Type.
+   */
+  file?: string;
 }
 
-/** The problem for a body the route does not take, pointing at `Content-Type`. */
-export function unsupportedMediaType({ given, accepted, hint }: UnsupportedBody): DomainError {
+/** The problem for a body the route does not take, pointing at `Content-Type` (or the file). */
+export function unsupportedMediaType(
+  { given, accepted, hint, file }: UnsupportedBody,
+): DomainError {
   const shown = given ? JSON.stringify(given) : "(none)";
+  const of = file === undefined ? "" : ` of the file ${JSON.stringify(file)}`;
   const choice = accepted.length === 1 ? accepted[0] : `one of: ${accepted.join(", ")}`;
   return new DomainError("unsupported-media-type", {
-    detail: `Content-Type ${shown} is not accepted here; use ${choice}.` +
+    detail: `Content-Type ${shown}${of} is not accepted here; use ${choice}.` +
       (hint ? ` ${hint}` : ""),
-    errors: [{ path: "Content-Type", message: "unsupported" }],
+    errors: [{ path: file === undefined ? "Content-Type" : "file", message: "unsupported" }],
   });
+}
+
+/** The media types a route's contract says its body may have, in the contract's order. */
+export function contractBodyTypes(contract: { body?: BodyContract }): string[] {
+  return Object.keys(contract.body?.content ?? {});
 }

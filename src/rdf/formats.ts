@@ -13,6 +13,9 @@ const JSON_MEDIA_TYPES = ["application/json", "text/json"];
 /** The media type of generic JSON that the service names in lists of accepted types. */
 export const GENERIC_JSON_MEDIA_TYPE = JSON_MEDIA_TYPES[0];
 
+/** The file extension of generic JSON: a `.json` file is JSON-LD or RDF/JSON, by its shape. */
+export const GENERIC_JSON_EXTENSION = ".json";
+
 /** The bare, lower-cased media type of a `Content-Type` value (parameters dropped). */
 function bareMediaType(contentType: string): string {
   return contentType.split(";", 1)[0].trim().toLowerCase();
@@ -41,7 +44,7 @@ export function formatFromFileName(name: string): RdfFormat | "json" | undefined
   const dot = name.lastIndexOf(".");
   if (dot < 0) return undefined;
   const extension = name.slice(dot).toLowerCase();
-  if (extension === ".json") return "json";
+  if (extension === GENERIC_JSON_EXTENSION) return "json";
   return FORMAT_NAMES.find((format) => RDF_FORMATS[format].extensions.includes(extension));
 }
 

@@ -19,6 +19,10 @@ import {
   replaceCollection,
 } from "./contracts/catalog_admin.ts";
 import { DomainError } from "../errors/domain_error.ts";
+import { contractBodyTypes, unsupportedMediaType } from "../http/unsupported_media_type.ts";
+
+/** The settings' media type (JSON), as the contracts name it. */
+const SETTINGS_TYPES = contractBodyTypes(createCollection);
 
 /** The catalog admin routes. */
 export function catalogAdminRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -82,13 +86,10 @@ function shown(entry: CollectionEntry) {
 
 /** The JSON body: 415 for another media type, 400 `invalid-json` when it does not parse. */
 async function jsonBody(c: Context<AppEnv>, deps: AppDeps): Promise<unknown> {
-  const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  if (type !== "application/json") {
-    throw new DomainError("unsupported-media-type", {
-      detail: `Content-Type ${type || "(none)"} is not accepted here; send the settings as ` +
-        "application/json.",
-      errors: [{ path: "Content-Type", message: "use application/json" }],
-    });
+  const given = c.req.header("content-type");
+  const type = (given ?? "").split(";")[0].trim().toLowerCase();
+  if (!SETTINGS_TYPES.includes(type)) {
+    throw unsupportedMediaType({ given, accepted: SETTINGS_TYPES });
   }
   const text = await readBodyText(c, deps.config.service.http.maxBodyBytes);
   try {

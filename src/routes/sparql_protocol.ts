@@ -20,6 +20,7 @@ import { negotiateFormat, type RdfFormat } from "../rdf/formats.ts";
 import { serializeRdf } from "../rdf/serialize.ts";
 import {
   analyzeQuery,
+  QUERY_BODY_HINT,
   type QueryForm,
   refuseLongQuery,
   requireQueryText,
@@ -41,6 +42,7 @@ import { readableScope, scopeOf } from "../http/collection_access.ts";
 import { endpointNotFound, STORE_ENDPOINT_ID } from "../tools/sparql_endpoints.ts";
 import { GRAPH_FORMATS, mediaTypeOf, registeredTypesOf } from "./media_types.ts";
 import * as contracts from "./contracts/sparql.ts";
+import { contractBodyTypes, unsupportedMediaType } from "../http/unsupported_media_type.ts";
 import { DomainError } from "../errors/domain_error.ts";
 
 /** The formats a CONSTRUCT or DESCRIBE is answered in, the fallback first. */
@@ -137,12 +139,10 @@ async function readPost(c: Context<AppEnv>, limit: number): Promise<ProtocolRequ
     if (parameters.has("update")) throw updateRefused();
     query = parameters.get("query") ?? undefined;
   } else {
-    throw new DomainError("unsupported-media-type", {
-      detail: "Send the query as an application/sparql-query body, or as the field 'query' of an " +
-        `application/x-www-form-urlencoded body; got ${
-          contentType ? JSON.stringify(contentType) : "no Content-Type"
-        }.`,
-      errors: [{ path: "Content-Type", message: "unsupported" }],
+    throw unsupportedMediaType({
+      given: contentType,
+      accepted: contractBodyTypes(contracts.sparqlQueryPost),
+      hint: QUERY_BODY_HINT,
     });
   }
   return {

@@ -13,21 +13,38 @@ import { fileText, readMultipart, readUploadedFile } from "../http/upload.ts";
 import {
   formatFromFileName,
   formatFromMediaType,
+  GENERIC_JSON_EXTENSION,
+  GENERIC_JSON_MEDIA_TYPE,
   negotiateFormat,
+  RDF_FORMATS,
   type RdfFormat,
 } from "../rdf/formats.ts";
+import { FORMAT_NAMES } from "../rdf/format_table.ts";
+import { contractBodyTypes, unsupportedMediaType } from "../http/unsupported_media_type.ts";
 import { parseRdf } from "../rdf/parse.ts";
 import { generateShacl } from "../rdf/shacl/generate.ts";
 import { serializeRdf } from "../rdf/serialize.ts";
 import { writeSparqlJsonResults } from "../sparql_protocol/results_json.ts";
-import { refuseLongQuery, requireQueryText } from "../sparql_protocol/analyze_query.ts";
+import {
+  QUERY_BODY_HINT,
+  refuseLongQuery,
+  requireQueryText,
+} from "../sparql_protocol/analyze_query.ts";
 import type { SparqlQueryResult } from "../sparql_protocol/query_types.ts";
 import { endpointNotFound } from "../tools/sparql_endpoints.ts";
 import { dumpSettings } from "../tools/settings_dump.ts";
-import { mediaTypeOf } from "./media_types.ts";
+import { mediaTypeOf, registeredTypesOf } from "./media_types.ts";
 import * as contracts from "./contracts/tools.ts";
 import { SPARQL_RESULTS_JSON } from "../sparql_protocol/results_formats.ts";
-import { DomainError } from "../errors/domain_error.ts";
+
+/** The types an uploaded RDF file may have: every format's, or generic JSON. */
+const UPLOAD_MEDIA_TYPES = [...registeredTypesOf(FORMAT_NAMES), GENERIC_JSON_MEDIA_TYPE];
+
+/** The extensions an uploaded RDF file may have, when its type does not say: `.ttl .nt …`. */
+const UPLOAD_EXTENSIONS = [
+  ...FORMAT_NAMES.flatMap((format) => RDF_FORMATS[format].extensions),
+  GENERIC_JSON_EXTENSION,
+].join(" ");
 
 /** The admin tool routes. */
 export function toolRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -89,11 +106,10 @@ async function readQueryText(c: Context<AppEnv>, limit: number): Promise<string>
     const field = (await readMultipart(await readBodyBytes(c, limit), contentType)).get("query");
     query = typeof field === "string" ? field : await field?.text();
   } else {
-    throw new DomainError("unsupported-media-type", {
-      detail: `Send the query as application/sparql-query, or as the field 'query' of an ` +
-        `application/x-www-form-urlencoded or multipart/form-data body; got ` +
-        `${contentType ? JSON.stringify(contentType) : "no Content-Type"}.`,
-      errors: [{ path: "Content-Type", message: "unsupported" }],
+    throw unsupportedMediaType({
+      given: contentType,
+      accepted: contractBodyTypes(contracts.querySparqlEndpoint),
+      hint: QUERY_BODY_HINT,
     });
   }
   return requireQueryText(query);
@@ -125,12 +141,10 @@ function uploadFormat(file: File): RdfFormat | "json" {
   const byType = file.type ? formatFromMediaType(file.type) : undefined;
   const format = byType ?? formatFromFileName(file.name);
   if (format) return format;
-  throw new DomainError("unsupported-media-type", {
-    detail:
-      `Cannot tell the RDF format of ${JSON.stringify(file.name)} (${
-        file.type || "no content type"
-      }): use an RDF content type, or one of the extensions .ttl .nt .nq .trig .rdf .owl .xml ` +
-      ".n3 .jsonld .json.",
-    errors: [{ path: "file", message: "unknown RDF format" }],
+  throw unsupportedMediaType({
+    given: file.type,
+    file: file.name,
+    accepted: UPLOAD_MEDIA_TYPES,
+    hint: `Or name the file with the extension of its format: ${UPLOAD_EXTENSIONS}.`,
   });
 }

@@ -54,6 +54,9 @@ export function refuseLongQuery(query: string, maxBytes: number): void {
   });
 }
 
+/** How a query is sent, as the query tool's and `/sparql`'s 415 say after the types they take. */
+export const QUERY_BODY_HINT = "The query is the whole body, or the form's field 'query'.";
+
 /** invalid-input `missing-query` unless `query` holds a query text: the query tool's and `/sparql`'s rule. */
 export function requireQueryText(query: string | undefined): string {
   if (query !== undefined && query.trim() !== "") return query;
