@@ -47,7 +47,10 @@ export interface RdfFormatInfo {
   body?: "json" | "text";
   /** `GET /api/item` answers in it. */
   itemRead: Offer;
-  /** A SPARQL CONSTRUCT or DESCRIBE (`/sparql`, the query tool) is answered in it. */
+  /**
+   * A SPARQL CONSTRUCT or DESCRIBE on `/sparql` is answered in it (the query tool offers two
+   * of these: `QUERY_TOOL_GRAPH_FORMATS`, src/routes/contracts/tools.ts).
+   */
   graphAnswer: Offer;
   /** Downloaded as `/api/item.<first extension>`. */
   download: boolean;

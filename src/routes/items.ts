@@ -8,7 +8,12 @@ import { readRdfBody } from "../http/rdf_body.ts";
 import { formatEtag, notModified, parseEtagCondition } from "../http/etag.ts";
 import { negotiateFormat, type RdfFormat } from "../rdf/formats.ts";
 import type { ParseOptions } from "../rdf/parse.ts";
-import { ITEM_READ_FORMATS, mediaTypeOf, registeredTypesOf } from "./media_types.ts";
+import {
+  ITEM_READ_DEFAULT,
+  ITEM_READ_FORMATS,
+  mediaTypeOf,
+  registeredTypesOf,
+} from "./media_types.ts";
 import { createItem, deleteItem, readItem, updateItem } from "./contracts/items.ts";
 import { collectionPrefixes, itemRdfResponse } from "./rdf_response.ts";
 import { DomainError } from "../errors/domain_error.ts";
@@ -45,7 +50,7 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
 
   handle(app, readItem, async (c) => {
     const { collection, item } = readQuery(c, readItem);
-    const format = negotiateFormat(c.req.header("accept"), ITEM_READ_FORMATS, "jsonld");
+    const format = negotiateFormat(c.req.header("accept"), ITEM_READ_FORMATS, ITEM_READ_DEFAULT);
     if (!format) {
       throw new DomainError("not-acceptable", {
         detail: `No acceptable RDF format; this resource is available as ${READ_TYPES}.`,

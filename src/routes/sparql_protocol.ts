@@ -40,7 +40,7 @@ import type {
 } from "../sparql_protocol/query_types.ts";
 import { readableScope, scopeOf } from "../http/collection_access.ts";
 import { endpointNotFound, STORE_ENDPOINT_ID } from "../tools/sparql_endpoints.ts";
-import { GRAPH_FORMATS, mediaTypeOf, registeredTypesOf } from "./media_types.ts";
+import { GRAPH_DEFAULT, GRAPH_FORMATS, mediaTypeOf, registeredTypesOf } from "./media_types.ts";
 import * as contracts from "./contracts/sparql.ts";
 import { contractBodyTypes, unsupportedMediaType } from "../http/unsupported_media_type.ts";
 import { DomainError } from "../errors/domain_error.ts";
@@ -169,7 +169,7 @@ const GRAPH_TYPES = registeredTypesOf(GRAPH_FORMATS).join(", ").replace(/, ([^,]
 function negotiate(form: QueryForm, accept: string | undefined): ResultsFormat | RdfFormat {
   const graph = form === "CONSTRUCT" || form === "DESCRIBE";
   const format = graph
-    ? negotiateFormat(accept, GRAPH_FORMATS, "turtle")
+    ? negotiateFormat(accept, GRAPH_FORMATS, GRAPH_DEFAULT)
     : negotiateResultsFormat(accept);
   if (format) return format;
   throw new DomainError("not-acceptable", {

@@ -130,7 +130,9 @@ function queryResponse(result: SparqlQueryResult, accept: string | undefined): R
   }
   // The query form is only known once it is parsed, so an Accept that suits SELECT results
   // only is no reason to refuse a graph: Turtle serves it.
-  const format = negotiateFormat(accept, ["turtle", "jsonld"], "turtle") ?? "turtle";
+  const [fallback] = contracts.QUERY_TOOL_GRAPH_FORMATS;
+  const format = negotiateFormat(accept, contracts.QUERY_TOOL_GRAPH_FORMATS, fallback) ??
+    fallback;
   headers.set("Content-Type", mediaTypeOf(format));
   headers.set("X-Result-Count", String(result.quads.length));
   return new Response(serializeRdf(result.quads, format), { headers });

@@ -1,12 +1,19 @@
 /** Contracts of the admin tools (docs/api.md, Admin tools). */
 import { z } from "zod";
 import { requiredIri, requiredText } from "../../http/query_schema.ts";
-import { mediaTypeOf } from "../media_types.ts";
+import { labelsOf, mediaTypeOf } from "../media_types.ts";
+import type { RdfFormat } from "../../rdf/format_table.ts";
 import { defineContract } from "../../http/route_contract.ts";
 import { BAD_PARAMETERS, BODY_TOO_LARGE, NO_PARAMETERS } from "./shared.ts";
 import { SPARQL_RESULTS_JSON } from "../../sparql_protocol/results_formats.ts";
 
 const TAGS = ["Admin tools"];
+
+/**
+ * What the query tool answers a CONSTRUCT or DESCRIBE in, the default first: two of the
+ * graph formats (`/sparql` offers them all), read by the route and listed here.
+ */
+export const QUERY_TOOL_GRAPH_FORMATS: RdfFormat[] = ["turtle", "jsonld"];
 
 /** One endpoint of the query tool. */
 const ENDPOINT = z.object({
@@ -65,9 +72,9 @@ export const querySparqlEndpoint = defineContract({
   },
   responses: {
     200: {
-      description:
-        "SPARQL 1.1 JSON results (SELECT, ASK); Turtle or JSON-LD (CONSTRUCT, DESCRIBE).",
-      content: [SPARQL_RESULTS_JSON, mediaTypeOf("turtle"), mediaTypeOf("jsonld")],
+      description: "SPARQL 1.1 JSON results (SELECT, ASK); " +
+        `${labelsOf(QUERY_TOOL_GRAPH_FORMATS)} (CONSTRUCT, DESCRIBE).`,
+      content: [SPARQL_RESULTS_JSON, ...QUERY_TOOL_GRAPH_FORMATS.map(mediaTypeOf)],
       headers: {
         "X-Results-Truncated": "`true` when the rows were cut at `maxResultsLimit`.",
         "X-Result-Count": "Rows or triples answered.",
