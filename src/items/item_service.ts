@@ -16,9 +16,19 @@ import { itemNotFound } from "../store/store_problems.ts";
  */
 export type GraphHasher = (quads: Quad[]) => Promise<string>;
 
-/** Checks a graph against a collection's SHACL shapes; throws a 422 problem on violations. */
+/**
+ * What the collection holds about the resources an item links to: the item graphs named by
+ * `iris` that it has (an IRI it does not hold gives nothing).
+ */
+export type LinkedItems = (iris: string[]) => Promise<Quad[][]>;
+
+/**
+ * Checks a graph against a collection's SHACL shapes; throws a 422 problem on violations.
+ * `linked` gives what the collection knows about the resources the graph links to, which
+ * shapes such as `sh:class` need (the type of a value is stated in the value's own item).
+ */
 export interface ShapeValidator {
-  validate(entry: CollectionEntry, quads: Quad[]): Promise<void>;
+  validate(entry: CollectionEntry, quads: Quad[], linked: LinkedItems): Promise<void>;
 }
 
 /** How a write is made. */
@@ -52,7 +62,7 @@ export class ItemService {
     const entry = this.catalog.collection(collection);
     const quads = itemGraph(body);
     const chosen = chooseItemUri(quads, itemParameter, entry.collection.itemUriTemplate);
-    await this.shapes?.validate(entry, chosen.quads);
+    await this.shapes?.validate(entry, chosen.quads, this.#linkedItems(collection, chosen.uri));
     const hash = await this.hash(chosen.quads);
     try {
       return await this.store.createItem({
@@ -106,11 +116,21 @@ export class ItemService {
         errors: [{ path: "item", message: "not a subject of the body" }],
       });
     }
-    await this.shapes?.validate(entry, quads);
+    await this.shapes?.validate(entry, quads, this.#linkedItems(collection, uri));
     return this.store.replaceItem(
       { collection, uri, quads, hash: await this.hash(quads), bulk: options.bulk },
       { ifMatch },
     );
+  }
+
+  /** The collection's items named by IRIs an item links to, the item itself left out. */
+  #linkedItems(collection: string, self: string): LinkedItems {
+    return async (iris) => {
+      const others = iris.filter((iri) => iri !== self);
+      if (others.length === 0) return [];
+      const graphs = await this.store.readItemGraphs(collection, others);
+      return graphs.map((graph) => graph.quads);
+    };
   }
 
   /** Deletes the item. */

@@ -4,19 +4,37 @@
  *
  * Shapes files are read and parsed once at start-up, so a missing or broken file stops the
  * service with the key path instead of failing writes later.
+ *
+ * An item is validated with what its collection knows about the resources it links to:
+ * `sh:class` asks for the type of a value, and `sh:node` for its properties, which the
+ * value's own item states. Those items are added to the data graph (their blank nodes kept
+ * apart), and only results about the item's own nodes count: a linked item is context, not
+ * validated again. Only the collection's own items are read, so what a write is told cannot
+ * reveal another collection's data.
  */
 import { readFileSync } from "node:fs";
-import { Parser, Store } from "n3";
-import type { Quad } from "n3";
+import { DataFactory, Parser, Store } from "n3";
+import type { Quad, Term } from "n3";
 import SHACLValidator from "rdf-validate-shacl";
 import type { CollectionEntry } from "../catalog/catalog.ts";
 import type { CollectionConfig, WorkspaceConfig } from "../config/schema.ts";
 import { ConfigError } from "../config/load.ts";
 import { DomainError } from "../errors/domain_error.ts";
-import type { ShapeValidator } from "./item_service.ts";
+import type { LinkedItems, ShapeValidator } from "./item_service.ts";
 
 /** Results listed in one problem; the count says how many there were in all. */
 const MAX_REPORTED_RESULTS = 100;
+/** Most linked items read as context for one write (a bound on its cost). */
+const MAX_LINKED_ITEMS = 1000;
+const SH = "http://www.w3.org/ns/shacl#";
+/** Constraints that look at a value node's own properties (its type, or a node shape). */
+const LINK_CONSTRAINTS = ["class", "node", "qualifiedValueShape"].map((name) => SH + name);
+
+/** A collection's shapes, and whether they ever look at the nodes an item links to. */
+interface Shapes {
+  validator: SHACLValidator;
+  readsLinks: boolean;
+}
 
 /**
  * Validates writes of the collections that set `shapes` (a file) or `shapesTurtle`; others
@@ -26,7 +44,7 @@ const MAX_REPORTED_RESULTS = 100;
  * its validator is built again.
  */
 export class CollectionShapes implements ShapeValidator {
-  readonly #validators = new WeakMap<CollectionConfig, SHACLValidator | null>();
+  readonly #validators = new WeakMap<CollectionConfig, Shapes | null>();
 
   /** Reads every configured shapes file; throws {@link ConfigError} naming the key. */
   constructor(workspaces: WorkspaceConfig[]) {
@@ -38,16 +56,34 @@ export class CollectionShapes implements ShapeValidator {
     );
   }
 
-  async validate(entry: CollectionEntry, quads: Quad[]): Promise<void> {
-    let validator = this.#validators.get(entry.collection);
-    if (validator === undefined) {
-      validator = validatorOf(entry.collection, "shapes");
-      this.#validators.set(entry.collection, validator);
+  async validate(entry: CollectionEntry, quads: Quad[], linked: LinkedItems): Promise<void> {
+    let shapes = this.#validators.get(entry.collection);
+    if (shapes === undefined) {
+      shapes = validatorOf(entry.collection, "shapes");
+      this.#validators.set(entry.collection, shapes);
     }
-    if (!validator) return;
-    const report = await validator.validate(new Store(quads));
+    if (!shapes) return;
+    const data = new Store(quads);
+    if (shapes.readsLinks) {
+      const own = new Set(quads.map((quad) => quad.subject.id));
+      const links = [
+        ...new Set(
+          quads.flatMap((quad) =>
+            quad.object.termType === "NamedNode" && !own.has(quad.object.id)
+              ? [quad.object.value]
+              : []
+          ),
+        ),
+      ].slice(0, MAX_LINKED_ITEMS);
+      (await linked(links)).forEach((graph, i) => data.addQuads(apart(graph, `rcs_link${i}_`)));
+    }
+    const report = await shapes.validator.validate(data);
     if (report.conforms) return;
-    const results = report.results;
+    const ownNodes = new Set(quads.map((quad) => quad.subject.id));
+    const results = report.results.filter((result) =>
+      result.focusNode && ownNodes.has(termId(result.focusNode))
+    );
+    if (results.length === 0) return;
     throw new DomainError("shacl-violation", {
       detail: `${results.length} SHACL result(s) from the shapes of <${entry.collection.uri}>` +
         (results.length > MAX_REPORTED_RESULTS
@@ -63,12 +99,31 @@ export class CollectionShapes implements ShapeValidator {
 }
 
 /** The collection's validator, or null when it sets no shapes. */
-function validatorOf(collection: CollectionConfig, key: string): SHACLValidator | null {
-  if (collection.shapesTurtle !== undefined) {
-    return new SHACLValidator(parseShapes(collection.shapesTurtle, "shapesTurtle", key));
-  }
-  if (collection.shapes) return new SHACLValidator(readShapes(collection.shapes, key));
-  return null;
+function validatorOf(collection: CollectionConfig, key: string): Shapes | null {
+  const store = collection.shapesTurtle !== undefined
+    ? parseShapes(collection.shapesTurtle, "shapesTurtle", key)
+    : collection.shapes
+    ? readShapes(collection.shapes, key)
+    : undefined;
+  if (!store) return null;
+  return {
+    validator: new SHACLValidator(store),
+    readsLinks: LINK_CONSTRAINTS.some((iri) => store.countQuads(null, iri, null, null) > 0),
+  };
+}
+
+/** `graph` with its blank nodes relabelled under `prefix`, apart from every other graph's. */
+function apart(graph: Quad[], prefix: string): Quad[] {
+  const relabel = <T extends Term>(term: T): T =>
+    (term.termType === "BlankNode" ? DataFactory.blankNode(prefix + term.value) : term) as T;
+  return graph.map((quad) =>
+    DataFactory.quad(relabel(quad.subject), quad.predicate, relabel(quad.object))
+  );
+}
+
+/** The N3.js id of a report's term, to compare with the item's own nodes. */
+function termId(term: ReportTerm): string {
+  return term.termType === "BlankNode" ? `_:${term.value}` : term.value;
 }
 
 /**

@@ -18,8 +18,10 @@ ex:BookShape a sh:NodeShape ;
   sh:targetClass ex:Book ;
   sh:property [ sh:path dct:title ; sh:minCount 1 ; sh:datatype xsd:string ;
                 sh:message "A book needs a plain title." ] ;
-  sh:property [ sh:path ex:pages ; sh:maxCount 1 ; sh:datatype xsd:integer ] .
+  sh:property [ sh:path ex:pages ; sh:maxCount 1 ; sh:datatype xsd:integer ] ;
+  sh:property [ sh:path ex:author ; sh:class ex:Person ] .
 `;
+const OTHER = "https://data.example.org/collection/unvalidated";
 
 function yaml(shapesPath: string): string {
   return `
@@ -34,6 +36,9 @@ ${STORE_YAML}workspaces:
         name: Validated
         index: validated
         shapes: ${JSON.stringify(shapesPath)}
+      - uri: ${OTHER}
+        name: Unvalidated
+        index: unvalidated
 `;
 }
 
@@ -41,8 +46,8 @@ function book(uri: string, extra: string): string {
   return `<${uri}> a <https://ex.example.org/Book> ;\n${extra} .\n`;
 }
 
-const query = (uri: string) =>
-  `collection=${encodeURIComponent(COLLECTION)}&item=${encodeURIComponent(uri)}`;
+const query = (uri: string, collection = COLLECTION) =>
+  `collection=${encodeURIComponent(collection)}&item=${encodeURIComponent(uri)}`;
 
 for (const backend of storeBackends()) {
   Deno.test({
@@ -95,6 +100,60 @@ for (const backend of storeBackends()) {
         });
         assert.equal(read.headers.get("etag"), etag, "a refused update changes nothing");
         assert.match(await read.text(), /"Dune" \./);
+      } finally {
+        await service.close();
+        await Deno.remove(dir, { recursive: true });
+      }
+    },
+  });
+}
+
+for (const backend of storeBackends()) {
+  Deno.test({
+    name:
+      `[shapes/${backend.name}] sh:class reads the linked resource's own item in the collection`,
+    ignore: backend.skip !== undefined,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    fn: async () => {
+      const dir = await Deno.makeTempDir({ prefix: "rcs-shapes-" });
+      await Deno.writeTextFile(`${dir}/shapes.ttl`, SHAPES);
+      const service = await startTestService({ yaml: yaml(`${dir}/shapes.ttl`), env: backend.env });
+      const id = () => `https://data.example.org/id/shapes/${crypto.randomUUID()}`;
+      const put = (uri: string, body: string, collection = COLLECTION) =>
+        service.fetch(`/api/item?${query(uri, collection)}`, {
+          method: "PUT",
+          headers: { "Content-Type": "text/turtle" },
+          body,
+        });
+      const person = (uri: string) => `<${uri}> a <https://ex.example.org/Person> .\n`;
+      const byAuthor = (uri: string, author: string) =>
+        book(
+          uri,
+          `<http://purl.org/dc/terms/title> "Dune" ; <https://ex.example.org/author> <${author}>`,
+        );
+      try {
+        // The author's type is stated in the author's own item of the collection.
+        const author = id();
+        assert.equal((await put(author, person(author))).status, 201);
+        const bookUri = id();
+        const created = await put(bookUri, byAuthor(bookUri, author));
+        assert.equal(created.status, 201, await created.text());
+
+        // An author no item of the collection types (unknown, or in another collection only).
+        const elsewhere = id();
+        assert.equal((await put(elsewhere, person(elsewhere), OTHER)).status, 201);
+        for (const missing of [id(), elsewhere]) {
+          const uri = id();
+          const refused = await expectProblem(
+            await put(uri, byAuthor(uri, missing)),
+            422,
+            "shacl-violation",
+          );
+          const errors = refused.errors as { path: string; message: string }[];
+          assert.deepEqual(errors.map((e) => /ClassConstraint/.test(e.message)), [true]);
+          assert.equal(errors[0].path, `<${uri}> <https://ex.example.org/author>`);
+        }
       } finally {
         await service.close();
         await Deno.remove(dir, { recursive: true });
