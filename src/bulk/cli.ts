@@ -6,7 +6,7 @@
  * ways; progress goes to stderr (a bar on a terminal, a line every few seconds otherwise).
  */
 import { parseArgs } from "node:util";
-import type { ImportError, ImportJob } from "./import_jobs.ts";
+import type { ImportError, ImportJob } from "./import_job.ts";
 import {
   exitStatusOf,
   exitStatusText,

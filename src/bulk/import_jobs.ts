@@ -1,10 +1,11 @@
 /**
- * Bulk import jobs: a streamed N-Quads or TriG body read graph block by graph block, each
- * block one item written through the item service (the same checks as a PUT, the store's
- * normal write path, the index outbox), several items in flight at once. It is a pipeline:
- * while the request thread reads blocks and writes items, the worker threads of the RDF
- * work pool parse and hash the blocks ahead (`src/items/rdf_work.ts`), and the store's
- * group commit writes the items in flight together, in one transaction or guarded update.
+ * Bulk import jobs: a streamed body read part by part (`import_units.ts`: graph blocks of
+ * N-Quads or TriG, or items by subject), each part one item written through the item
+ * service (the same checks as a PUT, the store's normal write path, the index outbox),
+ * several items in flight at once. It is a pipeline: while the request thread reads blocks
+ * and writes items, the worker threads of the RDF work pool parse and hash the blocks ahead
+ * (`src/items/rdf_work.ts`), and the store's group commit writes the items in flight
+ * together, in one transaction or guarded update.
  *
  * The job record and its single-flight lock (one import per collection) live in the job
  * store (`src/jobs/job_store.ts`) like indexing jobs: shared by every instance on a
@@ -16,65 +17,32 @@
  * Nothing is left out without a word: every item ends written, unchanged (there already, the
  * same), skipped (there already, other content, `mode=create`) or refused, each but the
  * first two listed with its reason (and, for an IRI another collection holds, that
- * collection), and the job's outcome and summary (`import_summary.ts`) say which.
+ * collection), and the job's outcome and summary (`import_summary.ts`) say which. The job's
+ * record, and how it reads, is `import_job.ts`.
  */
 import { untilStopped } from "./until_stopped.ts";
 import { DomainError, isProblem, isSystemFailure } from "../errors/domain_error.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { ItemService } from "../items/item_service.ts";
 import type { RdfWork } from "../items/rdf_work.ts";
-import {
-  failedJob,
-  INTERRUPTED_MESSAGE,
-  type JobError,
-  MAX_JOB_ERRORS,
-  type StoredJob,
-} from "../jobs/job_store.ts";
+import { failedJob, INTERRUPTED_MESSAGE, MAX_JOB_ERRORS } from "../jobs/job_store.ts";
 import { JobLifecycle, type JobRunnerOptions, type RunningJob } from "../jobs/job_lifecycle.ts";
 import { log } from "../log/logger.ts";
-import { type BulkFormat, graphBlocks } from "../rdf/graph_blocks.ts";
-import { type BlockItem, problemLine } from "../rdf/block_item.ts";
-import { type GraphNames, subjectItems } from "./subject_items.ts";
-import type { ImportFormat } from "../rdf/format_table.ts";
+import type { BlockItem } from "../rdf/block_item.ts";
 import { holdingOf } from "./held_items.ts";
 import {
-  type ImportCounts,
-  type ImportOutcome,
-  importOutcome,
-  importSummary,
-} from "./import_summary.ts";
+  type ImportError,
+  type ImportJob,
+  type ImportRequest,
+  importRunning,
+  inputError,
+  nothingImported,
+  summarised,
+} from "./import_job.ts";
+import { type ImportUnit, importUnits } from "./import_units.ts";
 
-/** What an import does with an item that exists: skip it, or replace it. */
-export type ImportMode = "create" | "replace" | "upsert";
-
-/** How a document is cut into items: one per named graph, or one per IRI subject. */
-export type ItemsBy = "graph" | "subject";
-
-/** A refused or skipped item (or part), or the job's failure. */
-export interface ImportError extends JobError {
-  /** The collection that holds the item's IRI, when that is why it was not imported. */
-  collection?: string;
-}
-
-/** An import job as docs/api.md shows it. */
-export interface ImportJob extends StoredJob, ImportCounts {
-  collection: string;
-  mode: ImportMode;
-  format: ImportFormat;
-  /** `graph` (each named graph one item) or `subject` (each IRI subject one item). */
-  itemsBy: ItemsBy;
-  /** By subject: what is done with triples in named graphs. */
-  graphs?: GraphNames;
-  /** Bytes of the body read so far. */
-  bytesRead: number;
-  /** `unchanged + skipped`: items found in the collection already (for older clients). */
-  existing: number;
-  /** How the import ended for its data; null while it runs. */
-  outcome: ImportOutcome | null;
-  /** One line: the outcome and the counts (`importSummary`), as the command line prints it. */
-  summary: string;
-  errors: ImportError[];
-}
+// The record's type, for the callers that know imports by their runner.
+export type { ImportJob } from "./import_job.ts";
 
 /**
  * Items written at once: concurrent writes are what the store's group commit batches. 32
@@ -99,21 +67,6 @@ export interface ImportRunnerOptions extends JobRunnerOptions<ImportJob, never> 
   jsonldContexts?: Record<string, unknown>;
   /** Items written at once ({@link IMPORT_CONCURRENCY}). */
   concurrency?: number;
-}
-
-/** One import's parameters. */
-export interface ImportRequest {
-  collection: string;
-  mode: ImportMode;
-  format: ImportFormat;
-  /** `graph` unless said. */
-  itemsBy?: ItemsBy;
-  /** By subject: triples in named graphs refuse the document (default) or lose their graph. */
-  graphs?: GraphNames;
-  /** The `base` parameter: what relative IRIs resolve against. */
-  base?: string;
-  /** The body's declared length, when there is one: a shorter body fails the job. */
-  declaredBytes?: number;
 }
 
 /**
@@ -237,7 +190,7 @@ export class ImportJobRunner {
       const text = decoded(source, job, request.declaredBytes);
       // Units are parsed on several workers at once but checked in input order.
       let previousChecked = Promise.resolve();
-      for await (const unit of this.#units(text, request, onBodyRead)) {
+      for await (const unit of importUnits(text, request, this.#options, onBodyRead)) {
         if (current.stopped) break;
         job.items++;
         const turn = previousChecked;
@@ -466,60 +419,9 @@ export class ImportJobRunner {
     }
     if (job.errors.length < MAX_JOB_ERRORS) job.errors.push(error);
   }
-
-  /** The document's items (or refused parts), by graph or by subject. */
-  async *#units(
-    text: AsyncIterable<string>,
-    request: ImportRequest,
-    onBodyRead: () => void,
-  ): AsyncIterable<ImportUnit> {
-    if ((request.itemsBy ?? "graph") === "subject") {
-      const units = subjectItems(text, request.format, {
-        // The whole body is read before the first item: answer then, not after the writes.
-        onRead: onBodyRead,
-        base: request.base,
-        maxItemBytes: this.#options.maxItemBytes,
-        contexts: this.#options.jsonldContexts,
-        graphs: request.graphs,
-      });
-      for await (const unit of units) {
-        const { item } = unit;
-        yield item
-          ? { read: () => Promise.resolve(item), lineOf: () => undefined }
-          : { uri: unit.uri, refused: unit.refused, read: noItem, lineOf: () => undefined };
-      }
-      return;
-    }
-    const format = request.format as BulkFormat;
-    const blocks = graphBlocks(text, format, { maxBlockChars: this.#options.maxItemBytes });
-    for await (const block of blocks) {
-      yield {
-        line: block.line,
-        refused: block.refused,
-        read: () => this.#options.rdfWork.blockItem(block, format, request.base),
-        lineOf: (error) => problemLine(error, block),
-      };
-    }
-  }
 }
 
 type ImportQuads = Parameters<ItemService["create"]>[2];
-
-/** One part of a document: an item to read, or a part refused as it stands. */
-interface ImportUnit {
-  /** The input line it starts on, where the format tells. */
-  line?: number;
-  /** The item's URI, when a refused part has one. */
-  uri?: string | null;
-  refused?: { type: string; message: string; count?: number };
-  read(): Promise<BlockItem>;
-  /** The input line an error of `read` or the write points at. */
-  lineOf(error: unknown): number | undefined;
-}
-
-function noItem(): Promise<BlockItem> {
-  return Promise.reject(new Error("a refused part has no item"));
-}
 
 /** The body as text, counting bytes into the job; 400 on bad UTF-8 or a short body. */
 async function* decoded(
@@ -549,16 +451,6 @@ async function* decoded(
   }
 }
 
-/** 409 while an import of the collection runs; `runningJob` names it. */
-export function importRunning(collection: string, runningJob: string): DomainError {
-  return new DomainError("import-running", {
-    detail:
-      `Import job ${runningJob} is importing into <${collection}>; one import per collection ` +
-      "runs at a time.",
-    extensions: { runningJob },
-  });
-}
-
 /**
  * Words a refusal for an IRI that another collection holds: that collection, in `collection`
  * and in the message.
@@ -568,45 +460,6 @@ function nameHolder(error: ImportError, collection: string): void {
   error.message = `The IRI is an item of the collection <${collection}>; an IRI names one ` +
     "item in the whole store, so it is not imported here (delete it there, or import into " +
     "that collection).";
-}
-
-/**
- * The job's outcome and summary from its counts (filled in for records written before
- * `unchanged` and `skipped` were counted).
- */
-function summarised(job: ImportJob): ImportJob {
-  if (job.unchanged === undefined || job.skipped === undefined) {
-    job.unchanged ??= 0;
-    job.skipped ??= 0;
-  } else job.existing = job.unchanged + job.skipped;
-  job.outcome = importOutcome(job.state, job);
-  job.summary = importSummary(job.outcome, job);
-  return job;
-}
-
-/** Why an import that ran to its end imported nothing, with the way out where there is one. */
-function nothingImported(job: ImportJob): string {
-  if (job.refused + job.skipped === 0) return "Nothing was imported: the body holds no items.";
-  const onlyDefaultGraph = job.errors.length > 0 &&
-    job.errors.every((error) => error.type === "default-graph-refused");
-  return `Nothing was imported: ${job.refused} items or parts refused, ${job.skipped} ` +
-    "skipped (see errors)." +
-    (onlyDefaultGraph
-      ? " The body has no named graph: import it by subject (itemsBy=subject, deno task " +
-        "import --items-by subject)."
-      : "");
-}
-
-/** The input's fault that ended an import, as a job error with its type and line. */
-function inputError(error: unknown): ImportError | undefined {
-  if (!(error instanceof DomainError) || isSystemFailure(error)) return undefined;
-  const at = /^(\d+):\d+$/.exec(error.errors?.[0]?.path ?? "");
-  return {
-    item: null,
-    type: error.slug,
-    ...(at ? { line: Number(at[1]) } : {}),
-    message: error.message,
-  };
 }
 
 /** The problem's detail and its first field error, which often says what is wrong. */

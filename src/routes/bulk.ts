@@ -14,7 +14,7 @@ import {
   isQuadFormat,
   QUAD_FORMATS,
 } from "../rdf/format_table.ts";
-import type { ItemsBy } from "../bulk/import_jobs.ts";
+import type { ItemsBy } from "../bulk/import_job.ts";
 import { registeredTypesOf } from "./media_types.ts";
 import { unsupportedMediaType } from "../http/unsupported_media_type.ts";
 import { exportDocument } from "../bulk/export.ts";
