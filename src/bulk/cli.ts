@@ -17,10 +17,9 @@ import {
 import { formatFromFileName, RDF_FORMATS, type RdfFormat } from "../rdf/formats.ts";
 import {
   FORMAT_NAMES,
-  GENERIC_JSON_FORMAT,
   type ImportFormat,
+  importFormatOf,
   importFormats,
-  isImportFormat,
   isQuadFormat,
   QUAD_FORMATS,
 } from "../rdf/format_table.ts";
@@ -273,9 +272,10 @@ function errorLine(error: ImportError): string {
 
 /** The format of FILE: `--format`, else its extension; a usage error when neither says. */
 function importFormat(file: string, given: string | undefined): ImportFormat {
-  const found = given === undefined ? formatFromFileName(file) : namedFormat(given);
-  const format = found === "json" ? GENERIC_JSON_FORMAT : found;
-  if (!isImportFormat(format)) {
+  const format = importFormatOf(
+    given === undefined ? formatFromFileName(file) : namedFormat(given),
+  );
+  if (!format) {
     throw new UsageError(
       given === undefined
         ? `Cannot tell the format of ${file} from its extension: give --format`

@@ -258,6 +258,15 @@ export function isImportFormat(format: string | undefined): format is ImportForm
   return importFormats("subject").includes(format as ImportFormat);
 }
 
+/**
+ * The format an import reads for what a media type or a file name named (generic JSON as
+ * {@link GENERIC_JSON_FORMAT}); undefined when an import reads none.
+ */
+export function importFormatOf(named: RdfFormat | "json" | undefined): ImportFormat | undefined {
+  const format = named === "json" ? GENERIC_JSON_FORMAT : named;
+  return isImportFormat(format) ? format : undefined;
+}
+
 /** Whether `format` is a quad format (imported by graph, exported). */
 export function isQuadFormat(format: string | undefined): format is QuadFormat {
   return QUAD_FORMATS.includes(format as QuadFormat);

@@ -7,10 +7,9 @@ import { handle } from "../http/route_contract.ts";
 import { jobNotFound } from "../http/problem.ts";
 import { formatFromMediaType, negotiateFormat, RDF_FORMATS } from "../rdf/formats.ts";
 import {
-  GENERIC_JSON_FORMAT,
   type ImportFormat,
+  importFormatOf,
   importFormats,
-  isImportFormat,
   isQuadFormat,
   QUAD_FORMATS,
 } from "../rdf/format_table.ts";
@@ -131,15 +130,14 @@ function graphsWithoutSubjects(graphs: string): DomainError {
 
 /** The import format from Content-Type; 415 for anything `itemsBy` does not read. */
 function bodyFormat(contentType: string | undefined, itemsBy: ItemsBy): ImportFormat {
-  const found = contentType ? formatFromMediaType(contentType) : undefined;
-  const format = found === "json" ? GENERIC_JSON_FORMAT : found;
+  const format = importFormatOf(contentType ? formatFromMediaType(contentType) : undefined);
   const accepted = importFormats(itemsBy);
-  if (accepted.includes(format as ImportFormat)) return format as ImportFormat;
+  if (format && accepted.includes(format)) return format;
   throw unsupportedMediaType({
     given: contentType,
     accepted: registeredTypesOf(accepted),
     // Read by subject, but not by graph: the way out is the other way of cutting items.
-    hint: isImportFormat(format)
+    hint: format
       ? "A document without named graphs is imported with itemsBy=subject (each IRI subject " +
         "one item)."
       : undefined,
