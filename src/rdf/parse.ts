@@ -38,14 +38,6 @@ export interface ParseResult {
 /** The formats the N3 parser reads. */
 type N3Format = "turtle" | "ntriples" | "nquads" | "trig" | "n3";
 
-const N3_MEDIA_TYPES: Record<N3Format, string> = {
-  turtle: "text/turtle",
-  ntriples: "application/n-triples",
-  nquads: "application/n-quads",
-  trig: "application/trig",
-  n3: "text/n3",
-};
-
 /**
  * Parses an RDF document. `"json"` detects JSON-LD or RDF/JSON by shape and answers 415
  * (`unsupported-media-type`) when the JSON is neither. Errors: 400 `rdf-syntax` (with
@@ -125,7 +117,7 @@ function detectJsonFlavour(doc: unknown): "jsonld" | "rdfjson" {
     detail:
       "The JSON body is neither JSON-LD (no @context, @id, @graph or @type, nor IRI keys) nor " +
       "RDF/JSON (an object of subjects → predicates → arrays of {type, value}). Send it as " +
-      "application/ld+json or application/rdf+json.",
+      `${RDF_FORMATS.jsonld.mediaType} or ${RDF_FORMATS.rdfjson.mediaType}.`,
   });
 }
 
@@ -233,7 +225,9 @@ function parseWithN3(text: string, format: N3Format, baseIri?: string): Quad[] {
   const label = RDF_FORMATS[format].label;
   let quads: Quad[];
   try {
-    quads = new Parser({ format: N3_MEDIA_TYPES[format], baseIRI: baseIri }).parse(text);
+    // N3.js knows a syntax by its media type: the table's.
+    const syntax = RDF_FORMATS[format].mediaType;
+    quads = new Parser({ format: syntax, baseIRI: baseIri }).parse(text);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const context =
