@@ -20,6 +20,7 @@ import { Parser } from "n3";
 import type { Quad } from "n3";
 // @ts-types="@types/sparqljs"
 import type sparqljs from "sparqljs";
+import { type CollectionGraphs, datasetWithCollections } from "./dataset_collections.ts";
 import { DomainError } from "../errors/domain_error.ts";
 import { type AnalyzedQuery, analyzeQuery, visitQueryNodes } from "./analyze_query.ts";
 import { unindentedGenerator } from "./generator.ts";
@@ -55,6 +56,11 @@ export interface RemoteQueryOptions extends SparqlQueryOptions {
    * more is refused as unprocessable `query-too-broad` before it is sent.
    */
   maxDatasetGraphs?: number;
+  /**
+   * The item graphs of a collection (`dataset_collections.ts`): given, a dataset that names
+   * a collection stands for its item graphs.
+   */
+  collectionGraphs?: CollectionGraphs;
 }
 
 /**
@@ -67,11 +73,22 @@ export async function queryRemoteEndpoint(
   sparql: string,
   options: RemoteQueryOptions,
 ): Promise<SparqlQueryResult> {
-  const { limit, dataset } = options;
-  let timeoutMs = options.timeoutMs;
   if (options.scope !== undefined && options.readableGraphs === undefined) {
     throw new Error("a query scope needs the graphs it may read (readableGraphs)");
   }
+  if (options.collectionGraphs) {
+    // Collections named as the dataset become their item graphs, as the protocol's dataset.
+    const started = performance.now();
+    const expanded = await datasetWithCollections(
+      sparql,
+      options.dataset,
+      options.collectionGraphs,
+    );
+    const timeoutMs = Math.floor(options.timeoutMs - (performance.now() - started));
+    if (expanded) options = { ...options, dataset: expanded, timeoutMs };
+  }
+  const { limit, dataset } = options;
+  let timeoutMs = options.timeoutMs;
   let analyzed = analyzeQuery(sparql, {
     rowLimit: limit,
     dataset,

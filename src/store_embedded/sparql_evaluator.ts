@@ -21,6 +21,7 @@ import {
   storedExtremes,
 } from "./literal_forms.ts";
 import { mixesTimezones } from "./temporal_order.ts";
+import { CollectionDatasets, narrowedScope } from "./collection_datasets.ts";
 import { unindentedGenerator } from "../sparql_protocol/generator.ts";
 import { TermDictionary, termText } from "./term_dictionary.ts";
 
@@ -70,12 +71,14 @@ function oxigraphModule(): Promise<typeof Oxigraph> {
 export class SparqlEvaluator {
   readonly #db: DatabaseSync;
   readonly #terms: TermDictionary;
+  readonly #datasets: CollectionDatasets;
   #deadline = Infinity;
   #sharedTriples?: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
     this.#terms = new TermDictionary(db);
+    this.#datasets = new CollectionDatasets(db);
     let calls = 0;
     db.function(ALIVE_FUNCTION, { deterministic: false }, (_row: unknown) => {
       // The clock is read every 1,024 rows: a row costs far less than reading it.
@@ -93,8 +96,17 @@ export class SparqlEvaluator {
     const parsed = sparqlParser().parse(request.sparql);
     const lookUp = (text: string) => this.#terms.find(text);
     const { scope } = request;
-    const compiled = request.unionDefaultGraph && request.path !== "fallback"
-      ? compileQuery(parsed, lookUp, scope, this.#hasSharedTriples())
+    // FROM naming collections alone is their union: compiled as a narrower scope.
+    const fromCollections = request.unionDefaultGraph
+      ? undefined
+      : this.#datasets.defaultGraphCollections(parsed);
+    const compiled = (request.unionDefaultGraph || fromCollections) && request.path !== "fallback"
+      ? compileQuery(
+        fromCollections ? { ...parsed, from: undefined } as sparqljs.SparqlQuery : parsed,
+        lookUp,
+        fromCollections ? narrowedScope(scope, fromCollections) : scope,
+        this.#hasSharedTriples(),
+      )
       : undefined;
     if (!compiled && request.path === "compiled") {
       throw new Error(`Not in the compiled fragment: ${request.sparql}`);
@@ -105,12 +117,15 @@ export class SparqlEvaluator {
     // A dataset is built here, not by oxigraph, whose FROM merge counts a triple once per
     // graph that states it: the query then runs on the default graph it was loaded with.
     const dataset = datasetOf(parsed);
+    const expanded = dataset && this.#datasets.expand(dataset);
+    // A dataset of collections alone is read from their items only.
+    const loadScope = expanded?.collections ? narrowedScope(scope, expanded.collections) : scope;
     const loaded = this.#beforeDeadline(
       request,
       () =>
         loadQuads(
           this.#db,
-          planLoad(parsed, lookUp, scope, dataset ?? "union"),
+          planLoad(parsed, lookUp, loadScope, expanded?.dataset ?? "union"),
           undefined,
           altered,
         ),

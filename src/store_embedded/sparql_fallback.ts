@@ -207,9 +207,12 @@ export function loadQuads(
     });
   }
   const dataset = plan.graphs === "union" ? undefined : plan.graphs;
-  const inDefault = dataset ? (graph: string) => dataset.default.includes(graph) : () => true;
-  const inNamed = dataset
-    ? (graph: string) => dataset.named.includes(graph)
+  // Sets: a collection named as a dataset brings all its item graphs.
+  const defaults = dataset && new Set(dataset.default);
+  const named = dataset && new Set(dataset.named);
+  const inDefault = defaults ? (graph: string) => defaults.has(graph) : () => true;
+  const inNamed = named
+    ? (graph: string) => named.has(graph)
     : () => plan.readsNamedGraphs === true;
   const objects = rows.map((row) => termText(row[3]));
   const typed = new Set(objects.filter(isTypedLiteral));

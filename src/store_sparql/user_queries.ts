@@ -77,6 +77,8 @@ export class UserQueries {
       defaultGraphUri: this.#context.config.queryDefaultGraph,
       reservedGraphs: reserved,
       readableGraphs: scope && (() => this.#scopeGraphs(scope.collections)),
+      // FROM <collection>: its item graphs (dataset_collections.ts).
+      collectionGraphs: (iri) => this.#scopeGraphs([iri]),
       maxDatasetGraphs: /virtuoso/i.test(this.#context.capabilities()?.product ?? "")
         ? VIRTUOSO_MAX_DATASET_GRAPHS
         : undefined,

@@ -1,0 +1,97 @@
+/**
+ * Collections as datasets (issue 43): a query's `FROM <C>` or `FROM NAMED <C>` (and the
+ * protocol's `default-graph-uri`, `named-graph-uri`, written into the query as FROM by
+ * `analyze_query.ts`) naming a collection stands for the collection's item graphs: the
+ * default graph is then their merge, and `GRAPH ?g` ranges over them. An IRI that names no
+ * collection holding items is a graph name, as before (an empty collection and an unknown
+ * graph both give nothing).
+ *
+ * A dataset made of collections alone is also a query scope: the quads are read from the
+ * collections' items only (the fallback's load), and a query whose default graph is such a
+ * dataset, and that reads no named graph, runs on the compiled SQL path over those
+ * collections, as the union of the readable ones does.
+ */
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+// @ts-types="@types/sparqljs"
+import type sparqljs from "sparqljs";
+import type { Dataset } from "./sparql_fallback.ts";
+
+/** A dataset with its collections replaced by their item graphs. */
+export interface ExpandedDataset {
+  dataset: Dataset;
+  /** When every IRI of the dataset named a collection: those collections. */
+  collections?: string[];
+}
+
+/** The collections of the store, asked of its items table. */
+export class CollectionDatasets {
+  readonly #holdsItems: StatementSync;
+  readonly #itemGraphs: StatementSync;
+
+  constructor(db: DatabaseSync) {
+    this.#holdsItems = db.prepare("SELECT 1 FROM items WHERE collection = ? LIMIT 1");
+    this.#itemGraphs = db.prepare("SELECT uri FROM items WHERE collection = ? ORDER BY uri");
+  }
+
+  /** Whether `iri` is a collection that holds items. */
+  isCollection(iri: string): boolean {
+    return this.#holdsItems.get(iri) !== undefined;
+  }
+
+  /** `dataset` with each collection IRI replaced by the collection's item graphs. */
+  expand(dataset: Dataset): ExpandedDataset {
+    const collections = new Set<string>();
+    const graphsOf = (iris: string[]) =>
+      iris.flatMap((iri) => {
+        if (!this.isCollection(iri)) return [iri];
+        collections.add(iri);
+        return (this.#itemGraphs.all(iri) as { uri: string }[]).map((row) => row.uri);
+      });
+    const expanded = { default: graphsOf(dataset.default), named: graphsOf(dataset.named) };
+    const all = [...dataset.default, ...dataset.named];
+    return {
+      dataset: expanded,
+      ...(all.length > 0 && all.every((iri) => collections.has(iri))
+        ? { collections: [...collections] }
+        : {}),
+    };
+  }
+
+  /**
+   * The collections whose union is the query's whole dataset, when its FROM names only
+   * collections, it has no FROM NAMED, and it reads no named graph (no `GRAPH`): it then
+   * answers as the union of those collections' items. Undefined otherwise.
+   */
+  defaultGraphCollections(query: sparqljs.SparqlQuery): string[] | undefined {
+    if (query.type !== "query" || !query.from) return undefined;
+    const { default: defaults, named } = query.from;
+    if (named.length > 0 || defaults.length === 0) return undefined;
+    if (readsNamedGraphs(query)) return undefined;
+    const iris = defaults.map((iri) => iri.value);
+    return iris.every((iri) => this.isCollection(iri)) ? [...new Set(iris)] : undefined;
+  }
+}
+
+/** The scope a dataset of `collections` leaves of `scope` (undefined: every collection). */
+export function narrowedScope(
+  scope: readonly string[] | undefined,
+  collections: readonly string[],
+): string[] {
+  return scope === undefined ? [...collections] : collections.filter((c) => scope.includes(c));
+}
+
+/** Whether the query has a `GRAPH` pattern anywhere (subqueries and EXISTS included). */
+function readsNamedGraphs(query: sparqljs.SparqlQuery): boolean {
+  let found = false;
+  const visit = (node: unknown): void => {
+    if (found || node === null || typeof node !== "object") return;
+    if (Array.isArray(node)) return node.forEach(visit);
+    if ((node as { type?: string }).type === "graph") {
+      found = true;
+      return;
+    }
+    Object.values(node).forEach(visit);
+  };
+  visit(query);
+  return found;
+}
