@@ -20,6 +20,7 @@
  * collection), and the job's outcome and summary (`import_summary.ts`) say which. The job's
  * record, and how it reads, is `import_job.ts`.
  */
+import type { Quad } from "n3";
 import { untilStopped } from "./until_stopped.ts";
 import { DomainError, isProblem, isSystemFailure } from "../errors/domain_error.ts";
 import type { Catalog } from "../catalog/catalog.ts";
@@ -190,7 +191,10 @@ export class ImportJobRunner {
       const text = decoded(source, job, request.declaredBytes);
       // Units are parsed on several workers at once but checked in input order.
       let previousChecked = Promise.resolve();
-      for await (const unit of importUnits(text, request, this.#options, onBodyRead)) {
+      // Shapes that look at linked nodes see the document's items too, wherever they are.
+      const withLinks = this.#options.items.shapesReadLinks(request.collection);
+      const units = importUnits(text, request, { ...this.#options, withLinks }, onBodyRead);
+      for await (const unit of units) {
         if (current.stopped) break;
         job.items++;
         const turn = previousChecked;
@@ -270,7 +274,7 @@ export class ImportJobRunner {
       } finally {
         order.done();
       }
-      const written = await this.#write(request, uri, item.quads);
+      const written = await this.#write(request, uri, item.quads, block.links);
       if (written === true) job.written++;
       else await this.#found(job, request, item, block.line, written);
     } catch (error) {
@@ -351,10 +355,11 @@ export class ImportJobRunner {
     request: ImportRequest,
     uri: string,
     quads: ImportQuads,
+    links?: ReadonlyMap<string, Quad[]>,
   ): Promise<true | DomainError> {
     for (let attempt = 1;; attempt++) {
       try {
-        return await this.#writeOnce(request, uri, quads, attempt > 1);
+        return await this.#writeOnce(request, uri, quads, { again: attempt > 1, links });
       } catch (error) {
         const transient = isProblem(error, "write-outcome-unknown") ||
           isProblem(error, "store-unavailable");
@@ -373,11 +378,11 @@ export class ImportJobRunner {
     request: ImportRequest,
     uri: string,
     quads: ImportQuads,
-    again: boolean,
+    { again, links }: { again: boolean; links?: ReadonlyMap<string, Quad[]> },
   ): Promise<true | DomainError> {
     const { items } = this.#options;
     const { collection, mode } = request;
-    const bulk = { bulk: true, again };
+    const bulk = { bulk: true, again, linkedInDocument: links };
     if (mode === "replace") {
       await items.update(collection, uri, quads, undefined, bulk);
       return true;

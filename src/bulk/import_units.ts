@@ -4,6 +4,7 @@
  * each IRI subject's item (`subject_items.ts`). A part is an item to read, or a part refused
  * as it stands.
  */
+import type { Quad } from "n3";
 import type { RdfWork } from "../items/rdf_work.ts";
 import { type BulkFormat, graphBlocks } from "../rdf/graph_blocks.ts";
 import { type BlockItem, problemLine } from "../rdf/block_item.ts";
@@ -17,6 +18,8 @@ export interface ImportUnit {
   /** The item's URI, when a refused part has one. */
   uri?: string | null;
   refused?: { type: string; message: string; count?: number };
+  /** By subject, when asked: the document's items the item links to (`subject_items.ts`). */
+  links?: ReadonlyMap<string, Quad[]>;
   read(): Promise<BlockItem>;
   /** The input line an error of `read` or the write points at. */
   lineOf(error: unknown): number | undefined;
@@ -35,6 +38,8 @@ export interface UnitOptions {
   maxItemBytes: number;
   /** Local copies of remote JSON-LD contexts, for JSON-LD imported by subject. */
   jsonldContexts?: Record<string, unknown>;
+  /** By subject: give each item the document's items it links to (SHACL context). */
+  withLinks?: boolean;
 }
 
 /**
@@ -56,11 +61,12 @@ export async function* importUnits(
       maxItemBytes: options.maxItemBytes,
       contexts: options.jsonldContexts,
       graphs: request.graphs,
+      withLinks: options.withLinks,
     });
     for await (const unit of units) {
       const { item } = unit;
       yield item
-        ? { read: () => Promise.resolve(item), lineOf: () => undefined }
+        ? { read: () => Promise.resolve(item), links: unit.links, lineOf: () => undefined }
         : { uri: unit.uri, refused: unit.refused, read: noItem, lineOf: () => undefined };
     }
     return;

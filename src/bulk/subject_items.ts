@@ -35,7 +35,12 @@ export type GraphNames = "refuse" | "ignore";
 
 /** What one subject gave: its item, or why it is refused. */
 export type SubjectUnit =
-  | { item: BlockItem; refused?: undefined }
+  | {
+    item: BlockItem;
+    refused?: undefined;
+    /** With `withLinks`: the items of the document named by IRIs the item links to. */
+    links?: ReadonlyMap<string, Quad[]>;
+  }
   | {
     item?: undefined;
     uri: string | null;
@@ -53,6 +58,11 @@ export interface SubjectOptions {
   onRead?: () => void;
   /** Triples in named graphs: `refuse` (default) ends the import, `ignore` takes them. */
   graphs?: GraphNames;
+  /**
+   * Give each item the document's items named by the IRIs it links to (`SubjectUnit.links`):
+   * SHACL shapes that look at linked nodes read them, wherever in the document they are.
+   */
+  withLinks?: boolean;
 }
 
 /**
@@ -77,7 +87,7 @@ export async function* subjectItems(
     options.onRead?.();
     // One transaction for the read phase: the `reached` rows are then not each a commit.
     db.exec("BEGIN");
-    yield* readItems(db, options.maxItemBytes);
+    yield* readItems(db, options.maxItemBytes, options.withLinks ?? false);
     db.exec("COMMIT");
     const unreached = db.prepare(
       `SELECT COUNT(DISTINCT subject) AS n FROM triples
@@ -196,19 +206,26 @@ function syntaxError(error: unknown, format: ImportFormat): unknown {
   );
 }
 
+/** Most linked items given to one item (as the SHACL validator reads at most). */
+const MAX_LINKS = 1000;
+
 /** One item per IRI subject, in first-seen order, each with the blank nodes it reaches. */
-async function* readItems(db: DatabaseSync, maxItemBytes: number): AsyncIterable<SubjectUnit> {
+async function* readItems(
+  db: DatabaseSync,
+  maxItemBytes: number,
+  withLinks: boolean,
+): AsyncIterable<SubjectUnit> {
   const subjects = db.prepare(
     `SELECT subject FROM triples WHERE subject LIKE '<%'
      GROUP BY subject ORDER BY MIN(seq)`,
   );
   const linesOf = db.prepare("SELECT line FROM triples WHERE subject = ? ORDER BY seq");
   const reach = db.prepare("INSERT OR IGNORE INTO reached (subject) VALUES (?)");
-  for (const row of subjects.iterate() as Iterable<{ subject: string }>) {
-    const uri = row.subject.slice(1, -1);
+  /** The subject's triples and those of the blank nodes it reaches, and their size. */
+  const itemLines = (subject: string, reached?: (blank: string) => void) => {
     const lines: string[] = [];
     let bytes = 0;
-    const queue = [row.subject];
+    const queue = [subject];
     const visited = new Set(queue);
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
       for (const { line } of linesOf.all(next) as unknown as { line: string }[]) {
@@ -218,10 +235,37 @@ async function* readItems(db: DatabaseSync, maxItemBytes: number): AsyncIterable
         if (object && !visited.has(object)) {
           visited.add(object);
           queue.push(object);
-          reach.run(object);
+          reached?.(object);
         }
       }
     }
+    return { lines, bytes };
+  };
+  const isSubject = db.prepare("SELECT 1 FROM triples WHERE subject = ? LIMIT 1");
+  /** The document's items named by the IRIs `quads` link to (read now: see withLinks). */
+  const linksOf = async (uri: string, quads: Quad[]) => {
+    const links = new Map<string, Quad[]>();
+    for (const quad of quads) {
+      if (links.size >= MAX_LINKS) break;
+      const { object } = quad;
+      if (object.termType !== "NamedNode" || object.value === uri || links.has(object.value)) {
+        continue;
+      }
+      const subject = encodeTerm(object);
+      if (isSubject.get(subject) === undefined) continue;
+      const { lines, bytes } = itemLines(subject);
+      if (bytes > maxItemBytes) continue; // refused as an item: no context either
+      try {
+        links.set(object.value, (await parseRdf(lines.join("\n"), "ntriples")).quads);
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error; // a refused item gives no context
+      }
+    }
+    return links;
+  };
+  for (const row of subjects.iterate() as Iterable<{ subject: string }>) {
+    const uri = row.subject.slice(1, -1);
+    const { lines, bytes } = itemLines(row.subject, (blank) => reach.run(blank));
     if (bytes > maxItemBytes) {
       yield {
         uri,
@@ -235,12 +279,15 @@ async function* readItems(db: DatabaseSync, maxItemBytes: number): AsyncIterable
     }
     // Read back through the service's parser: its checks (absolute IRIs, language tags) and
     // canonical XML literals, as any body gets.
+    let quads: Quad[];
     try {
-      yield { item: { uri, quads: (await parseRdf(lines.join("\n"), "ntriples")).quads } };
+      quads = (await parseRdf(lines.join("\n"), "ntriples")).quads;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       yield { uri, refused: { type: error.slug, message: error.message } };
+      continue;
     }
+    yield { item: { uri, quads }, ...(withLinks ? { links: await linksOf(uri, quads) } : {}) };
   }
 }
 

@@ -29,6 +29,8 @@ export type LinkedItems = (iris: string[]) => Promise<Quad[][]>;
  */
 export interface ShapeValidator {
   validate(entry: CollectionEntry, quads: Quad[], linked: LinkedItems): Promise<void>;
+  /** Whether the collection's shapes look at the nodes an item links to. */
+  readsLinks(entry: CollectionEntry): boolean;
 }
 
 /** How a write is made. */
@@ -41,6 +43,11 @@ export interface WriteOptions {
    * (same hash) answers with it instead of `item-exists`.
    */
   again?: boolean;
+  /**
+   * Part of an import: the document's own items named by IRIs the item links to, which
+   * SHACL reads before the store's (they may come later in the document).
+   */
+  linkedInDocument?: ReadonlyMap<string, Quad[]>;
 }
 
 /** The item operations the routes call. */
@@ -62,7 +69,11 @@ export class ItemService {
     const entry = this.catalog.collection(collection);
     const quads = itemGraph(body);
     const chosen = chooseItemUri(quads, itemParameter, entry.collection.itemUriTemplate);
-    await this.shapes?.validate(entry, chosen.quads, this.#linkedItems(collection, chosen.uri));
+    await this.shapes?.validate(
+      entry,
+      chosen.quads,
+      this.#linkedItems(collection, chosen.uri, options.linkedInDocument),
+    );
     const hash = await this.hash(chosen.quads);
     try {
       return await this.store.createItem({
@@ -116,20 +127,41 @@ export class ItemService {
         errors: [{ path: "item", message: "not a subject of the body" }],
       });
     }
-    await this.shapes?.validate(entry, quads, this.#linkedItems(collection, uri));
+    await this.shapes?.validate(
+      entry,
+      quads,
+      this.#linkedItems(collection, uri, options.linkedInDocument),
+    );
     return this.store.replaceItem(
       { collection, uri, quads, hash: await this.hash(quads), bulk: options.bulk },
       { ifMatch },
     );
   }
 
-  /** The collection's items named by IRIs an item links to, the item itself left out. */
-  #linkedItems(collection: string, self: string): LinkedItems {
+  /** Whether the collection's shapes look at linked nodes (an import then gives them). */
+  shapesReadLinks(collection: string): boolean {
+    return this.shapes?.readsLinks(this.catalog.collection(collection)) ?? false;
+  }
+
+  /**
+   * The items named by IRIs an item links to, the item itself left out: an import's own
+   * (`inDocument`) first, then the collection's.
+   */
+  #linkedItems(
+    collection: string,
+    self: string,
+    inDocument?: ReadonlyMap<string, Quad[]>,
+  ): LinkedItems {
     return async (iris) => {
       const others = iris.filter((iri) => iri !== self);
-      if (others.length === 0) return [];
-      const graphs = await this.store.readItemGraphs(collection, others);
-      return graphs.map((graph) => graph.quads);
+      const fromDocument = others.flatMap((iri) => {
+        const quads = inDocument?.get(iri);
+        return quads ? [quads] : [];
+      });
+      const rest = others.filter((iri) => !inDocument?.has(iri));
+      if (rest.length === 0) return fromDocument;
+      const stored = await this.store.readItemGraphs(collection, rest);
+      return [...fromDocument, ...stored.map((graph) => graph.quads)];
     };
   }
 

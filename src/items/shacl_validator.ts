@@ -56,12 +56,12 @@ export class CollectionShapes implements ShapeValidator {
     );
   }
 
+  readsLinks(entry: CollectionEntry): boolean {
+    return this.#shapesOf(entry)?.readsLinks ?? false;
+  }
+
   async validate(entry: CollectionEntry, quads: Quad[], linked: LinkedItems): Promise<void> {
-    let shapes = this.#validators.get(entry.collection);
-    if (shapes === undefined) {
-      shapes = validatorOf(entry.collection, "shapes");
-      this.#validators.set(entry.collection, shapes);
-    }
+    const shapes = this.#shapesOf(entry);
     if (!shapes) return;
     const data = new Store(quads);
     if (shapes.readsLinks) {
@@ -95,6 +95,16 @@ export class CollectionShapes implements ShapeValidator {
         message: resultMessage(result),
       })),
     });
+  }
+
+  /** The collection's shapes (built at its first use), or null when it sets none. */
+  #shapesOf(entry: CollectionEntry): Shapes | null {
+    let shapes = this.#validators.get(entry.collection);
+    if (shapes === undefined) {
+      shapes = validatorOf(entry.collection, "shapes");
+      this.#validators.set(entry.collection, shapes);
+    }
+    return shapes;
   }
 }
 
