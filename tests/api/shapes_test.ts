@@ -4,7 +4,7 @@
  * On both store backends. A shapes file that cannot be read stops start-up with the key.
  */
 import { strict as assert } from "node:assert";
-import { startTestService, storeBackends } from "../support/service.ts";
+import { startTestService, storeBackends, type TestService } from "../support/service.ts";
 import { STORE_YAML } from "../support/backends.ts";
 import { expectProblem } from "../support/problems.ts";
 
@@ -49,118 +49,109 @@ function book(uri: string, extra: string): string {
 const query = (uri: string, collection = COLLECTION) =>
   `collection=${encodeURIComponent(collection)}&item=${encodeURIComponent(uri)}`;
 
-for (const backend of storeBackends()) {
-  Deno.test({
-    name: `[shapes/${backend.name}] writes are validated against the collection's shapes`,
-    ignore: backend.skip !== undefined,
-    sanitizeResources: false,
-    sanitizeOps: false,
-    fn: async () => {
-      const dir = await Deno.makeTempDir({ prefix: "rcs-shapes-" });
-      await Deno.writeTextFile(`${dir}/shapes.ttl`, SHAPES);
-      const service = await startTestService({ yaml: yaml(`${dir}/shapes.ttl`), env: backend.env });
-      try {
-        const uri = `https://data.example.org/id/shapes/${crypto.randomUUID()}`;
-        const put = (body: string) =>
-          service.fetch(`/api/item?${query(uri)}`, {
-            method: "PUT",
-            headers: { "Content-Type": "text/turtle" },
-            body,
-          });
-        // No title, two page counts, one of them not an integer: three results.
-        const refused = await expectProblem(
-          await put(book(uri, `<https://ex.example.org/pages> "many", 12`)),
-          422,
-          "shacl-violation",
-        );
-        const errors = refused.errors as { path: string; message: string }[];
-        assert.ok(
-          errors.some((e) =>
-            e.message === "A book needs a plain title. (MinCountConstraintComponent)"
-          ),
-        );
-        assert.ok(errors.every((e) => e.path.startsWith(`<${uri}>`)), JSON.stringify(errors));
-        assert.ok(errors.some((e) => /MaxCount/.test(e.message)), JSON.stringify(errors));
-        assert.ok(errors.some((e) => /Datatype/.test(e.message)), JSON.stringify(errors));
-        await expectProblem(await service.fetch(`/api/item?${query(uri)}`), 404, "item-not-found");
-
-        const created = await put(book(uri, `<http://purl.org/dc/terms/title> "Dune"`));
-        assert.equal(created.status, 201, await created.text());
-        const etag = created.headers.get("etag");
-
-        const update = await service.fetch(`/api/item?${query(uri)}`, {
-          method: "POST",
-          headers: { "Content-Type": "text/turtle" },
-          body: book(uri, `<http://purl.org/dc/terms/title> "Dune"@en`),
+/** A test on every store backend, with a service whose collection has SHAPES. */
+function shapesTest(title: string, fn: (service: TestService) => Promise<void>): void {
+  for (const backend of storeBackends()) {
+    Deno.test({
+      name: `[shapes/${backend.name}] ${title}`,
+      ignore: backend.skip !== undefined,
+      sanitizeResources: false,
+      sanitizeOps: false,
+      fn: async () => {
+        const dir = await Deno.makeTempDir({ prefix: "rcs-shapes-" });
+        await Deno.writeTextFile(`${dir}/shapes.ttl`, SHAPES);
+        const service = await startTestService({
+          yaml: yaml(`${dir}/shapes.ttl`),
+          env: backend.env,
         });
-        const problem = await expectProblem(update, 422, "shacl-violation");
-        assert.match(JSON.stringify(problem.errors), /dc\/terms\/title/);
-        const read = await service.fetch(`/api/item?${query(uri)}`, {
-          headers: { Accept: "application/n-triples" },
-        });
-        assert.equal(read.headers.get("etag"), etag, "a refused update changes nothing");
-        assert.match(await read.text(), /"Dune" \./);
-      } finally {
-        await service.close();
-        await Deno.remove(dir, { recursive: true });
-      }
-    },
-  });
-}
-
-for (const backend of storeBackends()) {
-  Deno.test({
-    name:
-      `[shapes/${backend.name}] sh:class reads the linked resource's own item in the collection`,
-    ignore: backend.skip !== undefined,
-    sanitizeResources: false,
-    sanitizeOps: false,
-    fn: async () => {
-      const dir = await Deno.makeTempDir({ prefix: "rcs-shapes-" });
-      await Deno.writeTextFile(`${dir}/shapes.ttl`, SHAPES);
-      const service = await startTestService({ yaml: yaml(`${dir}/shapes.ttl`), env: backend.env });
-      const id = () => `https://data.example.org/id/shapes/${crypto.randomUUID()}`;
-      const put = (uri: string, body: string, collection = COLLECTION) =>
-        service.fetch(`/api/item?${query(uri, collection)}`, {
-          method: "PUT",
-          headers: { "Content-Type": "text/turtle" },
-          body,
-        });
-      const person = (uri: string) => `<${uri}> a <https://ex.example.org/Person> .\n`;
-      const byAuthor = (uri: string, author: string) =>
-        book(
-          uri,
-          `<http://purl.org/dc/terms/title> "Dune" ; <https://ex.example.org/author> <${author}>`,
-        );
-      try {
-        // The author's type is stated in the author's own item of the collection.
-        const author = id();
-        assert.equal((await put(author, person(author))).status, 201);
-        const bookUri = id();
-        const created = await put(bookUri, byAuthor(bookUri, author));
-        assert.equal(created.status, 201, await created.text());
-
-        // An author no item of the collection types (unknown, or in another collection only).
-        const elsewhere = id();
-        assert.equal((await put(elsewhere, person(elsewhere), OTHER)).status, 201);
-        for (const missing of [id(), elsewhere]) {
-          const uri = id();
-          const refused = await expectProblem(
-            await put(uri, byAuthor(uri, missing)),
-            422,
-            "shacl-violation",
-          );
-          const errors = refused.errors as { path: string; message: string }[];
-          assert.deepEqual(errors.map((e) => /ClassConstraint/.test(e.message)), [true]);
-          assert.equal(errors[0].path, `<${uri}> <https://ex.example.org/author>`);
+        try {
+          await fn(service);
+        } finally {
+          await service.close();
+          await Deno.remove(dir, { recursive: true });
         }
-      } finally {
-        await service.close();
-        await Deno.remove(dir, { recursive: true });
-      }
-    },
+      },
+    });
+  }
+}
+
+/** PUT a Turtle body as `uri` of `collection`. */
+function putItem(service: TestService, uri: string, body: string, collection = COLLECTION) {
+  return service.fetch(`/api/item?${query(uri, collection)}`, {
+    method: "PUT",
+    headers: { "Content-Type": "text/turtle" },
+    body,
   });
 }
+
+shapesTest("writes are validated against the collection's shapes", async (service) => {
+  const uri = `https://data.example.org/id/shapes/${crypto.randomUUID()}`;
+  const put = (body: string) => putItem(service, uri, body);
+  // No title, two page counts, one of them not an integer: three results.
+  const refused = await expectProblem(
+    await put(book(uri, `<https://ex.example.org/pages> "many", 12`)),
+    422,
+    "shacl-violation",
+  );
+  const errors = refused.errors as { path: string; message: string }[];
+  assert.ok(
+    errors.some((e) => e.message === "A book needs a plain title. (MinCountConstraintComponent)"),
+  );
+  assert.ok(errors.every((e) => e.path.startsWith(`<${uri}>`)), JSON.stringify(errors));
+  assert.ok(errors.some((e) => /MaxCount/.test(e.message)), JSON.stringify(errors));
+  assert.ok(errors.some((e) => /Datatype/.test(e.message)), JSON.stringify(errors));
+  await expectProblem(await service.fetch(`/api/item?${query(uri)}`), 404, "item-not-found");
+
+  const created = await put(book(uri, `<http://purl.org/dc/terms/title> "Dune"`));
+  assert.equal(created.status, 201, await created.text());
+  const etag = created.headers.get("etag");
+
+  const update = await service.fetch(`/api/item?${query(uri)}`, {
+    method: "POST",
+    headers: { "Content-Type": "text/turtle" },
+    body: book(uri, `<http://purl.org/dc/terms/title> "Dune"@en`),
+  });
+  const problem = await expectProblem(update, 422, "shacl-violation");
+  assert.match(JSON.stringify(problem.errors), /dc\/terms\/title/);
+  const read = await service.fetch(`/api/item?${query(uri)}`, {
+    headers: { Accept: "application/n-triples" },
+  });
+  assert.equal(read.headers.get("etag"), etag, "a refused update changes nothing");
+  assert.match(await read.text(), /"Dune" \./);
+});
+
+shapesTest("sh:class reads the linked resource's own item in the collection", async (service) => {
+  const id = () => `https://data.example.org/id/shapes/${crypto.randomUUID()}`;
+  const put = (uri: string, body: string, collection = COLLECTION) =>
+    putItem(service, uri, body, collection);
+  const person = (uri: string) => `<${uri}> a <https://ex.example.org/Person> .\n`;
+  const byAuthor = (uri: string, author: string) =>
+    book(
+      uri,
+      `<http://purl.org/dc/terms/title> "Dune" ; <https://ex.example.org/author> <${author}>`,
+    );
+  // The author's type is stated in the author's own item of the collection.
+  const author = id();
+  assert.equal((await put(author, person(author))).status, 201);
+  const bookUri = id();
+  const created = await put(bookUri, byAuthor(bookUri, author));
+  assert.equal(created.status, 201, await created.text());
+
+  // An author no item of the collection types (unknown, or in another collection only).
+  const elsewhere = id();
+  assert.equal((await put(elsewhere, person(elsewhere), OTHER)).status, 201);
+  for (const missing of [id(), elsewhere]) {
+    const uri = id();
+    const refused = await expectProblem(
+      await put(uri, byAuthor(uri, missing)),
+      422,
+      "shacl-violation",
+    );
+    const errors = refused.errors as { path: string; message: string }[];
+    assert.deepEqual(errors.map((e) => /ClassConstraint/.test(e.message)), [true]);
+    assert.equal(errors[0].path, `<${uri}> <https://ex.example.org/author>`);
+  }
+});
 
 Deno.test("start-up stops with the key path when a shapes file cannot be read", async () => {
   const dir = await Deno.makeTempDir({ prefix: "rcs-shapes-" });
