@@ -1,5 +1,5 @@
 /**
- * Collections as datasets (issue 43): a query's `FROM <C>` or `FROM NAMED <C>` (and the
+ * Collections in queries (issue 43). As datasets: a query's `FROM <C>` or `FROM NAMED <C>` (and the
  * protocol's `default-graph-uri`, `named-graph-uri`, written into the query as FROM by
  * `analyze_query.ts`) naming a collection stands for the collection's item graphs: the
  * default graph is then their merge, and `GRAPH ?g` ranges over them. An IRI that names no
@@ -10,11 +10,17 @@
  * collections' items only (the fallback's load), and a query whose default graph is such a
  * dataset, and that reads no named graph, runs on the compiled SQL path over those
  * collections, as the union of the readable ones does.
+ *
+ * And as data: the named graph `COLLECTIONS_GRAPH` (`sparql_protocol/collections_graph.ts`)
+ * says which collection holds which item graph; its triples are made from the items table
+ * when a query names it ({@link CollectionDatasets.collectionsGraph}).
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 // @ts-types="@types/sparqljs"
 import type sparqljs from "sparqljs";
 import type { Dataset } from "./sparql_fallback.ts";
+import { COLLECTIONS_GRAPH, IS_PART_OF } from "../sparql_protocol/collections_graph.ts";
+import { encodeIri } from "../rdf/writers/ntriples.ts";
 
 /** A dataset with its collections replaced by their item graphs. */
 export interface ExpandedDataset {
@@ -25,12 +31,33 @@ export interface ExpandedDataset {
 
 /** The collections of the store, asked of its items table. */
 export class CollectionDatasets {
+  readonly #db: DatabaseSync;
   readonly #holdsItems: StatementSync;
   readonly #itemGraphs: StatementSync;
 
   constructor(db: DatabaseSync) {
+    this.#db = db;
     this.#holdsItems = db.prepare("SELECT 1 FROM items WHERE collection = ? LIMIT 1");
     this.#itemGraphs = db.prepare("SELECT uri FROM items WHERE collection = ? ORDER BY uri");
+  }
+
+  /**
+   * The quads of the collections graph (N-Quads): `<item> dct:isPartOf <collection>` for
+   * every item in `scope` (undefined: every item), in that graph; none when the query's
+   * dataset lists named graphs without it.
+   */
+  collectionsGraph(scope: readonly string[] | undefined, dataset?: Dataset): string {
+    if (dataset && !dataset.named.includes(COLLECTIONS_GRAPH)) return "";
+    if (scope?.length === 0) return "";
+    const rows = this.#db.prepare(
+      `SELECT uri, collection FROM items${
+        scope ? ` WHERE collection IN (${scope.map(() => "?").join(", ")})` : ""
+      }`,
+    ).all(...(scope ?? [])) as { uri: string; collection: string }[];
+    const tail = ` ${encodeIri(IS_PART_OF)} `;
+    const graph = ` ${encodeIri(COLLECTIONS_GRAPH)} .\n`;
+    return rows.map((row) => encodeIri(row.uri) + tail + encodeIri(row.collection) + graph)
+      .join("");
   }
 
   /** Whether `iri` is a collection that holds items. */

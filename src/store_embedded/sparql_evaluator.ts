@@ -22,6 +22,7 @@ import {
 } from "./literal_forms.ts";
 import { mixesTimezones } from "./temporal_order.ts";
 import { CollectionDatasets, narrowedScope } from "./collection_datasets.ts";
+import { mayNameCollectionsGraph } from "../sparql_protocol/collections_graph.ts";
 import { unindentedGenerator } from "../sparql_protocol/generator.ts";
 import { TermDictionary, termText } from "./term_dictionary.ts";
 
@@ -100,7 +101,10 @@ export class SparqlEvaluator {
     const fromCollections = request.unionDefaultGraph
       ? undefined
       : this.#datasets.defaultGraphCollections(parsed);
-    const compiled = (request.unionDefaultGraph || fromCollections) && request.path !== "fallback"
+    // The collections graph is made for the query that names it: never compiled.
+    const namesCollections = mayNameCollectionsGraph(request.sparql);
+    const compiled = (request.unionDefaultGraph || fromCollections) && !namesCollections &&
+        request.path !== "fallback"
       ? compileQuery(
         fromCollections ? { ...parsed, from: undefined } as sparqljs.SparqlQuery : parsed,
         lookUp,
@@ -145,6 +149,12 @@ export class SparqlEvaluator {
     try {
       if (loaded.nquads) {
         store.load(loaded.nquads, { format: "application/n-quads", no_transaction: true });
+      }
+      const collections = namesCollections
+        ? this.#datasets.collectionsGraph(loadScope, expanded?.dataset)
+        : "";
+      if (collections) {
+        store.load(collections, { format: "application/n-quads", no_transaction: true });
       }
       // The union default graph is loaded as a graph of its own (`LoadPlan.graphs`): oxigraph's
       // union of named graphs would count a triple once per item that states it.

@@ -21,6 +21,16 @@ import { queryRemoteEndpoint } from "../sparql_protocol/remote_query.ts";
 import { METADATA_NAMESPACE } from "../sparql_protocol/service_vocabulary.ts";
 import { stringToSparql } from "../sparql_protocol/terms.ts";
 import type { StoreContext } from "./store_context.ts";
+// @ts-types="@types/sparqljs"
+import type sparqljs from "sparqljs";
+import { DomainError } from "../errors/domain_error.ts";
+import { sparqlParser } from "../sparql_protocol/parser.ts";
+import { unindentedGenerator } from "../sparql_protocol/generator.ts";
+import {
+  type CollectionRow,
+  mayNameCollectionsGraph,
+  withCollectionRows,
+} from "../sparql_protocol/collections_graph.ts";
 
 /**
  * Most graphs Virtuoso (7.2) takes in a query's FROM, or in its FROM NAMED (and as many
@@ -71,6 +81,9 @@ export class UserQueries {
       ...(this.#context.capabilities()?.systemGraphs ?? []),
     ];
     const scope = options.scope;
+    if (mayNameCollectionsGraph(sparql)) {
+      sparql = await this.#withCollectionsGraph(sparql, scope?.collections);
+    }
     const result = await queryRemoteEndpoint(this.client, sparql, {
       ...options,
       limit: cap === undefined ? options.limit : Math.min(options.limit, cap - 1),
@@ -107,10 +120,57 @@ export class UserQueries {
     return graphs;
   }
 
+  /**
+   * `sparql` with its `GRAPH <collections graph>` patterns replaced by the rows they match
+   * (`collections_graph.ts`): the item graphs of `collections` (undefined: every collection)
+   * with their collection, listed from the metadata graph as the service's own account, at
+   * most {@link MAX_COLLECTION_ROWS} (written into the query sent).
+   */
+  async #withCollectionsGraph(
+    sparql: string,
+    collections: readonly string[] | undefined,
+  ): Promise<string> {
+    let parsed: sparqljs.SparqlQuery;
+    try {
+      parsed = sparqlParser().parse(sparql);
+    } catch {
+      return sparql; // the syntax error is answered where the query is read
+    }
+    const rows: CollectionRow[] = [];
+    if (collections?.length !== 0) {
+      const values = collections
+        ? `VALUES ?collection { ${[...new Set(collections)].map(stringToSparql).join(" ")} }`
+        : "";
+      const pages = selectPages(
+        this.#context.client,
+        "g",
+        (page) =>
+          `SELECT ?g ?collection WHERE { ${values}
+           GRAPH ${this.#context.meta} { ?item rcs:collection ?collection ; rcs:graph ?g }
+           ${page.filter} } ${page.modifiers}`,
+      );
+      for await (const row of pages) {
+        if (rows.length >= MAX_COLLECTION_ROWS) throw tooManyCollectionRows();
+        rows.push({ graph: row.get("g")!.value, collection: row.get("collection")!.value });
+      }
+    }
+    return withCollectionRows(parsed, rows) ? unindentedGenerator().stringify(parsed) : sparql;
+  }
+
   /** Closes the user-query account's client, when it has its own. */
   close(): void {
     if (this.separateAccount) this.client.close();
   }
+}
+
+/** Most item graphs the collections graph lists into one query sent to the store. */
+const MAX_COLLECTION_ROWS = 10_000;
+
+function tooManyCollectionRows(): DomainError {
+  return new DomainError("query-too-broad", {
+    detail: `The collections graph would list more than ${MAX_COLLECTION_ROWS} item graphs ` +
+      "into the query sent to the SPARQL store: ask per collection, with FROM <collection>.",
+  });
 }
 
 /**

@@ -240,6 +240,32 @@ for (const pair of PAIRS) {
     },
   );
 
+  accessTest(
+    pair,
+    "the collections graph: which readable collection holds which item",
+    async (s, as) => {
+      const perCollection = `SELECT ?c (COUNT(*) AS ?n) WHERE {
+        GRAPH <urn:rdf-content-service:collections> { ?g <${DCT}isPartOf> ?c }
+        GRAPH ?g { ?s ?p ?o } } GROUP BY ?c`;
+      const counts = async (headers: Record<string, string>) =>
+        Object.fromEntries(
+          (await sparql(s, headers, perCollection)).map((
+            row,
+          ) => [row.c.value, Number(row.n.value)]),
+        );
+      // Each item's triples once per item (GRAPH ?g): A's two items state 4 and 3.
+      assert.deepEqual(await counts(as.admin), { [A]: TRIPLES_OF_A, [B]: TRIPLES_OF_A });
+      assert.deepEqual(await counts(as.alice), { [A]: TRIPLES_OF_A });
+      assert.deepEqual(await counts(as.carol), {});
+      const items = await sparql(
+        s,
+        as.alice,
+        `SELECT ?g { GRAPH <urn:rdf-content-service:collections> { ?g <${DCT}isPartOf> <${A}> } }`,
+      );
+      assert.equal(items.length, 2);
+    },
+  );
+
   accessTest(pair, "alice's /sparql sees A's item graphs and nothing of B", async (s, as) => {
     const all = "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }";
     assert.equal(await count(s, as.alice, all), TRIPLES_OF_A);
