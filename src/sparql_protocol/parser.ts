@@ -40,12 +40,13 @@ export function sparqlParser(): sparqljs.SparqlParser {
   const jison = parser as unknown as JisonParser;
   const perform = jison.performAction;
   const productions = jison.productions_;
-  const subjectRules = triplesSameSubjectRules(parser);
+  subjectRules ??= triplesSameSubjectRules(parser);
+  const rules = subjectRules;
   jison.performAction = function (this: { $: unknown }, ...args: unknown[]) {
     // `[ :p :o ] .`: a blank node property list with no property list after it is a whole
     // triples block, but sparqljs maps over the absent list and fails. An empty one is what
     // the grammar means (SPARQL 1.1, TriplesSameSubject).
-    if (subjectRules.has(args[STATE] as number)) {
+    if (rules.has(args[STATE] as number)) {
       const values = args[VALUES] as unknown[];
       if (values[values.length - 1] === undefined) values[values.length - 1] = [];
     }
@@ -60,6 +61,9 @@ export function sparqlParser(): sparqljs.SparqlParser {
   };
   return parser;
 }
+
+/** The grammar's rules below, found once: every parser shares sparqljs's one grammar. */
+let subjectRules: Set<number> | undefined;
 
 /** The productions `TriplesSameSubject(Path) → subject propertyList` of sparqljs's grammar. */
 function triplesSameSubjectRules(parser: sparqljs.SparqlParser): Set<number> {

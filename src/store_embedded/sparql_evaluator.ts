@@ -97,13 +97,13 @@ export class SparqlEvaluator {
     const parsed = sparqlParser().parse(request.sparql);
     const lookUp = (text: string) => this.#terms.find(text);
     const { scope } = request;
+    // A query with FROM never answers over the union, whatever the caller said.
+    const union = request.unionDefaultGraph && !(parsed.type === "query" && parsed.from);
     // FROM naming collections alone is their union: compiled as a narrower scope.
-    const fromCollections = request.unionDefaultGraph
-      ? undefined
-      : this.#datasets.defaultGraphCollections(parsed);
+    const fromCollections = union ? undefined : this.#datasets.defaultGraphCollections(parsed);
     // The collections graph is made for the query that names it: never compiled.
     const namesCollections = mayNameCollectionsGraph(request.sparql);
-    const compiled = (request.unionDefaultGraph || fromCollections) && !namesCollections &&
+    const compiled = (union || fromCollections) && !namesCollections &&
         request.path !== "fallback"
       ? compileQuery(
         fromCollections ? { ...parsed, from: undefined } as sparqljs.SparqlQuery : parsed,

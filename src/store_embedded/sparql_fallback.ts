@@ -27,6 +27,7 @@ import { termColumn, termText } from "./term_dictionary.ts";
 import type { TermLookup } from "./sparql_to_sql.ts";
 import { nquadsTerm } from "./nquads_term.ts";
 import { type StoredLiterals, surrogateOf } from "./literal_forms.ts";
+import { COLLECTIONS_GRAPH } from "../sparql_protocol/collections_graph.ts";
 
 /** Most quads one fallback query may load (oxigraph holds about 330 bytes per quad). */
 export const FALLBACK_QUAD_LIMIT = 1_000_000;
@@ -88,7 +89,12 @@ export function planLoad(
     if ("subject" in record && "predicate" in record && "object" in record) {
       triple(record as unknown as sparqljs.Triple);
     }
-    if (record.type === "graph" && !containsTriple(record.patterns)) plan.everything = true;
+    if (record.type === "graph") {
+      // The collections graph is made apart (collection_datasets.ts): nothing to load for it.
+      const name = record.name as { termType?: string; value?: string } | undefined;
+      if (name?.termType === "NamedNode" && name.value === COLLECTIONS_GRAPH) return;
+      if (!containsTriple(record.patterns)) plan.everything = true;
+    }
     for (const value of Object.values(record)) visit(value);
   };
   const triple = (pattern: sparqljs.Triple) => {
