@@ -7,14 +7,13 @@
 import { parseArgs } from "node:util";
 import { compiledExecutableDir, ConfigError, loadConfig } from "./config/load.ts";
 import { buildServices, type Services } from "./services.ts";
-import { OpenSearchEngine } from "./search_opensearch/opensearch_engine.ts";
 import { createApp } from "./app.ts";
 import { startServer } from "./http/server.ts";
 import { log } from "./log/logger.ts";
 import { isLoopbackHost } from "./http/loopback.ts";
 import { backupDestination, backupLocalDatabase } from "./sqlite/backup.ts";
 import { SERVICE_VERSION } from "./version.ts";
-import { StoreIncapable } from "./store_sparql/capabilities.ts";
+import { isProblem } from "./errors/domain_error.ts";
 
 /** `--help`: every flag and exit status. */
 const USAGE = `usage: deno task start [--config PATH]      (or: rdf-content-service [flags])
@@ -105,7 +104,7 @@ async function main(): Promise<number> {
   } catch (error) {
     // A store that cannot be driven would be corrupted: refuse, naming what it lacks. A
     // store that cannot be reached yet is /ready's business, not a reason to stay down.
-    if (error instanceof StoreIncapable) {
+    if (isProblem(error, "store-incapable")) {
       console.error(error.message);
       await services.close();
       return 2;
@@ -146,19 +145,19 @@ async function main(): Promise<number> {
 }
 
 /**
- * Refuses to start on an OpenSearch that lacks what the mappings need (the analysis-common
- * module): every index creation would fail. One that cannot be asked now is not held
- * against the start (an outage is not a misconfiguration); what it refuses later goes to
- * the outbox's dead letters.
+ * Refuses to start on a search engine that lacks what the service needs (an OpenSearch
+ * without the analysis-common module the mappings use): every index creation would fail.
+ * One that cannot be asked now is not held against the start (an outage is not a
+ * misconfiguration); what it refuses later goes to the outbox's dead letters.
  */
 async function searchCapable(services: Services): Promise<boolean> {
   const search = services.deps.search;
-  if (!(search instanceof OpenSearchEngine)) return true;
+  if (search.missingCapabilities === undefined) return true;
   let missing: string[];
   try {
     missing = await search.missingCapabilities();
   } catch (error) {
-    log("warn", "could not ask OpenSearch for its modules at start", {
+    log("warn", "could not ask the search engine what it lacks at start", {
       error: error instanceof Error ? error.message : String(error),
     });
     return true;

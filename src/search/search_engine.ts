@@ -253,6 +253,13 @@ export interface SearchEngine {
   abortRebuild(target: RebuildTarget): Promise<void>;
   /** Searches a collection's index; the window is clamped (see `clamp.ts`). */
   search(index: CollectionIndexRef, request: SearchRequest): Promise<SearchResponse>;
+  /**
+   * What the engine lacks that the service needs to run on it at all, one sentence each (e.g.
+   * an OpenSearch node without the module of the mappings' analyzers): start-up refuses to
+   * serve when any is named. Absent when nothing can be missing (the embedded engine); throws
+   * when the engine cannot be asked now (an outage, not a misconfiguration).
+   */
+  missingCapabilities?(): Promise<string[]>;
   /** The engine's state for `/ready`. */
   health(): Promise<BackendHealth>;
   /** Releases connections; the engine is unusable afterwards. */

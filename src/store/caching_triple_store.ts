@@ -53,6 +53,10 @@ export class CachingTripleStore implements TripleStore {
     return this.#inner.kind;
   }
 
+  get sharedAcrossInstances(): boolean {
+    return this.#inner.sharedAcrossInstances;
+  }
+
   get outbox(): TripleStore["outbox"] {
     return this.#inner.outbox;
   }

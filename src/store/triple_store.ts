@@ -55,6 +55,14 @@ export interface WriteCondition {
 export interface TripleStore {
   readonly kind: "embedded" | "sparql";
   /**
+   * Whether other service instances may use this store at the same time (a SPARQL endpoint
+   * several instances name), rather than this process alone (the embedded SQLite file). On a
+   * shared store another instance may change the catalog, hold jobs and die, and run on a
+   * clock of its own: the wiring polls the catalog, sweeps jobs whose lease ran out and allows
+   * for clocks that differ only then.
+   */
+  readonly sharedAcrossInstances: boolean;
+  /**
    * The index outbox of this store. Every applied create, replace and delete adds an entry
    * for its item in the same atomic write (see `index_outbox.ts`).
    */

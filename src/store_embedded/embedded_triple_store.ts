@@ -188,6 +188,8 @@ function toRecord(row: ItemRow): ItemRecord {
 /** The SQLite-backed store. */
 export class EmbeddedTripleStore implements TripleStore {
   readonly kind = "embedded" as const;
+  /** The SQLite file is this process's alone. */
+  readonly sharedAcrossInstances = false;
   /** The index outbox, in the same file: entries commit in each write's transaction. */
   readonly outbox: SqliteIndexOutbox;
   readonly #db: DatabaseSync;

@@ -51,6 +51,8 @@ export type { SparqlTripleStoreConfig };
 /** Item graphs on a remote SPARQL 1.1 endpoint. */
 export class SparqlTripleStore implements TripleStore {
   readonly kind = "sparql" as const;
+  /** Several instances may name the same endpoint. */
+  readonly sharedAcrossInstances = true;
   readonly #context: StoreContext;
   readonly #reads: ItemReads;
   readonly #guarded: GuardedWrites;
