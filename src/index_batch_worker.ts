@@ -19,9 +19,8 @@ import { EmbeddedTripleStore } from "./store_embedded/embedded_triple_store.ts";
 import {
   EmbeddedSearchEngine,
   type EngineWriteRequest,
-  type FacetChanges,
-  type WriteContext,
 } from "./search_embedded/embedded_search_engine.ts";
+import type { FacetChanges, WriteContext } from "./search_embedded/held_facets.ts";
 import {
   type DocumentWrites,
   type OutboxBatchOutcome,

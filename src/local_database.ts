@@ -12,7 +12,7 @@ import { EMBEDDED_STORE_MIGRATIONS } from "./store_embedded/embedded_triple_stor
 import { INDEX_JOB_MIGRATIONS } from "./job_stores/sqlite_job_store.ts";
 import { KIND_JOB_MIGRATIONS } from "./job_stores/sqlite_kind_job_store.ts";
 import { CATALOG_MIGRATIONS } from "./catalog/sqlite_catalog_store.ts";
-import { EMBEDDED_SEARCH_MIGRATIONS } from "./search_embedded/embedded_search_engine.ts";
+import { EMBEDDED_SEARCH_MIGRATIONS } from "./search_embedded/search_migrations.ts";
 
 /** Every migration of the file, in version order. */
 export const LOCAL_MIGRATIONS: readonly Migration[] = [
