@@ -26,6 +26,7 @@ import { indexingRoutes } from "./routes/indexing.ts";
 import { bulkRoutes } from "./routes/bulk.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { labelRoutes } from "./routes/labels.ts";
+import { itemCollectionRoutes } from "./routes/item_collections.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { catalogFreshness } from "./http/catalog_freshness.ts";
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", bulkRoutes(deps));
   app.route("/", searchRoutes(deps));
   app.route("/", labelRoutes(deps));
+  app.route("/", itemCollectionRoutes(deps));
   app.route("/", itemRoutes(deps));
   // A request no route takes needs a valid token too, so that 404 tells strangers nothing.
   app.notFound((c) => {

@@ -15,6 +15,7 @@ import { SPARQL_CONTRACTS } from "./sparql.ts";
 import { TOOL_CONTRACTS } from "./tools.ts";
 import { listWorkspaces } from "./catalog.ts";
 import { getLabels } from "./labels.ts";
+import { getItemCollections } from "./item_collections.ts";
 import { CATALOG_ADMIN_CONTRACTS } from "./catalog_admin.ts";
 import { WORKBENCH_CONTRACTS } from "./workbench.ts";
 
@@ -30,6 +31,7 @@ export const ALL_CONTRACTS: readonly RouteContract[] = [
   searchItems,
   searchItemsWithDsl,
   getLabels,
+  getItemCollections,
   ...INDEXING_CONTRACTS,
   ...BULK_CONTRACTS,
   ...SPARQL_CONTRACTS,
