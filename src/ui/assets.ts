@@ -24,6 +24,7 @@ import collectionAdmin from "./static/collection-admin.js" with { type: "bytes" 
 import itemPage from "./static/page-item.js" with { type: "bytes" };
 import searchPage from "./static/page-search.js" with { type: "bytes" };
 import sparqlPage from "./static/page-sparql.js" with { type: "bytes" };
+import sparqlTable from "./static/sparql-table.js" with { type: "bytes" };
 import jobsPage from "./static/page-jobs.js" with { type: "bytes" };
 import jobPage from "./static/page-job.js" with { type: "bytes" };
 import toolsPage from "./static/page-tools.js" with { type: "bytes" };
@@ -61,6 +62,7 @@ const FILES: Record<string, [Uint8Array, string]> = {
   "page-item.js": [itemPage, JS],
   "page-search.js": [searchPage, JS],
   "page-sparql.js": [sparqlPage, JS],
+  "sparql-table.js": [sparqlTable, JS],
   "page-jobs.js": [jobsPage, JS],
   "page-job.js": [jobPage, JS],
   "page-tools.js": [toolsPage, JS],

@@ -62,9 +62,9 @@ serviceTest("every page is HTML under a strict CSP, naming only embedded files",
     for (const name of assetsNamed(html)) named.add(name);
     assert.match(html, /<label for="token-input">/, `${path}: the token field has a label`);
   }
-  // The pages' scripts import workbench.js, turtle.js and collection-admin.js; the licence
-  // notes link the rest.
-  named.add("workbench.js").add("turtle.js").add("collection-admin.js");
+  // The pages' scripts import workbench.js, turtle.js, collection-admin.js and
+  // sparql-table.js; the licence notes link the rest.
+  named.add("workbench.js").add("turtle.js").add("collection-admin.js").add("sparql-table.js");
   const notes = await (await s.fetch("/ui/assets/licenses.txt")).text();
   for (const match of notes.matchAll(/\/ui\/assets\/(\S+)/g)) named.add(match[1]);
   assert.deepEqual([...named].sort(), [...ASSET_NAMES].sort());

@@ -9,9 +9,11 @@
  * vocabulary imported by subject, found by label and downloaded with schema: prefixes; the
  * API reference renders; every page fits 400 px (IRI cells readable, no query text under
  * the SPARQL buttons) and labels its form controls; the Token button shows only with
- * tokens; with tokens, the pages load openly and ask for one. Every request the pages make is checked: anything but
- * the loopback service fails the test. Runs when `CHROMIUM_PATH` names a Chromium binary
- * (Debian: /usr/bin/chromium). Screenshots land in tests/e2e/screenshots/.
+ * tokens; with tokens, the pages load openly and ask for one; a 10,000-row SPARQL answer is
+ * drawn a page at a time within a budget the page measures, and paged through. Every
+ * request the pages make is checked: anything but the loopback service fails the test.
+ * Runs when `CHROMIUM_PATH` names a Chromium binary (Debian: /usr/bin/chromium).
+ * Screenshots land in tests/e2e/screenshots/.
  */
 import { strict as assert } from "node:assert";
 import { Buffer } from "node:buffer";
@@ -704,6 +706,163 @@ Deno.test({
       assert.deepEqual(foreign, []);
       // The admin probe's 403 and the first 401 are the browser's own log lines.
       assert.deepEqual(problems.filter((p) => !/status of 40[13]/.test(p)), []);
+    } finally {
+      await context.close();
+      await service.close();
+      await Deno.remove(userDataDir, { recursive: true }).catch(() => {});
+    }
+  },
+});
+
+/** Rows of the large answer: a 100 × 100 cross join, numbered 0…9,999 in order. */
+const LARGE_ANSWER_QUERY = `SELECT ?n ?thing ?label WHERE {
+  VALUES ?tens { ${Array.from({ length: 100 }, (_, n) => n).join(" ")} }
+  VALUES ?units { ${Array.from({ length: 100 }, (_, n) => n).join(" ")} }
+  BIND(?tens * 100 + ?units AS ?n)
+  BIND(IRI(CONCAT("http://example.org/thing/", STR(?n))) AS ?thing)
+  BIND(CONCAT("Thing ", STR(?n)) AS ?label)
+} ORDER BY ?n`;
+const LARGE_ANSWER_ROWS = 10_000;
+/** The total as the counter writes it. */
+const LARGE_ANSWER_TOTAL = LARGE_ANSWER_ROWS.toLocaleString("en-US");
+const PAGE_ROWS = 100;
+/** The most the tab may be busy at once drawing the answer (it froze for ~30 s once). */
+const DRAW_BUDGET_MS = 2_000;
+
+/**
+ * In the page, before the query runs: the longest task the main thread runs from now on,
+ * and when the table's first row appears.
+ */
+const WATCH_THE_DRAW = `(() => {
+  window.drawWatch = { longestTask: 0, rowsAt: undefined };
+  new PerformanceObserver((list) => {
+    for (const task of list.getEntries()) {
+      drawWatch.longestTask = Math.max(drawWatch.longestTask, task.duration);
+    }
+  }).observe({ type: "longtask" });
+  const results = document.querySelector(".yasr");
+  new MutationObserver((_, observer) => {
+    if (results.querySelector("tbody tr")) {
+      drawWatch.rowsAt = performance.now();
+      observer.disconnect();
+    }
+  }).observe(results, { childList: true, subtree: true });
+})()`;
+
+/** In the page: ms from the SPARQL answer's last byte to the first row drawn. */
+const DRAW_TIME = `(() => {
+  const answers = performance.getEntriesByType("resource")
+    .filter((entry) => new URL(entry.name).pathname === "/sparql");
+  return drawWatch.rowsAt - answers.at(-1).responseEnd;
+})()`;
+
+Deno.test({
+  name: "[e2e] the SPARQL page shows a 10,000-row answer a page at a time, without freezing",
+  ignore: !CHROMIUM_PATH,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async (t) => {
+    // Above the answer, so that no banner or cut changes what the table shows.
+    const service = await startTestService({ env: { SERVICE_QUERY_MAX_ROWS: "20000" } });
+    const userDataDir = await Deno.makeTempDir({ prefix: "rcs-chromium-" });
+    const foreign: string[] = [];
+    const problems: string[] = [];
+    const context = await launch(userDataDir, foreign);
+    try {
+      const page = context.pages()[0] ?? await context.newPage();
+      watchProblems(page, problems);
+      const rows = page.locator(".yasr tbody tr");
+      const counter = page.locator(".yasr .dt-info");
+      /** The row numbers and labels of the rows shown. */
+      const shown = async () => {
+        const cells = await rows.evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.innerText.trim()))
+        );
+        return cells.map((row) => `${row[0]} ${row.at(-1)}`);
+      };
+      const run = async (query: string) => {
+        await page.evaluate(
+          `document.querySelector(".yasqe .CodeMirror").CodeMirror.setValue(${
+            JSON.stringify(query)
+          })`,
+        );
+        await page.locator(".yasqe_queryButton").click();
+      };
+      await page.goto(`${service.url}/ui/sparql`);
+      await page.locator(".yasqe .CodeMirror").waitFor();
+
+      await t.step("the first page is drawn at once, with the row count", async () => {
+        await page.evaluate(WATCH_THE_DRAW);
+        await run(LARGE_ANSWER_QUERY);
+        await counter.filter({ hasText: LARGE_ANSWER_TOTAL }).waitFor({ timeout: 60_000 });
+        assert.equal(await rows.count(), PAGE_ROWS);
+        assert.equal(await counter.innerText(), `Rows 1–${PAGE_ROWS} of ${LARGE_ANSWER_TOTAL}`);
+        const drawn = await shown();
+        assert.equal(drawn[0], "1 Thing 0");
+        assert.equal(drawn.at(-1), `${PAGE_ROWS} Thing ${PAGE_ROWS - 1}`);
+        const drawMs = await page.evaluate<number>(DRAW_TIME);
+        const longestTask = await page.evaluate<number>("drawWatch.longestTask");
+        console.log(
+          `[e2e] 10,000 rows: first page ${Math.round(drawMs)} ms after the answer, ` +
+            `longest task ${Math.round(longestTask)} ms`,
+        );
+        assert.ok(drawMs < DRAW_BUDGET_MS, `the first page took ${drawMs} ms`);
+        assert.ok(longestTask < DRAW_BUDGET_MS, `the tab was busy for ${longestTask} ms at once`);
+        await screenshot(page, "workbench_sparql_large_answer");
+      });
+
+      await t.step("the pager moves to the next and the last page, by keyboard too", async () => {
+        // DataTables' pager: <button>s in the tab order, with role "link" and a name each.
+        const pager = page.locator(".yasr .dt-paging");
+        await pager.getByRole("link", { name: "Next page" }).click();
+        await counter.filter({ hasText: `Rows ${PAGE_ROWS + 1}–` }).waitFor();
+        assert.equal(await counter.innerText(), `Rows 101–200 of ${LARGE_ANSWER_TOTAL}`);
+        assert.equal(await rows.count(), PAGE_ROWS);
+        assert.deepEqual((await shown()).slice(0, 1), ["101 Thing 100"]);
+        await pager.getByRole("link", { name: "Last page" }).focus();
+        await page.keyboard.press("Enter");
+        await counter.filter({ hasText: "Rows 9,901–" }).waitFor();
+        assert.equal(await counter.innerText(), `Rows 9,901–10,000 of ${LARGE_ANSWER_TOTAL}`);
+        const last = await shown();
+        assert.equal(last.length, PAGE_ROWS);
+        assert.equal(last[0], "9901 Thing 9900");
+        assert.equal(last.at(-1), "10000 Thing 9999");
+        await pager.getByRole("link", { name: "First page" }).click();
+        await counter.filter({ hasText: "Rows 1–" }).waitFor();
+      });
+
+      await t.step("page sizes stop at 1,000 rows (no 'All')", async () => {
+        const sizes = page.getByLabel("Rows a page");
+        assert.deepEqual(await sizes.locator("option").allInnerTexts(), [
+          "10",
+          "50",
+          "100",
+          "200",
+          "1000",
+        ]);
+        await sizes.selectOption("200");
+        await counter.filter({ hasText: "Rows 1–200 " }).waitFor();
+        assert.equal(await rows.count(), 200);
+        // Back to the default for the next run in this browser profile.
+        await sizes.selectOption(String(PAGE_ROWS));
+        await counter.filter({ hasText: `Rows 1–${PAGE_ROWS} ` }).waitFor();
+      });
+
+      await t.step("small SELECT, ASK and CONSTRUCT answers show as before", async () => {
+        await run("SELECT ?n WHERE { VALUES ?n { 1 2 3 } }");
+        await counter.filter({ hasText: "Rows 1–3 of 3" }).waitFor({ state: "attached" });
+        assert.equal(await rows.count(), 3);
+        await run("ASK {}");
+        await page.locator(".yasr .booleanResult", { hasText: "True" }).waitFor();
+        // YASR reads a CONSTRUCT answer's triples into the same table.
+        await run("CONSTRUCT { <urn:a> <urn:b> ?n } WHERE { VALUES ?n { 1 2 } }");
+        await counter.filter({ hasText: "Rows 1–2 of 2" }).waitFor({ state: "attached" });
+        assert.match(await rows.first().innerText(), /urn:b/);
+        assert.ok(await page.locator("#query-problem").isHidden());
+      });
+
+      assert.deepEqual(foreign, [], "requests that left the machine");
+      assert.deepEqual(problems, [], "script errors or blocked resources");
     } finally {
       await context.close();
       await service.close();

@@ -4,7 +4,10 @@
  * query. Completion uses YASGUI's bundled prefixes and the query's variables only (its
  * class and property completers would ask a public service). Tabs and their queries are
  * kept by YASGUI in localStorage; the run history and the CSV/TSV/JSON downloads are here.
+ * Answers show a page at a time (`sparql-table.js`), so a 10,000-row answer does not
+ * freeze the tab.
  */
+import { installPagedTable } from "./sparql-table.js";
 import { api, authHeaders, download, el, isAdmin, show } from "./workbench.js";
 
 const HISTORY_KEY = "rdf-content-service.sparql-history";
@@ -136,6 +139,8 @@ const Yasgui = globalThis.Yasgui;
 // Only completers that need no network: prefixes (bundled list) and variables.
 Yasgui.Yasqe.defaults.autocompleters = ["prefixes", "variables"];
 Yasgui.Yasqe.defaults.value = SAMPLE_QUERY;
+// Large answers: YASR's table without its every-row passes (see sparql-table.js).
+installPagedTable(Yasgui.Yasr);
 
 const list = await endpoints();
 const yasgui = new Yasgui(document.getElementById("yasgui"), {
