@@ -127,6 +127,15 @@ function namedNode(iri: string): sparqljs.IriTerm {
 }
 
 /**
+ * True when `text` nests too deeply to be handed to the parser: a module that parses a query
+ * before `analyzeQuery` has read it (to rewrite it) must ask this first and leave such a text
+ * to `analyzeQuery`, which refuses it.
+ */
+export function tooDeepToParse(text: string): boolean {
+  return nestsDeeperThan(text, MAX_NESTING);
+}
+
+/**
  * Most levels of `{`, `(` and `[` a query may nest. sparqljs parses nesting in roughly
  * cubic time, synchronously (measured: 2,000 levels 0.5 s, 4,000 levels 3.4 s, so a 150 kB
  * query 50,000 levels deep would hold the event loop for about an hour); hand-written

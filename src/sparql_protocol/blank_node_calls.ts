@@ -15,6 +15,7 @@
 import type sparqljs from "sparqljs";
 import { DataFactory, type Term } from "n3";
 import { sparqlParser } from "./parser.ts";
+import { tooDeepToParse } from "./analyze_query.ts";
 import { unindentedGenerator } from "./generator.ts";
 import type { SparqlQueryResult } from "./query_types.ts";
 
@@ -33,7 +34,7 @@ export interface BlankNodeCalls {
 /** `sparql` with its projected `BNODE(E)` calls asked for as strings (module comment). */
 export function withBlankNodeCalls(sparql: string): BlankNodeCalls {
   const unchanged = { sparql, variables: [] };
-  if (!/bnode\s*\(/i.test(sparql)) return unchanged;
+  if (!/bnode\s*\(/i.test(sparql) || tooDeepToParse(sparql)) return unchanged;
   let query: sparqljs.SparqlQuery;
   try {
     query = sparqlParser().parse(sparql);

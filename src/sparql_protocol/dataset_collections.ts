@@ -10,6 +10,7 @@
 import type sparqljs from "sparqljs";
 import { DomainError } from "../errors/domain_error.ts";
 import { sparqlParser } from "./parser.ts";
+import { tooDeepToParse } from "./analyze_query.ts";
 import type { QueryDataset } from "./query_types.ts";
 
 /**
@@ -62,6 +63,8 @@ export async function datasetWithCollections(
 
 /** The query's own FROM and FROM NAMED; undefined for an update or a syntax error. */
 function queryDataset(sparql: string): QueryDataset | undefined {
+  // Parsed only when it may name a dataset, and never too deep a text (analyze_query.ts).
+  if (!/\bfrom\b/i.test(sparql) || tooDeepToParse(sparql)) return undefined;
   let parsed: sparqljs.SparqlQuery;
   try {
     parsed = sparqlParser().parse(sparql);

@@ -25,6 +25,7 @@ import type { StoreContext } from "./store_context.ts";
 import type sparqljs from "sparqljs";
 import { DomainError } from "../errors/domain_error.ts";
 import { sparqlParser } from "../sparql_protocol/parser.ts";
+import { tooDeepToParse } from "../sparql_protocol/analyze_query.ts";
 import { unindentedGenerator } from "../sparql_protocol/generator.ts";
 import {
   type CollectionRow,
@@ -130,11 +131,13 @@ export class UserQueries {
     sparql: string,
     collections: readonly string[] | undefined,
   ): Promise<string> {
+    // A text too deep to parse, or with a syntax error, is refused where the query is read.
+    if (tooDeepToParse(sparql)) return sparql;
     let parsed: sparqljs.SparqlQuery;
     try {
       parsed = sparqlParser().parse(sparql);
     } catch {
-      return sparql; // the syntax error is answered where the query is read
+      return sparql;
     }
     const rows: CollectionRow[] = [];
     if (collections?.length !== 0) {
