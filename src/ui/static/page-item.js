@@ -2,6 +2,11 @@
  * `/ui/item?collection=…&item=…`: the item's graph as a table per subject (IRIs as links,
  * blank nodes nested where they are used once), its ETag, its downloads and the document
  * the search index holds for it.
+ *
+ * Links go where the resource is (issue 43): an IRI links to the item page of the collection
+ * that holds it, whichever collection this page shows; one no readable collection holds is
+ * an external link. An item this collection does not hold, or `/ui/item?item=…` without a
+ * collection, names the collections that hold it instead of offering downloads of nothing.
  */
 import {
   api,
@@ -13,6 +18,7 @@ import {
   ensureOk,
   errorBox,
   fetchLabels,
+  findCollection,
   itemLink,
   pageParameters,
   show,
@@ -44,6 +50,56 @@ let names = { labels: {}, prefixes: {} };
 
 function shorten(iri) {
   return compactIri(iri, { ...PREFIXES, ...names.prefixes });
+}
+
+/**
+ * The readable collections holding each linked IRI (`GET /api/item/collections`); an IRI
+ * not in it was not asked (past the cap, or the lookup failed).
+ */
+let holders = {};
+
+/** Most IRIs one page asks about (the API takes 200). */
+const MAX_LOOKED_UP = 200;
+
+/** The readable collections that hold each of `iris`, in one request; {} when it fails. */
+async function fetchHolders(iris) {
+  const asked = [...new Set(iris)].filter((iri) => /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(iri));
+  if (asked.length === 0) return {};
+  try {
+    const answer = await apiJson(
+      withQuery("/api/item/collections", { item: asked.slice(0, MAX_LOOKED_UP) }),
+    );
+    return answer.collections;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * A link to the IRI where it is: the item page of the one collection holding it; the page
+ * that lists the holders (or finds them, when not known here) for several or unknown; the
+ * IRI itself when no readable collection holds it.
+ */
+function resourceLink(iri, text) {
+  const held = holders[iri];
+  if (held?.length === 1) return itemLink(held[0], iri, text);
+  if (held === undefined || held.length > 1) {
+    return el("a", { href: withQuery("/ui/item", { item: iri }) }, text);
+  }
+  return /^https?:/i.test(iri)
+    ? el("a", { href: iri, class: "external", rel: "noopener noreferrer" }, text)
+    : el("span", {}, text);
+}
+
+/** Every IRI the graph names as an object: the ones the page links. */
+function linkedIris(graph) {
+  const iris = new Set();
+  for (const predicates of Object.values(graph)) {
+    for (const objects of Object.values(predicates)) {
+      for (const object of objects) if (object.type === "uri") iris.add(object.value);
+    }
+  }
+  return [...iris];
 }
 
 /** Every IRI the graph names as a subject or an object. */
@@ -82,7 +138,7 @@ function termCell(object, graph, uses, visiting) {
     return el(
       "span",
       { class: label ? "labelled" : "iri", title: object.value },
-      itemLink(collection, object.value, label ? label.value : shorten(object.value)),
+      resourceLink(object.value, label ? label.value : shorten(object.value)),
       label ? el("small", { class: "iri" }, ` ${shorten(object.value)}`) : undefined,
     );
   }
@@ -156,23 +212,41 @@ function renderGraph(graph) {
   );
 }
 
+/** The downloads and indexed-document sections, hidden where there is no item to offer. */
+const ITEM_SECTIONS = ["downloads", "indexed"].map((id) =>
+  document.getElementById(id).closest("section")
+);
+
+function hideItemSections() {
+  for (const section of ITEM_SECTIONS) section.hidden = true;
+}
+
+/** Shows the item; true when this collection holds it. */
 async function showItem() {
   const info = document.getElementById("item-info");
   const graphBox = document.getElementById("graph");
-  if (!collection || !item) {
-    show(graphBox, errorBox("Name the item: /ui/item?collection=<URI>&item=<URI>."));
-    return;
-  }
   document.title = `${shorten(item)} · RDF content service`;
   document.querySelector("h1").textContent = item;
+  let response;
   try {
-    const response = await ensureOk(
+    response = await ensureOk(
       await api(withQuery("/api/item", { collection, item }), {
         headers: { Accept: "application/rdf+json" },
       }),
     );
+  } catch (error) {
+    // Not here (or no readable collection of that name): perhaps in another collection.
+    if (error.status === 404) await showWhereItIs(error);
+    else show(graphBox, errorBox(error));
+    return false;
+  }
+  showDownloads();
+  try {
     const graph = await response.json();
-    names = await fetchLabels(irisOf(graph), collection);
+    [names, holders] = await Promise.all([
+      fetchLabels(irisOf(graph), collection),
+      fetchHolders(linkedIris(graph)),
+    ]);
     const label = names.labels[item];
     if (label) {
       document.querySelector("h1").textContent = label.value;
@@ -194,6 +268,64 @@ async function showItem() {
   } catch (error) {
     show(graphBox, errorBox(error));
   }
+  return true;
+}
+
+/**
+ * Where the item is, when this page's collection does not hold it (`notHere`, its 404) or
+ * names none: the one readable collection holding it is opened (without a collection named),
+ * several are listed, none is said, with the IRI itself to follow.
+ */
+async function showWhereItIs(notHere) {
+  const graphBox = document.getElementById("graph");
+  hideItemSections();
+  document.querySelector("h1").textContent = item;
+  const found = (await fetchHolders([item]))[item];
+  if (found?.length === 1 && !notHere) {
+    location.replace(withQuery("/ui/item", { collection: found[0], item }));
+    return;
+  }
+  if (found === undefined) {
+    show(graphBox, errorBox(notHere ?? "Could not find the collections that hold this item."));
+    return;
+  }
+  const missing = notHere
+    ? `The collection ${collection} holds no item ${item}`
+    : `No collection was named for ${item}`;
+  if (found.length === 0) {
+    show(
+      graphBox,
+      el(
+        "p",
+        { id: "where", class: "note" },
+        `${missing}, and no collection you may read holds it. `,
+        /^https?:/i.test(item)
+          ? el("a", { href: item, class: "external", rel: "noopener noreferrer" }, "Open the IRI")
+          : undefined,
+      ),
+    );
+    return;
+  }
+  const titles = await Promise.all(
+    found.map(async (uri) => (await findCollection(uri).catch(() => undefined))?.collection.name),
+  );
+  show(
+    graphBox,
+    el(
+      "p",
+      { id: "where", class: "note" },
+      `${missing}; ${
+        found.length === 1 ? "this collection holds it" : "these collections hold it"
+      }:`,
+    ),
+    el(
+      "ul",
+      { class: "holders" },
+      found.map((uri, index) =>
+        el("li", {}, itemLink(uri, item, titles[index] ? `${titles[index]} (${uri})` : uri))
+      ),
+    ),
+  );
 }
 
 function showDownloads() {
@@ -222,23 +354,36 @@ function showDownloads() {
   );
 }
 
-async function showIndexed() {
-  const box = document.getElementById("indexed");
-  try {
-    const answer = await apiJson(
-      withQuery("/api/search", { collection, filter: `uri:${item}`, size: 1 }),
-    );
-    const hit = answer.hits.find((candidate) => candidate.uri === item);
-    show(
-      box,
-      hit
-        ? el("pre", { class: "code", tabindex: 0 }, JSON.stringify(hit.document, null, 2))
-        : el("p", {}, "The search index holds no document for this item (yet)."),
-    );
-  } catch (error) {
-    show(box, errorBox(error));
-  }
+/** The search index's document of the item, asked at once and shown once the item is found. */
+function askIndexed() {
+  return apiJson(withQuery("/api/search", { collection, filter: `uri:${item}`, size: 1 }))
+    .then((answer) => ({ answer }), (error) => ({ error }));
 }
 
-if (collection && item) showDownloads();
-await Promise.all([showItem(), collection && item ? showIndexed() : undefined]);
+function showIndexed({ answer, error }) {
+  const box = document.getElementById("indexed");
+  if (error) {
+    show(box, errorBox(error));
+    return;
+  }
+  const hit = answer.hits.find((candidate) => candidate.uri === item);
+  show(
+    box,
+    hit
+      ? el("pre", { class: "code", tabindex: 0 }, JSON.stringify(hit.document, null, 2))
+      : el("p", {}, "The search index holds no document for this item (yet)."),
+  );
+}
+
+if (!item) {
+  hideItemSections();
+  show(
+    document.getElementById("graph"),
+    errorBox("Name the item: /ui/item?item=<URI>, with &collection=<URI> when known."),
+  );
+} else if (!collection) {
+  await showWhereItIs(undefined);
+} else {
+  const indexed = askIndexed();
+  if (await showItem()) showIndexed(await indexed);
+}
