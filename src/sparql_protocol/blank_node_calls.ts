@@ -15,13 +15,12 @@
 import type sparqljs from "sparqljs";
 import { DataFactory, type Term } from "n3";
 import { sparqlParser } from "./parser.ts";
+import { anError, operation } from "./expression_builders.ts";
 import { tooDeepToParse } from "./analyze_query.ts";
 import { unindentedGenerator } from "./generator.ts";
 import type { SparqlQueryResult } from "./query_types.ts";
 
 const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
-/** A variable no query binds: reading it is an error, which leaves the projection unbound. */
-const NEVER_BOUND = "rcs_never_bound_9d1c";
 /** Functions whose value changes from one call to the next (`E` is read twice), as parsed. */
 const VOLATILE = /"operator":"(?:rand|uuid|struuid|bnode)"/i;
 
@@ -92,13 +91,12 @@ function isBnodeCall(expression: sparqljs.Expression): boolean {
 
 /** `IF(isLiteral(E) && DATATYPE(E) = xsd:string, STR(E), error)`: BNODE's argument rule. */
 function stringOrError(argument: sparqljs.Expression): sparqljs.Expression {
-  const op = (operator: string, ...args: unknown[]) =>
-    ({ type: "operation", operator, args }) as sparqljs.Expression;
-  const { namedNode, variable } = DataFactory;
+  const op = operation;
+  const { namedNode } = DataFactory;
   const isString = op(
     "&&",
     op("isliteral", argument),
     op("=", op("datatype", argument), namedNode(XSD_STRING)),
   );
-  return op("if", isString, op("str", argument), variable(NEVER_BOUND));
+  return op("if", isString, op("str", argument), anError());
 }

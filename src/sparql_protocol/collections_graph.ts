@@ -16,6 +16,7 @@
 import type sparqljs from "sparqljs";
 import { DataFactory } from "n3";
 import { visitQueryNodes } from "./analyze_query.ts";
+import { literalExpression } from "./expression_builders.ts";
 
 /** The graph that says which collection holds which item graph. */
 export const COLLECTIONS_GRAPH = "urn:rdf-content-service:collections";
@@ -86,11 +87,8 @@ function valuesOf(triple: sparqljs.Triple, rows: readonly CollectionRow[]): spar
     return solution;
   });
   if (solutions.length > 0) return { type: "values", values: solutions };
-  const never = DataFactory.literal("false", namedNode(`${XSD}boolean`));
-  return { type: "filter", expression: never as unknown as sparqljs.Expression };
+  return { type: "filter", expression: literalExpression(false) };
 }
-
-const XSD = "http://www.w3.org/2001/XMLSchema#";
 
 /** Whether a term of the pattern matches `iri` (a variable or blank node matches anything). */
 function fits(term: sparqljs.Term, iri: string): boolean {

@@ -21,6 +21,7 @@ import type sparqljs from "sparqljs";
 import type Oxigraph from "oxigraph";
 import { DataFactory } from "n3";
 import { nquadsTerm } from "./nquads_term.ts";
+import { literalExpression, operation } from "../sparql_protocol/expression_builders.ts";
 import { COMPARISONS, partiallyOrdered } from "./temporal_order.ts";
 
 /** The surrogate datatype's prefix (a URN namespace no RDF vocabulary uses). */
@@ -319,22 +320,25 @@ class SurrogateRewriter {
   }
 }
 
-function op(operator: string, ...args: Expression[]): Expression {
-  return { type: "operation", operator, args } as Expression;
-}
-
-function stringLiteral(value: string): Expression {
-  return DataFactory.literal(value) as unknown as Expression;
-}
-
 /** Whether `term`'s datatype is a surrogate one. */
 function isSurrogate(term: Expression): Expression {
-  return op("strstarts", op("str", op("datatype", term)), stringLiteral(SURROGATE));
+  return operation(
+    "strstarts",
+    operation("str", operation("datatype", term)),
+    literalExpression(SURROGATE),
+  );
 }
 
 /** The datatype a surrogate stands for. */
 function originalDatatype(term: Expression): Expression {
-  return op("iri", op("strafter", op("str", op("datatype", term)), stringLiteral(SURROGATE)));
+  return operation(
+    "iri",
+    operation(
+      "strafter",
+      operation("str", operation("datatype", term)),
+      literalExpression(SURROGATE),
+    ),
+  );
 }
 
 /**
@@ -343,12 +347,12 @@ function originalDatatype(term: Expression): Expression {
  * the test an error, and COALESCE answers the term itself; unbound stays an error.
  */
 function valueOf(variable: Expression): Expression {
-  return op(
+  return operation(
     "coalesce",
-    op(
+    operation(
       "if",
       isSurrogate(variable),
-      op("strdt", op("str", variable), originalDatatype(variable)),
+      operation("strdt", operation("str", variable), originalDatatype(variable)),
       variable,
     ),
     variable,
@@ -357,10 +361,10 @@ function valueOf(variable: Expression): Expression {
 
 /** `DATATYPE(term)` as stored: a surrogate answers the datatype it stands for. */
 function datatypeOf(term: Expression): Expression {
-  return op(
+  return operation(
     "coalesce",
-    op("if", isSurrogate(term), originalDatatype(term), op("datatype", term)),
-    op("datatype", term),
+    operation("if", isSurrogate(term), originalDatatype(term), operation("datatype", term)),
+    operation("datatype", term),
   );
 }
 

@@ -14,6 +14,7 @@
 // @ts-types="@types/sparqljs"
 import type sparqljs from "sparqljs";
 import { DataFactory } from "n3";
+import { anError, literalExpression, operation } from "../sparql_protocol/expression_builders.ts";
 
 type Expression = sparqljs.Expression;
 
@@ -24,8 +25,6 @@ const TEMPORAL = ["date", "dateTime", "time"].map((name) => XSD + name);
 export const COMPARISONS = new Set(["=", "!=", "<", ">", "<=", ">="]);
 /** A lexical form's timezone, when it has one. */
 const TIMEZONE = /(?:Z|[+-]\d{2}:\d{2})$/;
-/** A variable no query binds: reading it is an error (sparql's own for "indeterminate"). */
-const NEVER_BOUND = "rcs_never_bound_9d1c";
 
 /**
  * Whether `literals` (N3.js id texts of typed literals) hold a value of one temporal datatype
@@ -50,16 +49,16 @@ export function mixesTimezones(literals: Iterable<string>): boolean {
  * does not decide it: one of the two without a timezone, the other with one, within 14 hours.
  */
 export function partiallyOrdered(operator: string, a: Expression, b: Expression): Expression {
-  const undecided = op(
+  const undecided = operation(
     "coalesce",
-    op("||", withinWindow(a, b), withinWindow(b, a)),
-    literal(false),
+    operation("||", withinWindow(a, b), withinWindow(b, a)),
+    literalExpression(false),
   );
-  return op(
+  return operation(
     "if",
     undecided,
-    DataFactory.variable(NEVER_BOUND) as unknown as Expression,
-    op(operator, a, b),
+    anError(),
+    operation(operator, a, b),
   );
 }
 
@@ -68,30 +67,24 @@ export function partiallyOrdered(operator: string, a: Expression, b: Expression)
  * within 14 hours: `floating` at +14:00 is its earliest instant, at -14:00 its latest.
  */
 function withinWindow(floating: Expression, fixed: Expression): Expression {
-  const datatype = op("datatype", floating);
+  const datatype = operation("datatype", floating);
   const at = (offset: string) =>
-    op("strdt", op("concat", op("str", floating), literal(offset)), datatype);
-  return op(
+    operation(
+      "strdt",
+      operation("concat", operation("str", floating), literalExpression(offset)),
+      datatype,
+    );
+  return operation(
     "&&",
-    op("in", datatype, TEMPORAL.map((iri) => DataFactory.namedNode(iri)) as unknown as Expression),
-    op("sameterm", datatype, op("datatype", fixed)),
-    op("=", op("tz", floating), literal("")),
-    op("!=", op("tz", fixed), literal("")),
-    op("<=", at("+14:00"), fixed),
-    op("<=", fixed, at("-14:00")),
+    operation(
+      "in",
+      datatype,
+      TEMPORAL.map((iri) => DataFactory.namedNode(iri)) as unknown as Expression,
+    ),
+    operation("sameterm", datatype, operation("datatype", fixed)),
+    operation("=", operation("tz", floating), literalExpression("")),
+    operation("!=", operation("tz", fixed), literalExpression("")),
+    operation("<=", at("+14:00"), fixed),
+    operation("<=", fixed, at("-14:00")),
   );
-}
-
-function op(operator: string, ...args: Expression[]): Expression {
-  // `&&` and `||` take two arguments: longer lists are folded.
-  if ((operator === "&&" || operator === "||") && args.length > 2) {
-    return args.reduce((left, right) => op(operator, left, right));
-  }
-  return { type: "operation", operator, args } as Expression;
-}
-
-function literal(value: string | boolean): Expression {
-  return (typeof value === "boolean"
-    ? DataFactory.literal(String(value), DataFactory.namedNode(`${XSD}boolean`))
-    : DataFactory.literal(value)) as unknown as Expression;
 }
