@@ -439,23 +439,32 @@ clusterTest(
     })().catch(() => {}); // the request ended: the kill, or an early answer
     let id: string | undefined;
     let writtenAtKill = 0;
+    // What A's listing said last, for the report when no import shows in time.
+    let listed = "nothing yet";
     try {
-      const deadline = Date.now() + 60_000;
+      // Generous: in CI, suites beside this one can keep the shared Virtuoso busy for a while.
+      const deadline = Date.now() + 180_000;
       while (Date.now() < deadline) {
         const jobs = await call(`${a.url}/api/admin/import/jobs`);
-        const running = jobs.status === 200
-          ? (jobs.body as { id: string; state: string; written: number }[])
-            .find((job) => job.state === "running")
-          : undefined;
+        const listing = jobs.status === 200
+          ? jobs.body as { id: string; state: string; written: number }[]
+          : [];
+        listed = jobs.status === 200
+          ? JSON.stringify(listing.map(({ state, written }) => ({ state, written })))
+          : `HTTP ${jobs.status} ${jobs.error ?? JSON.stringify(jobs.body)}`;
+        const running = listing.find((job) => job.state === "running");
         if (running) id = running.id;
         if (running && running.written >= 50) {
           writtenAtKill = running.written;
           break;
         }
-        await sleep(5);
+        await sleep(jobs.status === 200 ? 5 : 200);
       }
       if (id === undefined || writtenAtKill === 0) {
-        throw new Error(`no running import with items written on A (job ${id}; ${answered})`);
+        throw new Error(
+          `no running import with items written on A (job ${id}; listed ${listed}; ` +
+            `answer: ${answered || "none"})`,
+        );
       }
     } finally {
       await cluster.kill(a);
