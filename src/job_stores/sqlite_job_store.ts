@@ -120,15 +120,7 @@ export class SqliteJobStore<J extends IndexJobColumns, H> implements JobStore<J,
         job.scope.uri,
         job.scope.items ? JSON.stringify(job.scope.items) : null,
         job.clear ? 1 : 0,
-        job.state,
-        job.startedAt,
-        job.finishedAt,
-        job.total,
-        job.processed,
-        job.indexed,
-        job.deleted,
-        job.failed,
-        JSON.stringify(job.errors),
+        ...progressColumns(job),
       );
       this.#statements.prune.run(JOB_HISTORY_LIMIT);
       return { started: true };
@@ -174,20 +166,27 @@ export class SqliteJobStore<J extends IndexJobColumns, H> implements JobStore<J,
   /** Saves a live job's state, progress and rebuilds; false if it is no longer live. */
   #update({ job, rebuilds }: JobRecord<J, H>): boolean {
     const result = this.#statements.update.run(
-      job.state,
-      job.startedAt,
-      job.finishedAt,
-      job.total,
-      job.processed,
-      job.indexed,
-      job.deleted,
-      job.failed,
-      JSON.stringify(job.errors),
+      ...progressColumns(job),
       JSON.stringify(rebuilds),
       job.id,
     );
     return Number(result.changes) === 1;
   }
+}
+
+/** The columns a job's progress fills, in the order the insert and the update list them. */
+function progressColumns(job: IndexJobColumns): (string | number | null)[] {
+  return [
+    job.state,
+    job.startedAt,
+    job.finishedAt,
+    job.total,
+    job.processed,
+    job.indexed,
+    job.deleted,
+    job.failed,
+    JSON.stringify(job.errors),
+  ];
 }
 
 /** A row as the record it stores; `J` has exactly the columns (see the class). */
