@@ -64,6 +64,7 @@ import {
   writeDocument,
 } from "./document_rows.ts";
 import { searchIndex, type SearchSite } from "./search_query.ts";
+import { searchIndices } from "./search_indices.ts";
 
 /** Options of {@link EmbeddedSearchEngine}. */
 export interface EmbeddedSearchEngineOptions {
@@ -351,6 +352,14 @@ export class EmbeddedSearchEngine implements SearchEngine {
   /** Full-text, filtered, sorted and clamped search of a collection's index. */
   search(index: CollectionIndexRef, request: SearchRequest): Promise<SearchResponse> {
     return settle(() => searchIndex(this.#searchSite, index, request));
+  }
+
+  /** Searches several collections' indices as one (`search_indices.ts`). */
+  searchMany(
+    indices: readonly CollectionIndexRef[],
+    request: SearchRequest,
+  ): Promise<SearchResponse> {
+    return settle(() => searchIndices(this.#searchSite, indices, request));
   }
 
   /** Healthy while the SQLite file answers. */
