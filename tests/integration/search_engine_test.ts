@@ -21,6 +21,7 @@ import {
   type SearchDocument,
   type SearchEngine,
   type SearchFieldValue,
+  type SearchSort,
 } from "../../src/search/search_engine.ts";
 import {
   deleteIndicesWithPrefix,
@@ -941,6 +942,46 @@ export function defineSearchEngineSuite(
       }
       const key = (hit: { uri: string; collection?: string }) => `${hit.collection} ${hit.uri}`;
       assert.deepEqual(paged.map(key), big.hits.map(key), JSON.stringify(request));
+    }
+  });
+
+  test("several indices sort as one index holding all their documents would", async ({ engine, index }) => {
+    const [first, second, all] = [index(), index(), index()];
+    const documents = [
+      book(1, { label: "b", nums: [3, 10], flag: true }),
+      book(2, { label: "B", nums: [5], flag: false }),
+      book(3, { label: "a\u{1F600}", nums: [1, 20], flag: true }),
+      book(4, { label: "a\uFFFD", flag: false }),
+      book(5, { label: "b", nums: [5, 7] }),
+      book(6, { nums: [2], flag: true }),
+      book(7, { label: "\u00e9", nums: [10], flag: false }),
+    ];
+    for (
+      const [ref, some] of [
+        [first, documents.filter((_, n) => n % 2 === 0)],
+        [second, documents.filter((_, n) => n % 2 === 1)],
+        [all, documents],
+      ] as const
+    ) {
+      await engine.ensureIndex(ref);
+      await engine.upsert(ref, [...some]);
+      await engine.refresh(ref);
+    }
+    const sorts: SearchSort[][] = [
+      [{ field: "label", order: "asc" }],
+      [{ field: "label", order: "desc" }],
+      [{ field: "nums", order: "asc" }],
+      [{ field: "nums", order: "desc" }],
+      [{ field: "flag", order: "desc" }, { field: "label", order: "asc" }],
+    ];
+    for (const sort of sorts) {
+      const merged = await engine.searchMany([first, second], { sort });
+      const one = await engine.search(all, { sort });
+      assert.deepEqual(
+        merged.hits.map((hit) => hit.uri),
+        one.hits.map((hit) => hit.uri),
+        JSON.stringify(sort),
+      );
     }
   });
 
