@@ -20,7 +20,8 @@
  * (`search_migrations.ts`), the connection's statements and transactions
  * (`index_connection.ts`), the register of physical indices and aliases
  * (`physical_indexes.ts`), a document's row and its write (`document_rows.ts`), the held facet
- * values (`held_facets.ts`) and a search (`search_query.ts`).
+ * values (`held_facets.ts`), a search (`search_query.ts`) and a search over several indices
+ * (`search_indices.ts`).
  */
 import type { DatabaseSync } from "node:sqlite";
 import type { BackendHealth } from "../backend/backend_health.ts";

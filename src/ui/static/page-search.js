@@ -1,7 +1,7 @@
 /**
  * `/ui/search`: a search of one collection, several, or a whole workspace with the query,
  * filters, sort and window of `GET /api/search`, the form kept in the page's URL. Each hit
- * names the collection holding it and links to the item there. Each hit shows the service's
+ * names the collection holding it and links to the item there, and shows the service's
  * highlights (`highlight=true`: fragments where the query matched, stems included) or, when
  * there are none, the document fields that hold a query word, the word marked. The types
  * among all hits are counted (`facet=types`) and each count adds its filter. When the
