@@ -921,6 +921,16 @@ export function defineSearchEngineSuite(
     // An index never written is skipped.
     const missing = { ...context.index(), collection: "https://data.example.org/collection/none" };
     assert.equal((await engine.searchMany([books, missing], { q: "fox" })).total, 3);
+    const gone = { ...context.index(), collection: "https://data.example.org/collection/gone" };
+    assert.equal((await engine.searchMany([missing, gone], { q: "fox" })).total, 0);
+    // A hit is named by the index it was found in, whatever its document says.
+    const stray = { ...context.index(), collection: "https://data.example.org/collection/stray" };
+    await engine.upsert(stray, [docIn(ARTICLES, "https://data.example.org/id/stray", {
+      title: "Stray fox",
+    })]);
+    await engine.refresh(stray);
+    const named = await engine.searchMany([books, stray], { q: "stray" });
+    assert.deepEqual(named.hits.map((hit) => hit.collection), [stray.collection]);
   });
 
   test("several indices: pages of the merge are slices of one big page", async (context) => {
