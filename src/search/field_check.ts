@@ -60,8 +60,9 @@ const WHERE_FIELDS_COME_FROM = "Field names come from the collection's context a
 /**
  * invalid-input `invalid-sort` for a sort key, or `unknown-field` for a filter, any or range
  * of a search that found nothing (`total` 0), on a field neither `declared` (for any of the
- * searched collections) nor held by any document of the indices: such a search would answer in no order, or with nothing, and say nothing.
- * Called after the search, so a search on declared fields costs nothing more.
+ * searched collections) nor held by any document of the indices: such a search would answer
+ * in no order, or with nothing, and say nothing. Called after the search, so a search on
+ * declared fields costs nothing more.
  */
 export async function refuseUnknownFields(
   engine: SearchEngine,
