@@ -1,5 +1,6 @@
 /**
- * `/api/search` (docs/api.md, Search): a simple search as query parameters, or an OpenSearch
+ * `/api/search` (docs/api.md, Search): a simple search as query parameters over one
+ * collection, several or a workspace's (`search_scope.ts` says which), or an OpenSearch
  * query DSL body, which passes the DSL gate (src/search_opensearch/dsl_gate.ts) first. Windows beyond
  * the limits are clamped by the engine, never refused.
  *
@@ -29,6 +30,7 @@ import {
 import { searchItems, searchItemsWithDsl } from "./contracts/search.ts";
 import { DomainError } from "../errors/domain_error.ts";
 import { dslSearchContract } from "./access.ts";
+import { searchedCollections } from "./search_scope.ts";
 
 /** The search routes. */
 export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -36,8 +38,9 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
 
   handle(app, searchItems, async (c) => {
     const query = readQuery(c, searchItems);
-    const collection = deps.searchIndexes(query.collection);
-    const prefixes = prefixesOf(collection.context);
+    const collections = searchedCollections(c, deps, query.collection, query.workspace)
+      .map((uri) => deps.searchIndexes(uri));
+    const prefixes = searchPrefixes(collections.map((one) => one.context));
     const request: SearchRequest = {
       q: query.q,
       language: query.language,
@@ -53,9 +56,13 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
       facetSize: query.facetSize,
       highlight: query.highlight,
     };
-    const answer = await deps.search.search(collection.ref, request);
-    const declared = declaredFields(collection.ref, collection.fields, collection.context);
-    await refuseUnknownFields(deps.search, collection.ref, declared, request, answer.total);
+    const indices = collections.map((one) => one.ref);
+    const answer = await deps.search.searchMany(indices, request);
+    // A field any searched collection declares is known.
+    const declared = new Set(
+      collections.flatMap((one) => [...declaredFields(one.ref, one.fields, one.context)]),
+    );
+    await refuseUnknownFields(deps.search, indices, declared, request, answer.total);
     return c.json(answer);
   });
 
@@ -76,6 +83,21 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   return app;
+}
+
+/**
+ * The prefixes a search's prefixed names expand with: the well-known ones and every searched
+ * collection's context terms (theirs win; between two contexts, the collection given first).
+ */
+function searchPrefixes(contexts: unknown[]): Record<string, string> {
+  const wellKnown = prefixesOf(undefined);
+  const merged = { ...wellKnown };
+  for (const context of contexts.toReversed()) {
+    for (const [name, iri] of Object.entries(prefixesOf(context))) {
+      if (iri !== wellKnown[name]) merged[name] = iri;
+    }
+  }
+  return merged;
 }
 
 /** `field:value`, or `"field:with:colons":value` (the parameter `name` for errors). */

@@ -37,18 +37,19 @@ function collectTerms(context: unknown, into: Set<string>): void {
 }
 
 /**
- * The fields among `candidates` that no document of the index holds; [] when the index is
- * empty (nothing can be said yet). Dotted paths into nested objects are not checked: a facet
- * counts values, not objects. One search (no hits, one value per facet).
+ * The fields among `candidates` that no document of the indices holds (a field one of them
+ * holds is known to all: a search over several knows what any of them knows); [] when the
+ * indices are empty (nothing can be said yet). Dotted paths into nested objects are not
+ * checked: a facet counts values, not objects. One search (no hits, one value per facet).
  */
 export async function fieldsNoDocumentHolds(
   engine: SearchEngine,
-  index: CollectionIndexRef,
+  indices: readonly CollectionIndexRef[],
   candidates: readonly string[],
 ): Promise<string[]> {
   const fields = [...new Set(candidates)].filter((field) => !field.includes("."));
   if (fields.length === 0) return [];
-  const answer = await engine.search(index, { size: 0, facets: fields, facetSize: 1 });
+  const answer = await engine.searchMany(indices, { size: 0, facets: fields, facetSize: 1 });
   if (answer.total === 0) return [];
   return fields.filter((field) => (answer.facets?.[field] ?? []).length === 0);
 }
@@ -58,13 +59,14 @@ const WHERE_FIELDS_COME_FROM = "Field names come from the collection's context a
 
 /**
  * invalid-input `invalid-sort` for a sort key, or `unknown-field` for a filter, any or range
- * of a search that found nothing (`total` 0), on a field neither `declared` nor held by any
- * document: such a search would answer in no order, or with nothing, and say nothing.
- * Called after the search, so a search on declared fields costs nothing more.
+ * of a search that found nothing (`total` 0), on a field neither `declared` (for any of the
+ * searched collections) nor held by any document of the indices: such a search would answer
+ * in no order, or with nothing, and say nothing. Called after the search, so a search on
+ * declared fields costs nothing more.
  */
 export async function refuseUnknownFields(
   engine: SearchEngine,
-  index: CollectionIndexRef,
+  indices: readonly CollectionIndexRef[],
   declared: ReadonlySet<string>,
   request: SearchRequest,
   total: number,
@@ -80,12 +82,13 @@ export async function refuseUnknownFields(
   ];
   if (sorts.length + filters.length === 0) return;
   const unknown = new Set(
-    await fieldsNoDocumentHolds(engine, index, [...sorts, ...filters].map((one) => one.field)),
+    await fieldsNoDocumentHolds(engine, indices, [...sorts, ...filters].map((one) => one.field)),
   );
+  const searched = indices.length === 1 ? "this collection" : "the searched collections";
   const sort = sorts.find((one) => unknown.has(one.field));
   if (sort) {
     throw new DomainError("invalid-sort", {
-      detail: `No document of this collection has the field "${sort.field}", so nothing can be ` +
+      detail: `No document of ${searched} has the field "${sort.field}", so nothing can be ` +
         `sorted on it. ${WHERE_FIELDS_COME_FROM}`,
       errors: [{ path: "sort", message: `unknown field ${sort.field}` }],
     });
@@ -93,7 +96,7 @@ export async function refuseUnknownFields(
   const filter = filters.find((one) => unknown.has(one.field));
   if (filter) {
     throw new DomainError("unknown-field", {
-      detail: `No document of this collection has the field "${filter.field}" ` +
+      detail: `No document of ${searched} has the field "${filter.field}" ` +
         `(${filter.parameter}=${filter.field}:…). ${WHERE_FIELDS_COME_FROM}`,
       errors: [{ path: filter.parameter, message: `unknown field ${filter.field}` }],
     });

@@ -170,6 +170,8 @@ export interface SearchRequest {
  */
 export interface SearchHit {
   uri: string;
+  /** The collection whose index holds the hit; set by {@link SearchEngine.searchMany}. */
+  collection?: string;
   score: number | null;
   document: SearchDocument;
   /**
@@ -253,6 +255,17 @@ export interface SearchEngine {
   abortRebuild(target: RebuildTarget): Promise<void>;
   /** Searches a collection's index; the window is clamped (see `clamp.ts`). */
   search(index: CollectionIndexRef, request: SearchRequest): Promise<SearchResponse>;
+  /**
+   * Searches several collections' indices as one: one ranking, each hit naming its
+   * `collection`; the window and facet size are clamped once, for the whole answer; `total`
+   * adds up the indices' hits (counted exactly up to `trackTotalHits` in all, as one index's);
+   * facets add up their counts. One index answers as {@link search} does, its hits named;
+   * none answers an empty result.
+   */
+  searchMany(
+    indices: readonly CollectionIndexRef[],
+    request: SearchRequest,
+  ): Promise<SearchResponse>;
   /**
    * What the engine lacks that the service needs to run on it at all, one sentence each (e.g.
    * an OpenSearch node without the module of the mappings' analyzers): start-up refuses to

@@ -20,7 +20,8 @@
  * (`search_migrations.ts`), the connection's statements and transactions
  * (`index_connection.ts`), the register of physical indices and aliases
  * (`physical_indexes.ts`), a document's row and its write (`document_rows.ts`), the held facet
- * values (`held_facets.ts`) and a search (`search_query.ts`).
+ * values (`held_facets.ts`), a search (`search_query.ts`) and a search over several indices
+ * (`search_indices.ts`).
  */
 import type { DatabaseSync } from "node:sqlite";
 import type { BackendHealth } from "../backend/backend_health.ts";
@@ -64,6 +65,7 @@ import {
   writeDocument,
 } from "./document_rows.ts";
 import { searchIndex, type SearchSite } from "./search_query.ts";
+import { searchIndices } from "./search_indices.ts";
 
 /** Options of {@link EmbeddedSearchEngine}. */
 export interface EmbeddedSearchEngineOptions {
@@ -351,6 +353,14 @@ export class EmbeddedSearchEngine implements SearchEngine {
   /** Full-text, filtered, sorted and clamped search of a collection's index. */
   search(index: CollectionIndexRef, request: SearchRequest): Promise<SearchResponse> {
     return settle(() => searchIndex(this.#searchSite, index, request));
+  }
+
+  /** Searches several collections' indices as one (`search_indices.ts`). */
+  searchMany(
+    indices: readonly CollectionIndexRef[],
+    request: SearchRequest,
+  ): Promise<SearchResponse> {
+    return settle(() => searchIndices(this.#searchSite, indices, request));
   }
 
   /** Healthy while the SQLite file answers. */

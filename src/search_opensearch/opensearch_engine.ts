@@ -47,6 +47,8 @@ import {
   upsertOperations,
 } from "./bulk_writes.ts";
 import { fieldsOf, readSearchAnswer, searchBody } from "./search_body.ts";
+import { nameHitsByIndex, shardFailure, sortAcrossIndices } from "./multi_index.ts";
+import { namedHits } from "../search/merge_parts.ts";
 import {
   type EngineSite,
   isBadRequest,
@@ -254,6 +256,41 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
   }
 
   /**
+   * Searches several collections' aliases in one request (`multi_index.ts`): OpenSearch ranks
+   * and counts them as one, each index scoring by its own term statistics. A missing alias is
+   * skipped, as one alias's search answers nothing for it.
+   */
+  async searchMany(
+    indices: readonly CollectionIndexRef[],
+    request: SearchRequest,
+  ): Promise<SearchResponse> {
+    if (indices.length === 1) {
+      return namedHits(await this.search(indices[0], request), indices[0].collection);
+    }
+    const { response, window, facetSize } = startSearch(request, this.#limits, this.#warn);
+    if (indices.length === 0) return response;
+    const names = indices.map((index) => index.indexName);
+    try {
+      const mappings = await this.#fieldMappings(names, fieldsOf(request));
+      const body = searchBody(request, {
+        window,
+        facetSize,
+        resolve: fieldResolver(mappings),
+        trackTotalHits: this.#limits.trackTotalHits,
+      });
+      sortAcrossIndices(body, request, mappings);
+      const answer = (await this.#client.search({ index: names, body, ignore_unavailable: true }))
+        .body;
+      const failure = shardFailure(answer);
+      if (failure) throw failure;
+      return nameHitsByIndex(answer, readSearchAnswer(answer, request, response), indices);
+    } catch (error) {
+      if (isIndexNotFound(error)) return response;
+      throw this.#problem(error);
+    }
+  }
+
+  /**
    * Runs a query DSL body (already through the gate) against the collection's alias after
    * clamping it, within the search timeout: OpenSearch's own `timeout` and a cancellation of
    * the search task at the same time, so a slow query stops using the cluster, and the
@@ -338,9 +375,15 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     await this.#client.close();
   }
 
-  async #fieldMappings(alias: string, fields: string[]): Promise<Record<string, unknown>> {
+  /** The fields' mappings in `alias` (or in every one of several, missing ones skipped). */
+  async #fieldMappings(
+    alias: string | string[],
+    fields: string[],
+  ): Promise<Record<string, unknown>> {
     if (fields.length === 0) return {};
-    const body = (await this.#client.indices.getFieldMapping({ index: alias, fields })).body;
+    const several = Array.isArray(alias) ? { ignore_unavailable: true } : {};
+    const body = (await this.#client.indices.getFieldMapping({ index: alias, fields, ...several }))
+      .body;
     const merged: Record<string, unknown> = {};
     for (const physical of Object.values(body)) Object.assign(merged, physical.mappings ?? {});
     return merged;

@@ -93,7 +93,8 @@ export const PAGES = {
     module: "page-search.js",
     body: `
 <form id="search-form" class="stacked-form">
-<div><label for="collection">Collection</label><select id="collection" name="collection" required></select></div>
+<div><label for="collection">Collections (Ctrl or Shift for several)</label><select id="collection" name="collection" multiple size="4"></select></div>
+<div><label for="workspace">Or a whole workspace</label><select id="workspace" name="workspace"><option value="">None: the collections chosen</option></select></div>
 <div><label for="q">Query</label><input id="q" name="q" type="search"></div>
 <div><label for="filters">Filters, one <code>field:value</code> a line</label><textarea id="filters" name="filter" rows="2"></textarea></div>
 <div><label for="sort">Sort, one <code>field:asc</code> or <code>field:desc</code> a line</label><textarea id="sort" name="sort" rows="1"></textarea></div>

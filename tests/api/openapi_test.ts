@@ -50,7 +50,15 @@ const API_MD: [string, string, Record<string, boolean>][] = [
   [
     "GET",
     "/api/search",
-    { collection: true, q: false, filter: false, sort: false, from: false, size: false },
+    {
+      collection: false,
+      workspace: false,
+      q: false,
+      filter: false,
+      sort: false,
+      from: false,
+      size: false,
+    },
   ],
   ["POST", "/api/search", { collection: true }],
   ["GET", "/health", {}],
@@ -64,7 +72,7 @@ const BOOLEAN_PARAMETERS = ["clear", "wait"];
 const LIST_PARAMETERS: Record<string, string[]> = {
   "POST /api/admin/index/items": ["item"],
   "POST /api/item/initialize": ["uri"],
-  "GET /api/search": ["filter", "sort"],
+  "GET /api/search": ["collection", "filter", "sort"],
 };
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];

@@ -113,7 +113,12 @@ interface SearchResult {
   from: number;
   size: number;
   clamped: unknown;
-  hits: { uri: string; score: number | null; document: Record<string, unknown> }[];
+  hits: {
+    uri: string;
+    collection?: string;
+    score: number | null;
+    document: Record<string, unknown>;
+  }[];
 }
 
 interface FacetValue {
@@ -189,7 +194,8 @@ for (const backend of testBackends("search-api")) {
         bookUri(3),
       ]);
       for (const hit of quick.hits) {
-        assert.deepEqual(Object.keys(hit), ["uri", "score", "document"]);
+        assert.deepEqual(Object.keys(hit), ["uri", "collection", "score", "document"]);
+        assert.equal(hit.collection, BOOKS);
         assert.equal(typeof hit.score, "number");
         assert.equal(hit.document.uri, hit.uri);
         assert.equal(hit.document.collection, BOOKS);

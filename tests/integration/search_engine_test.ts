@@ -21,6 +21,7 @@ import {
   type SearchDocument,
   type SearchEngine,
   type SearchFieldValue,
+  type SearchSort,
 } from "../../src/search/search_engine.ts";
 import {
   deleteIndicesWithPrefix,
@@ -40,6 +41,41 @@ const COLLECTION = "https://data.example.org/collection/books";
 const WORKSPACE = "https://data.example.org/workspace/demo";
 const BOOK = "https://schema.org/Book";
 const ARTICLE = "https://schema.org/Article";
+
+const ARTICLES = "https://data.example.org/collection/articles";
+
+/** A document of `collection`. */
+function docIn(
+  collection: string,
+  uri: string,
+  fields: Record<string, SearchFieldValue>,
+): SearchDocument {
+  return { ...doc(uri, fields), collection };
+}
+
+/**
+ * Two collections for searches over several indices: books hold "fox" three times and
+ * "whale" twice, articles "fox" twice and "whale" twice; each its own genres but Whale;
+ * `pages` only in books; every year once.
+ */
+const BOOKS = [
+  ["Red fox runs", "Fable", 1990, 120],
+  ["Fox and fox again, a fox tale", "Fable", 2001, 300],
+  ["Quiet fox", "Fable", 1985, 80],
+  ["Blue whale", "Whale", 2010, 250],
+  ["Grey whale", "Whale", 1970, 90],
+].map(([title, genre, year, pages], n) =>
+  docIn(COLLECTION, `https://data.example.org/id/book/multi-${n}`, { title, genre, year, pages })
+);
+const ARTICLE_DOCS = [
+  ["Fox news today", "News", 1995],
+  ["The fox", "News", 2015],
+  ["Plain words", "Essay", 1960],
+  ["Whale song", "Whale", 2020],
+  ["Whale watching", "Whale", 1980],
+].map(([title, genre, year], n) =>
+  docIn(ARTICLES, `https://data.example.org/id/article/multi-${n}`, { title, genre, year })
+);
 
 /** What one test gets: an engine with its own limits, a way to name fresh indices. */
 interface SuiteContext {
@@ -777,6 +813,219 @@ export function defineSearchEngineSuite(
     await engine.refresh(ref);
     assert.deepEqual(await collect(engine.listDocumentUris(ref)), [book(1).uri]);
   });
+
+  /** Two collections' indices with known documents (`twoCollections`), ready to search. */
+  const twoIndices = async (
+    { engine, index }: SuiteContext,
+  ): Promise<[CollectionIndexRef, CollectionIndexRef]> => {
+    const books = { ...index(), collection: COLLECTION };
+    const articles = { ...index(), collection: ARTICLES };
+    for (const [ref, documents] of [[books, BOOKS], [articles, ARTICLE_DOCS]] as const) {
+      await engine.ensureIndex(ref);
+      assert.deepEqual(await engine.upsert(ref, documents), {
+        succeeded: documents.length,
+        failed: [],
+      });
+      await engine.refresh(ref);
+    }
+    return [books, articles];
+  };
+
+  test("several indices: one ranking, hits name their collection, totals and facets add up", async (context) => {
+    const { engine } = context;
+    const [books, articles] = await twoIndices(context);
+    const both = [books, articles];
+    const fox = await engine.searchMany(both, {
+      q: "fox",
+      facets: ["collection", "genre"],
+      highlight: true,
+    });
+    assert.equal(fox.total, 5);
+    assert.equal(fox.totalRelation, "eq");
+    assert.deepEqual(
+      fox.hits.map((hit) => hit.uri).sort(),
+      [
+        ...BOOKS.slice(0, 3),
+        ...ARTICLE_DOCS.slice(0, 2),
+      ].map((one) => one.uri).sort(),
+    );
+    for (const hit of fox.hits) assert.equal(hit.collection, hit.document.collection, hit.uri);
+    // One ranking: scores never rise down the page, whichever collection a hit is from.
+    const scores = fox.hits.map((hit) => hit.score as number);
+    assert.ok(scores.every((score) => typeof score === "number" && score > 0), `${scores}`);
+    assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
+    assert.ok(fox.hits.every((hit) => (hit.highlights?.text ?? []).join().includes("<em>")));
+    // The collection facet counts hits per collection, adding up to the total.
+    assert.deepEqual(fox.facets?.collection, [
+      { value: COLLECTION, count: 3 },
+      { value: ARTICLES, count: 2 },
+    ]);
+    assert.equal(fox.facetsRelation, "eq");
+    assert.deepEqual(fox.facets?.genre, [{ value: "Fable", count: 3 }, {
+      value: "News",
+      count: 2,
+    }]);
+    // Counts add up before the top values are kept: Whale is neither index's top genre.
+    const genres = await engine.searchMany(both, { size: 0, facets: ["genre"], facetSize: 1 });
+    assert.equal(genres.total, 10);
+    assert.deepEqual(genres.facets?.genre, [{ value: "Whale", count: 4 }]);
+    // Field sorts interleave the collections; a field one index lacks sorts last there.
+    const byYear = await engine.searchMany(both, { sort: [{ field: "year", order: "desc" }] });
+    assert.deepEqual(
+      byYear.hits.map((hit) => hit.document.year),
+      [...BOOKS, ...ARTICLE_DOCS].map((one) => one.year).sort().reverse(),
+    );
+    const byPages = await engine.searchMany(both, {
+      q: "whale",
+      sort: [{ field: "pages", order: "asc" }],
+    });
+    assert.deepEqual(byPages.hits.map((hit) => hit.uri), [
+      BOOKS[4].uri,
+      BOOKS[3].uri,
+      ...ARTICLE_DOCS.slice(3).map((one) => one.uri).sort(),
+    ]);
+    // No query, no sort: URI order over both.
+    const all = await engine.searchMany(both, { size: 20 });
+    assert.deepEqual(
+      all.hits.map((hit) => hit.uri),
+      [...BOOKS, ...ARTICLE_DOCS].map((one) => one.uri).sort(),
+    );
+    const fables = await engine.searchMany(both, {
+      anyOf: [{ field: "genre", values: ["Fable", "News"] }],
+      ranges: [{ field: "year", gte: "1990" }],
+    });
+    assert.deepEqual(
+      fables.hits.map((hit) => hit.document.year),
+      [...BOOKS, ...ARTICLE_DOCS].filter((one) => ["Fable", "News"].includes(String(one.genre)))
+        .filter((one) => Number(one.year) >= 1990)
+        .sort((a, b) => a.uri < b.uri ? -1 : 1).map((one) => one.year),
+    );
+    // One index answers as its own search does, its hits named; none answers nothing.
+    const alone = await engine.searchMany([articles], { q: "fox", facets: ["genre"] });
+    const single = await engine.search(articles, { q: "fox", facets: ["genre"] });
+    assert.deepEqual(alone, {
+      ...single,
+      hits: single.hits.map((hit) => ({ ...hit, collection: ARTICLES })),
+    });
+    assert.deepEqual(await engine.searchMany([], { q: "fox", facets: ["collection"] }), {
+      total: 0,
+      totalRelation: "eq",
+      from: 0,
+      size: 10,
+      clamped: null,
+      hits: [],
+      facets: { collection: [] },
+      facetsRelation: "eq",
+      facetsClamped: null,
+    });
+    // An index never written is skipped.
+    const missing = { ...context.index(), collection: "https://data.example.org/collection/none" };
+    assert.equal((await engine.searchMany([books, missing], { q: "fox" })).total, 3);
+    const gone = { ...context.index(), collection: "https://data.example.org/collection/gone" };
+    assert.equal((await engine.searchMany([missing, gone], { q: "fox" })).total, 0);
+    // A hit is named by the index it was found in, whatever its document says.
+    const stray = { ...context.index(), collection: "https://data.example.org/collection/stray" };
+    await engine.upsert(stray, [docIn(ARTICLES, "https://data.example.org/id/stray", {
+      title: "Stray fox",
+    })]);
+    await engine.refresh(stray);
+    const named = await engine.searchMany([books, stray], { q: "stray" });
+    assert.deepEqual(named.hits.map((hit) => hit.collection), [stray.collection]);
+  });
+
+  test("several indices: pages of the merge are slices of one big page", async (context) => {
+    const { engine } = context;
+    const both = await twoIndices(context);
+    const requests = [
+      { q: "fox" },
+      {},
+      { sort: [{ field: "year", order: "asc" as const }] },
+      { q: "whale", sort: [{ field: "genre", order: "desc" as const }] },
+    ];
+    for (const request of requests) {
+      const big = await engine.searchMany(both, { ...request, size: 10 });
+      const paged = [];
+      for (let from = 0; from < 10; from += 3) {
+        const page = await engine.searchMany(both, { ...request, from, size: 3 });
+        assert.equal(page.total, big.total, JSON.stringify(request));
+        paged.push(...page.hits);
+      }
+      const key = (hit: { uri: string; collection?: string }) => `${hit.collection} ${hit.uri}`;
+      assert.deepEqual(paged.map(key), big.hits.map(key), JSON.stringify(request));
+    }
+  });
+
+  test("several indices sort as one index holding all their documents would", async ({ engine, index }) => {
+    const [first, second, all] = [index(), index(), index()];
+    const documents = [
+      book(1, { label: "b", nums: [3, 10], flag: true }),
+      book(2, { label: "B", nums: [5], flag: false }),
+      book(3, { label: "a\u{1F600}", nums: [1, 20], flag: true }),
+      book(4, { label: "a\uFFFD", flag: false }),
+      book(5, { label: "b", nums: [5, 7] }),
+      book(6, { nums: [2], flag: true }),
+      book(7, { label: "\u00e9", nums: [10], flag: false }),
+    ];
+    for (
+      const [ref, some] of [
+        [first, documents.filter((_, n) => n % 2 === 0)],
+        [second, documents.filter((_, n) => n % 2 === 1)],
+        [all, documents],
+      ] as const
+    ) {
+      await engine.ensureIndex(ref);
+      await engine.upsert(ref, [...some]);
+      await engine.refresh(ref);
+    }
+    const sorts: SearchSort[][] = [
+      [{ field: "label", order: "asc" }],
+      [{ field: "label", order: "desc" }],
+      [{ field: "nums", order: "asc" }],
+      [{ field: "nums", order: "desc" }],
+      [{ field: "flag", order: "desc" }, { field: "label", order: "asc" }],
+    ];
+    for (const sort of sorts) {
+      const merged = await engine.searchMany([first, second], { sort });
+      const one = await engine.search(all, { sort });
+      assert.deepEqual(
+        merged.hits.map((hit) => hit.uri),
+        one.hits.map((hit) => hit.uri),
+        JSON.stringify(sort),
+      );
+    }
+  });
+
+  test(
+    "several indices: the window is clamped once, for the whole answer",
+    async (context) => {
+      const { engine, warnings } = context;
+      const both = await twoIndices(context);
+      const uris = [...BOOKS, ...ARTICLE_DOCS].map((one) => one.uri).sort();
+      const first = await engine.searchMany(both, { size: 20 });
+      assert.deepEqual(first.clamped, {
+        requested: { from: 0, size: 20 },
+        applied: { from: 0, size: 4 },
+      });
+      assert.deepEqual(first.hits.map((hit) => hit.uri), uris.slice(0, 4));
+      assert.equal(warnings.length, 1, JSON.stringify(warnings));
+      // maxWindow 7 holds for the merge: from 4 gets 3 hits, not 3 of each collection.
+      const last = await engine.searchMany(both, { from: 4, size: 4 });
+      assert.deepEqual(last.clamped?.applied, { from: 4, size: 3 });
+      assert.deepEqual(last.hits.map((hit) => hit.uri), uris.slice(4, 7));
+      const beyond = await engine.searchMany(both, { from: 9, size: 2 });
+      assert.deepEqual(beyond.clamped?.applied, { from: 7, size: 0 });
+      assert.deepEqual(beyond.hits, []);
+      // Hits counted exactly up to trackTotalHits over the whole answer: 10 match.
+      assert.equal(first.total, 8);
+      assert.equal(first.totalRelation, "gte");
+      assert.equal(warnings.length, 3);
+      // A facet size beyond maxResultsLimit is clamped once too.
+      const facets = await engine.searchMany(both, { size: 0, facets: ["genre"], facetSize: 9 });
+      assert.deepEqual(facets.facetsClamped, { requested: 9, applied: 4 });
+      assert.equal(facets.facets?.genre.length, 4);
+    },
+    { maxResultsLimit: 4, maxWindow: 7, trackTotalHits: 8 },
+  );
 
   test("health reports a working engine", async ({ engine }) => {
     const health = await engine.health();

@@ -1,6 +1,13 @@
 /** Contracts of `/api/search` (docs/api.md, Search). */
 import { z } from "zod";
-import { booleanParam, integerParam, optionalText, textList } from "../../http/query_schema.ts";
+import {
+  booleanParam,
+  integerParam,
+  iriList,
+  optionalIri,
+  optionalText,
+  textList,
+} from "../../http/query_schema.ts";
 import { defineContract } from "../../http/route_contract.ts";
 import { SEARCH_LANGUAGES } from "../../fields/languages.ts";
 import { BAD_PARAMETERS, BODY_TOO_LARGE, COLLECTION, COUNT, UNKNOWN_COLLECTION } from "./shared.ts";
@@ -24,6 +31,7 @@ const SEARCH_RESPONSE = z.object({
   hits: z.array(
     z.object({
       uri: z.string(),
+      collection: z.string().meta({ description: "The collection whose index holds the hit." }),
       score: z.union([z.number(), z.null()]),
       document: z.record(z.string(), z.unknown()),
       highlights: z.record(z.string(), z.array(z.string())).optional().meta({
@@ -38,7 +46,8 @@ const SEARCH_RESPONSE = z.object({
       z.object({ value: z.union([z.string(), z.number(), z.boolean()]), count: COUNT }),
     ),
   ).optional().meta({
-    description: "With `facet`: per field, its most frequent values among all hits.",
+    description: "With `facet`: per field, its most frequent values among all hits " +
+      "(`collection`: hits per searched collection).",
   }),
   facetsRelation: z.enum(["eq", "gte"]).optional().meta({
     description: "With `facet`: `eq` when every count is exact, `gte` when the counts were " +
@@ -53,13 +62,21 @@ export const searchItems = defineContract({
   method: "GET",
   path: "/api/search",
   operationId: "searchItems",
-  summary: "Search a collection",
-  description: CLAMPING,
+  summary: "Search a collection, several, or a workspace",
+  description: "Give `collection` (repeated for several) or `workspace`, not both. Hits of " +
+    "several collections are merged into one ranking; the window, `total` and facets are " +
+    `those of the whole answer. ${CLAMPING}`,
   tags: TAGS,
   access: "authenticated",
   collectionRight: "read",
   query: z.object({
-    collection: COLLECTION,
+    collection: iriList(
+      "A collection to search, by its URI as configured (an absolute IRI); repeated for " +
+        "several. One the caller may not read answers 404 as an unknown one.",
+    ),
+    workspace: optionalIri(
+      "Search every collection of this workspace the caller may read (instead of `collection`).",
+    ),
     q: optionalText(
       "Full-text query: every word in the items' literals, or its stem in the literals tagged " +
         "with a search language.",
@@ -95,7 +112,11 @@ export const searchItems = defineContract({
   responses: {
     200: { description: "The hits.", content: ["application/json"], schema: SEARCH_RESPONSE },
   },
-  problems: { 400: BAD_PARAMETERS, 404: UNKNOWN_COLLECTION, 503: ENGINE_DOWN },
+  problems: {
+    400: `${BAD_PARAMETERS} Also neither or both of \`collection\` and \`workspace\`.`,
+    404: `${UNKNOWN_COLLECTION} Or the workspace is not (\`workspace-not-found\`).`,
+    503: ENGINE_DOWN,
+  },
 });
 
 /** What the DSL gate accepts (src/search_opensearch/dsl_gate.ts; docs/backends.md says it at length). */

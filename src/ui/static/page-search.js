@@ -1,6 +1,7 @@
 /**
- * `/ui/search`: a collection's search with the query, filters, sort and window of
- * `GET /api/search`, the form kept in the page's URL. Each hit shows the service's
+ * `/ui/search`: a search of one collection, several, or a whole workspace with the query,
+ * filters, sort and window of `GET /api/search`, the form kept in the page's URL. Each hit
+ * names the collection holding it and links to the item there, and shows the service's
  * highlights (`highlight=true`: fragments where the query matched, stems included) or, when
  * there are none, the document fields that hold a query word, the word marked. The types
  * among all hits are counted (`facet=types`) and each count adds its filter. When the
@@ -17,12 +18,14 @@ import {
   pageParameters,
   show,
   withQuery,
+  workspaces,
 } from "./workbench.js";
 
 const parameters = pageParameters();
 const form = document.getElementById("search-form");
 const fields = {
   collection: document.getElementById("collection"),
+  workspace: document.getElementById("workspace"),
   q: document.getElementById("q"),
   filters: document.getElementById("filters"),
   sort: document.getElementById("sort"),
@@ -109,13 +112,12 @@ function highlightList(highlights) {
   );
 }
 
-function hitElement(collection, hit, words, names) {
+function hitElement(hit, words, names) {
   if (hit.highlights && Object.keys(hit.highlights).length > 0) {
-    return hitShell(collection, hit, names, highlightList(hit.highlights));
+    return hitShell(hit, names, highlightList(hit.highlights));
   }
   const matches = matchedFields(hit.document, words);
   return hitShell(
-    collection,
     hit,
     names,
     matches.length
@@ -131,7 +133,10 @@ function hitElement(collection, hit, words, names) {
   );
 }
 
-function hitShell(collection, hit, names, details) {
+/** Collection URI → its name, for naming each hit's collection. */
+const collectionNames = new Map();
+
+function hitShell(hit, names, details) {
   const label = names.labels[hit.uri];
   return el(
     "li",
@@ -139,8 +144,14 @@ function hitShell(collection, hit, names, details) {
     el(
       "div",
       { class: "hit-head" },
-      itemLink(collection, hit.uri, label ? label.value : hit.uri),
+      itemLink(hit.collection, hit.uri, label ? label.value : hit.uri),
       label ? el("small", { class: "iri" }, ` ${hit.uri}`) : undefined,
+      " ",
+      el(
+        "span",
+        { class: "hit-collection", title: hit.collection },
+        `in ${collectionNames.get(hit.collection) ?? hit.collection}`,
+      ),
       " ",
       el(
         "span",
@@ -179,9 +190,14 @@ function showTypeFacet(request, values, names) {
   );
 }
 
+/** The form as `GET /api/search`'s parameters: a workspace, or the collections chosen. */
 function readForm() {
+  const workspace = fields.workspace.value;
   return {
-    collection: fields.collection.value,
+    collection: workspace
+      ? []
+      : [...fields.collection.selectedOptions].map((option) => option.value),
+    workspace: workspace || undefined,
     q: fields.q.value.trim(),
     filter: lines(fields.filters.value),
     sort: lines(fields.sort.value),
@@ -235,11 +251,11 @@ async function run(request) {
     // One request labels the page: the hits and the types.
     const names = await fetchLabels(
       [...answer.hits.map((hit) => hit.uri), ...types.map(({ value }) => String(value))],
-      request.collection,
+      request.collection[0],
     );
     if (runNumber !== latestRun) return;
     summary.textContent = pageSummary(answer.total, first, answer.hits.length);
-    show(hits, answer.hits.map((hit) => hitElement(request.collection, hit, words, names)));
+    show(hits, answer.hits.map((hit) => hitElement(hit, words, names)));
     showTypeFacet(request, types, names);
     hits.start = first + 1;
     const links = [];
@@ -280,9 +296,38 @@ async function run(request) {
   }
 }
 
+/** Searching a workspace leaves the collection list aside. */
+function followWorkspace() {
+  fields.collection.disabled = fields.workspace.value !== "";
+}
+
+/** The workspaces to choose from, and every collection's name for the hits. */
+async function fillWorkspaces(selected) {
+  const all = await workspaces();
+  for (const workspace of all) {
+    for (const collection of workspace.collections) {
+      collectionNames.set(collection.uri, collection.name);
+    }
+  }
+  show(
+    fields.workspace,
+    el("option", { value: "" }, "None: the collections chosen"),
+    all.map((workspace) =>
+      el("option", { value: workspace.uri, selected: workspace.uri === selected }, workspace.name)
+    ),
+  );
+  followWorkspace();
+}
+
+fields.workspace.addEventListener("change", followWorkspace);
+
 form.addEventListener("submit", (event) => {
   event.preventDefault();
   const request = readForm();
+  if (!request.workspace && request.collection.length === 0) {
+    show(document.getElementById("summary"), "Choose a collection or a workspace.");
+    return;
+  }
   history.replaceState(null, "", withQuery("/ui/search", request));
   run(request);
 });
@@ -293,8 +338,15 @@ fields.sort.value = parameters.getAll("sort").join("\n");
 if (parameters.has("size")) fields.size.value = parameters.get("size");
 if (parameters.has("from")) fields.from.value = parameters.get("from");
 try {
-  await fillCollectionSelect(fields.collection, parameters.get("collection"));
-  if (parameters.has("collection")) await run(readForm());
+  await fillCollectionSelect(fields.collection);
+  await fillWorkspaces(parameters.get("workspace"));
+  const chosen = parameters.getAll("collection");
+  for (const option of fields.collection.options) option.selected = chosen.includes(option.value);
+  // Nothing asked: the first collection, as a single choice would start.
+  if (chosen.length === 0 && !parameters.get("workspace") && fields.collection.options.length) {
+    fields.collection.options[0].selected = true;
+  }
+  if (chosen.length > 0 || parameters.get("workspace")) await run(readForm());
 } catch (error) {
   show(document.getElementById("summary"), errorBox(error));
 }
