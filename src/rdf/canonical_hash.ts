@@ -12,7 +12,7 @@ import { type BlankNode, DataFactory, type Quad, type Term } from "n3";
 import canonize from "rdf-canonize";
 import { DomainError } from "../errors/domain_error.ts";
 import { distinctQuads } from "./dedupe.ts";
-import { lowerCaseTag } from "./language_tags.ts";
+import { withLowerCaseTag } from "./language_tags.ts";
 
 /**
  * The default work factor: rdf-canonize may run `n ** 3` deep (N-degree) hashing steps,
@@ -196,12 +196,7 @@ function limitProblem(reason: string): DomainError {
  * term to RDF, hash alike, and as they did before tags were kept as written.
  */
 function* lowerCaseTags(quads: Iterable<Quad>): Iterable<Quad> {
-  for (const quad of quads) {
-    const object = lowerCaseTag(quad.object);
-    yield object === quad.object
-      ? quad
-      : DataFactory.quad(quad.subject, quad.predicate, object, quad.graph);
-  }
+  for (const quad of quads) yield withLowerCaseTag(quad);
 }
 
 /**

@@ -71,6 +71,14 @@ export function lowerCaseTag<T extends Term>(term: T): T {
   return DataFactory.literal(term.value, language) as unknown as T;
 }
 
+/** `quad` with its object's language tag in lower case (only objects are literals). */
+export function withLowerCaseTag(quad: Quad): Quad {
+  const object = lowerCaseTag(quad.object);
+  return object === quad.object
+    ? quad
+    : DataFactory.quad(quad.subject, quad.predicate, object, quad.graph);
+}
+
 /** A tag with an upper-case letter: the only kind whose spelling needs keeping. */
 const UPPER = /[A-Z]/;
 

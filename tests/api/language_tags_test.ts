@@ -249,3 +249,56 @@ for (const backend of storeBackends({ allStores: true })) {
     },
   });
 }
+
+// The validator reads the data through an N3.js Store, whose terms have N3.js's lower-cased
+// `language`: SHACL's tag comparisons stay case-insensitive while the item keeps its spelling.
+Deno.test({
+  name: "[language tags/embedded] SHACL compares tags as RDF does: sh:uniqueLang, sh:languageIn",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const service = await startTestService();
+    try {
+      const collection = `https://data.example.org/collection/tags-${crypto.randomUUID()}`;
+      const made = await service.fetch("/api/admin/collections", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({
+          workspace: "https://data.example.org/workspace/demo",
+          uri: collection,
+          shapesTurtle: `@prefix sh: <http://www.w3.org/ns/shacl#> .
+            <urn:shape> a sh:NodeShape ; sh:targetSubjectsOf <${DCT}title> ;
+              sh:property [ sh:path <${DCT}title> ; sh:uniqueLang true ] ;
+              sh:property [ sh:path <${DCT}description> ; sh:languageIn ("en") ] .`,
+          index: { name: `tags-${crypto.randomUUID().slice(0, 8)}`, fields: [] },
+        }),
+      });
+      assert.equal(made.status, 201, await made.text());
+      const write = (body: string) =>
+        service.fetch(`/api/item?collection=${encodeURIComponent(collection)}`, {
+          method: "PUT",
+          headers: { "Content-Type": "text/turtle" },
+          body,
+        });
+      // en-US and en-us are one tag: two titles in it are not unique.
+      const twice = await write(
+        `<${uniqueItemUri()}> <${DCT}title> "colour"@en-US, "color"@en-us .`,
+      );
+      assert.equal(twice.status, 422, await twice.clone().text());
+      assert.equal((await twice.json()).type, "/problems/shacl-violation");
+      // EN-GB is in the language range en.
+      const uri = uniqueItemUri();
+      const ranged = await write(
+        `<${uri}> <${DCT}title> "colour"@EN-GB ; <${DCT}description> "a colour"@EN-GB .`,
+      );
+      assert.equal(ranged.status, 201, await ranged.text());
+      const read = await service.fetch(`/api/item.nt?${itemQuery(uri, collection)}`);
+      assert.deepEqual(tags((await parseRdf(await read.text(), "ntriples")).quads), {
+        colour: "EN-GB",
+        "a colour": "EN-GB",
+      });
+    } finally {
+      await service.close();
+    }
+  },
+});
