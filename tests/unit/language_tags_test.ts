@@ -215,3 +215,18 @@ Deno.test("a graph holds one triple for two spellings of a tag, the first one me
   assert.equal(distinct.length, 1);
   assert.equal((distinct[0].object as Literal).language, "en-US");
 });
+
+Deno.test("JSON-LD: a context's default language and a language map keep their tags", async () => {
+  const doc = {
+    "@context": {
+      "@language": "en-US",
+      title: { "@id": P, "@container": "@language" },
+      note: { "@id": `${P}/note` },
+    },
+    "@id": S,
+    title: { "de-CH": "Farbe", "sr-Latn-RS": "boja" },
+    note: "colour",
+  };
+  const { quads } = await parseRdf(JSON.stringify(doc), "jsonld");
+  assert.deepEqual(tagsOf(quads), ["de-CH", "en-US", "sr-Latn-RS"]);
+});
