@@ -302,3 +302,56 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "[language tags/embedded] initialise: what a rule copies keeps the body's tag",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const collection = "https://data.example.org/collection/tags-init";
+    const service = await startTestService({
+      yaml: `
+service:
+  data:
+    dir: \${SERVICE_DATA_DIR}
+workspaces:
+  - uri: https://data.example.org/workspace/tags
+    name: Tags
+    collections:
+      - uri: ${collection}
+        name: Tags
+        index: tags-init
+        initialize:
+          - name: label from the title
+            construct: |
+              CONSTRUCT { ?this <http://www.w3.org/2000/01/rdf-schema#label> ?t }
+              WHERE { ?this <${DCT}title> ?t }
+`,
+    });
+    try {
+      const uri = uniqueItemUri("init");
+      const response = await service.fetch(
+        `/api/item/initialize?collection=${encodeURIComponent(collection)}&uri=${
+          encodeURIComponent(uri)
+        }`,
+        {
+          method: "POST",
+          headers: { "Content-Type": "application/rdf+json" },
+          body: JSON.stringify({
+            [uri]: { [`${DCT}title`]: [{ type: "literal", value: "colour", lang: "en-US" }] },
+          }),
+        },
+      );
+      const body = await response.json();
+      assert.equal(response.status, 200, JSON.stringify(body));
+      assert.deepEqual(body[uri]["http://www.w3.org/2000/01/rdf-schema#label"], [
+        { type: "literal", value: "colour", lang: "en-US" },
+      ]);
+      assert.deepEqual(body[uri][`${DCT}title`], [
+        { type: "literal", value: "colour", lang: "en-US" },
+      ]);
+    } finally {
+      await service.close();
+    }
+  },
+});
