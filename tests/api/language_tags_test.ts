@@ -355,3 +355,43 @@ workspaces:
     }
   },
 });
+
+Deno.test({
+  name: "[language tags/embedded] two spellings of one tag in a query's data: one answer",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const service = await startTestService({ yaml: SPARQL_PROTOCOL_YAML });
+    try {
+      const doc = uniqueItemUri("spellings");
+      const created = await put(
+        service,
+        `<${doc}> <${DCT}title> "colour"@en-us, "color"@en-US .`,
+        "text/turtle",
+      );
+      assert.equal(created.status, 201, await created.text());
+      // Item reads and the compiled path: each literal as stored.
+      const read = await service.fetch(`/api/item.nt?${itemQuery(doc)}`);
+      assert.deepEqual(tags((await parseRdf(await read.text(), "ntriples")).quads), {
+        colour: "en-us",
+        color: "en-US",
+      });
+      const compiled = await select(service, `SELECT ?o WHERE { <${doc}> <${DCT}title> ?o }`);
+      assert.deepEqual(
+        Object.fromEntries(compiled.map((row) => [row.o.value, row.o["xml:lang"]])),
+        { colour: "en-us", color: "en-US" },
+      );
+      // oxigraph's path: one tag to RDF, answered in the spelling first in code point order.
+      const fallback = await select(
+        service,
+        `SELECT ?o (lang(?o) AS ?l) WHERE { <${doc}> <${DCT}title> ?o FILTER(isLiteral(?o)) }`,
+      );
+      assert.deepEqual(
+        fallback.map((row) => [row.o.value, row.o["xml:lang"], row.l.value]).sort(),
+        [["color", "en-US", "en-US"], ["colour", "en-US", "en-US"]],
+      );
+    } finally {
+      await service.close();
+    }
+  },
+});
