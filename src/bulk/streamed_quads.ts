@@ -10,6 +10,7 @@
  */
 // @ts-types="@types/n3"
 import { Parser, type Quad } from "n3";
+import { writtenTagFactory } from "../rdf/language_tags.ts";
 import type { EventEmitter } from "node:events";
 import { RDF_FORMATS, type StreamedImportFormat } from "../rdf/format_table.ts";
 
@@ -40,7 +41,11 @@ export async function* streamedQuads(
   baseIRI: string | undefined,
 ): AsyncIterable<LocatedQuad> {
   // N3.js knows a syntax by its media type.
-  const parser = new Parser({ format: RDF_FORMATS[format].mediaType, baseIRI });
+  const parser = new Parser({
+    format: RDF_FORMATS[format].mediaType,
+    baseIRI,
+    factory: writtenTagFactory,
+  });
   let tokenLine = 1;
   let graphLine = 1;
   let pending: LocatedQuad[] = [];

@@ -8,12 +8,13 @@
  * so they are matched but never copied into the answer).
  */
 import oxigraph from "oxigraph";
-import type { Quad } from "n3";
+import { type Quad, termToId } from "n3";
 import { DomainError } from "../errors/domain_error.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { CollectionConfig, InitializeRule, WorkspaceConfig } from "../config/schema.ts";
 import type { TripleStore } from "../store/triple_store.ts";
 import { fromOxigraphQuad, toOxigraphQuad } from "../rdf/oxigraph_terms.ts";
+import { TagSpellings } from "../rdf/language_tags.ts";
 import { type BoundableQuery, parseRuleQuery } from "./rule_query.ts";
 import { distinctQuads } from "../rdf/dedupe.ts";
 
@@ -71,6 +72,9 @@ export class Initializer {
       await this.#loadStoredItems(collection, working);
     }
     const additions: Quad[] = [];
+    // oxigraph lower-cases language tags: what the rules add takes the body's spelling.
+    const spellings = new TagSpellings();
+    for (const quad of body) spellings.noteId(termToId(quad.object));
     for (const { rule, query } of rules) {
       for (const uri of uris) {
         if (rule.forType && !hasType(working, uri, rule.forType)) continue;
@@ -81,7 +85,7 @@ export class Initializer {
         }) as ReturnType<typeof oxigraph.quad>[];
         for (const quad of added) {
           working.add(quad);
-          additions.push(fromOxigraphQuad(quad));
+          additions.push(spellings.restoreQuad(fromOxigraphQuad(quad)));
         }
       }
     }

@@ -12,6 +12,7 @@ import { type BlankNode, DataFactory, type Quad, type Term } from "n3";
 import canonize from "rdf-canonize";
 import { DomainError } from "../errors/domain_error.ts";
 import { distinctQuads } from "./dedupe.ts";
+import { withLowerCaseTag } from "./language_tags.ts";
 
 /**
  * The default work factor: rdf-canonize may run `n ** 3` deep (N-degree) hashing steps,
@@ -103,7 +104,7 @@ export async function canonicalizeDataset(
   }
   options.signal?.throwIfAborted();
 
-  const distinct = distinctQuads(quads);
+  const distinct = distinctQuads(lowerCaseTags(quads));
   const { input, originalLabels } = withoutCanonicalLookingLabels(distinct);
   const issued = new Map<string, string>();
 
@@ -186,6 +187,16 @@ function limitProblem(reason: string): DomainError {
       "Graphs with many blank nodes that are indistinguishable from each other need " +
       "exponential work; give some of them IRIs or distinguishing properties.",
   });
+}
+
+/**
+ * The quads with their language tags in lower case. RDFC-1.0 writes canonical N-Quads, whose
+ * tags RDF 1.2 N-Triples has in lower case; rdf-canonize writes a tag as given, and the
+ * service keeps tags as written (`language_tags.ts`). So `"a"@en-US` and `"a"@en-us`, one
+ * term to RDF, hash alike, and as they did before tags were kept as written.
+ */
+function* lowerCaseTags(quads: Iterable<Quad>): Iterable<Quad> {
+  for (const quad of quads) yield withLowerCaseTag(quad);
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 // @ts-types="@types/n3"
 import { type Quad, type Term, termToId } from "n3";
+import { termIdentity } from "./language_tags.ts";
 
 /**
  * A string equal for two terms exactly when they are the same RDF term.
@@ -12,10 +13,12 @@ import { type Quad, type Term, termToId } from "n3";
  * n3's term id encodes the whole term (a literal's value, language and datatype) and is
  * stored on n3 terms, so it costs nothing to read. The type letter keeps an IRI apart from
  * a blank node label or variable with the same text, and the length prefix lets keys be
- * concatenated without ambiguity whatever the text contains.
+ * concatenated without ambiguity whatever the text contains. A literal's language tag is
+ * compared in lower case, as RDF compares tags: `"a"@en-US` and `"a"@en-us` are one term,
+ * kept in the spelling met first.
  */
 export function termKey(term: Term): string {
-  const id = termToId(term);
+  const id = termIdentity(termToId(term));
   return `${term.termType[0]}${id.length}:${id}`;
 }
 

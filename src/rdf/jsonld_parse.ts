@@ -17,7 +17,9 @@ import ContextResolver from "jsonld/lib/ContextResolver.js";
 import { DomainError } from "../errors/domain_error.ts";
 import { relativeIriProblem } from "./syntax_errors.ts";
 
-const { namedNode, blankNode, literal, defaultGraph, quad: makeQuad } = DataFactory;
+import { literal, TagSpellings } from "./language_tags.ts";
+
+const { namedNode, blankNode, defaultGraph, quad: makeQuad } = DataFactory;
 
 const RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString";
 const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
@@ -363,12 +365,42 @@ export async function parseJsonLd(doc: unknown, options: JsonLdParseOptions = {}
   const prefix = `j${documentCounter++}_`;
   const relabel = (term: JsonLdTerm): JsonLdTerm =>
     term.termType === "BlankNode" ? { ...term, value: `${prefix}${term.value}` } : term;
+  const spellings = writtenTags([doc, ...Object.values(contexts)]);
   return dataset.map((q) =>
     makeQuad(
       toN3Term(relabel(q.subject)) as Quad["subject"],
       toN3Term(q.predicate) as Quad["predicate"],
-      toN3Term(relabel(q.object)) as Quad["object"],
+      spellings.restoreTerm(toN3Term(relabel(q.object)) as Quad["object"]),
       toN3Term(relabel(q.graph)) as Quad["graph"],
     )
   );
+}
+
+/** A language tag as a JSON-LD document may write one (a language map's key too). */
+const TAG = /^[a-zA-Z]+(?:-[a-zA-Z0-9]+)*$/;
+
+/**
+ * The language tags of JSON-LD documents as written. jsonld.js lower-cases every tag it
+ * expands (`@language` values, a context's default, language map keys); the tags given back
+ * to its literals are the documents' own: `@language` values and the keys that look like a
+ * tag (a language map's), read without recursion (a document may be nested deep).
+ */
+function writtenTags(documents: unknown[]): TagSpellings {
+  const spellings = new TagSpellings();
+  const pending = [...documents];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (value === null || typeof value !== "object") continue;
+    if (Array.isArray(value)) {
+      // One by one: a spread of a long array would overflow the call's arguments.
+      for (const member of value) pending.push(member);
+      continue;
+    }
+    for (const [key, member] of Object.entries(value)) {
+      if (key === "@language" && typeof member === "string") spellings.note(member);
+      else if (TAG.test(key)) spellings.note(key);
+      pending.push(member);
+    }
+  }
+  return spellings;
 }

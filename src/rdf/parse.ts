@@ -15,6 +15,7 @@ import { isAbsoluteIri } from "./iri.ts";
 import { parseJsonLd } from "./jsonld_parse.ts";
 import { looksLikeRdfJson, parseRdfJson } from "./rdfjson.ts";
 import { fromOxigraphQuad } from "./oxigraph_terms.ts";
+import { TagSpellings, writtenTagFactory } from "./language_tags.ts";
 import { canonicalXmlLiterals } from "./xml_literal.ts";
 
 /** Options of {@link parseRdf}. */
@@ -227,7 +228,9 @@ function parseWithN3(text: string, format: N3Format, baseIri?: string): Quad[] {
   try {
     // N3.js knows a syntax by its media type: the table's.
     const syntax = RDF_FORMATS[format].mediaType;
-    quads = new Parser({ format: syntax, baseIRI: baseIri }).parse(text);
+    quads = new Parser({ format: syntax, baseIRI: baseIri, factory: writtenTagFactory }).parse(
+      text,
+    );
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const context =
@@ -398,6 +401,9 @@ function guardXmlEntities(text: string): void {
   }
 }
 
+/** An `xml:lang` attribute's value (the tag; empty resets it), in either quote. */
+const XML_LANG = /\bxml:lang\s*=\s*(["'])([^"'<>]*)\1/g;
+
 function parseRdfXml(text: string, baseIri?: string): Quad[] {
   guardXmlEntities(text);
   const options = { format: "application/rdf+xml", base_iri: baseIri };
@@ -413,7 +419,10 @@ function parseRdfXml(text: string, baseIri?: string): Quad[] {
     }
     throw rdfSyntaxProblem("RDF/XML", message, errorLine(text, options));
   }
-  const quads = parsed.map(fromOxigraphQuad);
+  // oxigraph lower-cases `xml:lang`: the document's own attributes give the written tags.
+  const spellings = new TagSpellings();
+  for (const match of text.matchAll(XML_LANG)) spellings.note(match[2]);
+  const quads = parsed.map((quad) => spellings.restoreQuad(fromOxigraphQuad(quad)));
   for (const quad of quads) checkPlainRdf(quad, "RDF/XML");
   return quads;
 }

@@ -5,7 +5,8 @@
  * its value, language or datatype is read).
  */
 // @ts-types="@types/n3"
-import { DataFactory, type Quad, termFromId, termToId } from "n3";
+import { DataFactory, type Quad, termToId } from "n3";
+import { termFromId } from "./language_tags.ts";
 
 /** Quads as four term ids each: subject, predicate, object, graph (`""`: the default graph). */
 export type WireQuads = string[];

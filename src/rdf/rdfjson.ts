@@ -14,7 +14,9 @@ import { type BlankNode, DataFactory, type Literal, type NamedNode, type Quad } 
 import { DomainError, type FieldError } from "../errors/domain_error.ts";
 import { isAbsoluteIri } from "./iri.ts";
 
-const { namedNode, blankNode, literal, quad: makeQuad } = DataFactory;
+import { literal } from "./language_tags.ts";
+
+const { namedNode, blankNode, quad: makeQuad } = DataFactory;
 
 /** Most field errors reported for one document: the first ones are the useful ones. */
 const MAX_REPORTED_ERRORS = 20;
@@ -165,7 +167,7 @@ function objectTerm(
         if (typeof lang !== "string" || !LANGUAGE_TAG.test(lang)) {
           return fail(`${path}/lang`, "not a BCP 47 language tag");
         }
-        return unknown.length > 0 ? undefined : literal(value, lang.toLowerCase());
+        return unknown.length > 0 ? undefined : literal(value, lang);
       }
       if (datatype !== undefined) {
         if (typeof datatype !== "string" || !isAbsoluteIri(datatype)) {

@@ -5,6 +5,7 @@
  * millions of triples costs the service one batch at a time.
  */
 import { Parser } from "n3";
+import { writtenTagFactory } from "../rdf/language_tags.ts";
 import type { Quad } from "n3";
 import { malformedResults } from "./results_json.ts";
 
@@ -31,7 +32,11 @@ export async function* streamNTriples(
 
 function parseNTriplesBatch(text: string): Quad[] {
   try {
-    return new Parser({ format: "N-Triples", blankNodePrefix: "" }).parse(text);
+    return new Parser({
+      format: "N-Triples",
+      blankNodePrefix: "",
+      factory: writtenTagFactory,
+    }).parse(text);
   } catch (error) {
     throw malformedResults(`N-Triples: ${error instanceof Error ? error.message : error}`);
   }

@@ -17,6 +17,7 @@
  * but false for the empty {@link NO_GRAPH} listed among them.
  */
 import { Parser } from "n3";
+import { writtenTagFactory } from "../rdf/language_tags.ts";
 import type { Quad } from "n3";
 // @ts-types="@types/sparqljs"
 import type sparqljs from "sparqljs";
@@ -154,7 +155,9 @@ async function readResult(
   if (contentType === "text/turtle") {
     let quads: Quad[];
     try {
-      quads = new Parser({ format: "Turtle" }).parse(await response.text());
+      quads = new Parser({ format: "Turtle", factory: writtenTagFactory }).parse(
+        await response.text(),
+      );
     } catch (error) {
       throw malformedResults(`Turtle: ${error instanceof Error ? error.message : error}`);
     }

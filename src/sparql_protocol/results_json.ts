@@ -9,6 +9,7 @@
  * turn terms and rows into N3.js the same way ({@link rowFromSparqlJson}).
  */
 import { DataFactory } from "n3";
+import { literal } from "../rdf/language_tags.ts";
 import type { Term } from "n3";
 import { DomainError } from "../errors/domain_error.ts";
 
@@ -44,7 +45,7 @@ export function termFromSparqlJson(term: SparqlJsonTerm): Term {
       return DataFactory.blankNode(term.value);
     case "literal":
     case "typed-literal":
-      if (term["xml:lang"]) return DataFactory.literal(term.value, term["xml:lang"]);
+      if (term["xml:lang"]) return literal(term.value, term["xml:lang"]);
       return DataFactory.literal(
         term.value,
         term.datatype ? DataFactory.namedNode(term.datatype) : undefined,

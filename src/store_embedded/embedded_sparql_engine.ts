@@ -15,12 +15,13 @@ import { Parser } from "n3";
 import type { DatabaseSync } from "node:sqlite";
 import { DomainError, isErrorKind } from "../errors/domain_error.ts";
 import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
-import { termFromId } from "n3";
+import { termFromId, writtenTagFactory } from "../rdf/language_tags.ts";
 import type { Term } from "n3";
 import type { QueryFailure, SparqlWorkerReply } from "./sparql_worker_protocol.ts";
 import { type Evaluation, type EvaluationRequest, SparqlEvaluator } from "./sparql_evaluator.ts";
 import { analyzeQuery } from "../sparql_protocol/analyze_query.ts";
 import { parseSparqlJsonResults } from "../sparql_protocol/results_json.ts";
+import { restoreBindings, restoreQuads } from "./written_tags.ts";
 
 /** A fallback query that loaded more quads than this leaves its worker to be replaced. */
 const RECYCLE_AFTER_QUADS = 50_000;
@@ -212,7 +213,10 @@ function toResult(
     return { kind: "bindings", variables: evaluation.variables, rows, truncated };
   }
   if (form === "quads") {
-    const quads = new Parser({ format: "N-Triples" }).parse(evaluation.text);
+    const quads = restoreQuads(
+      new Parser({ format: "N-Triples", factory: writtenTagFactory }).parse(evaluation.text),
+      evaluation.written,
+    );
     const truncated = quads.length > limit;
     return { kind: "quads", quads: truncated ? quads.slice(0, limit) : quads, truncated };
   }
@@ -222,7 +226,10 @@ function toResult(
   return {
     kind: "bindings",
     variables: parsed.variables,
-    rows: truncated ? parsed.rows.slice(0, limit) : parsed.rows,
+    rows: restoreBindings(
+      truncated ? parsed.rows.slice(0, limit) : parsed.rows,
+      evaluation.written,
+    ),
     truncated,
   };
 }

@@ -25,6 +25,7 @@ import { CollectionDatasets, narrowedScope } from "./collection_datasets.ts";
 import { mayNameCollectionsGraph } from "../sparql_protocol/collections_graph.ts";
 import { unindentedGenerator } from "../sparql_protocol/generator.ts";
 import { TermDictionary, termText } from "./term_dictionary.ts";
+import { langVariables, queryTags, type WrittenTags } from "./written_tags.ts";
 
 /** One query to evaluate (its text already checked and bounded by `analyze_query.ts`). */
 export interface EvaluationRequest {
@@ -53,8 +54,11 @@ export interface EvaluationRequest {
 export type Evaluation =
   | { kind: "rows"; variables: string[]; rows: (string | null)[][] }
   | { kind: "boolean"; value: boolean }
-  /** SPARQL results JSON (bindings) or N-Triples (quads), as oxigraph writes them. */
-  | { kind: "text"; text: string; loadedQuads: number };
+  /**
+   * SPARQL results JSON (bindings) or N-Triples (quads), as oxigraph writes them, with the
+   * tags' written spellings to give its lower-cased tags back (`written_tags.ts`).
+   */
+  | { kind: "text"; text: string; loadedQuads: number; written: WrittenTags };
 
 /** A column of a compiled query's row: a term's text, a count, or null (unbound). */
 type Cell = string | Uint8Array | number | null;
@@ -142,6 +146,10 @@ export class SparqlEvaluator {
     const surrogates = loaded.surrogates > 0 || alteredConstants.size > 0 || mixedTimezones;
     // Read before the rewrite, which makes MIN and MAX compare values.
     const extremes = surrogates ? extremeVariables(parsed) : [];
+    const written: WrittenTags = {
+      tags: [...loaded.tags, ...queryTags(request.sparql)],
+      langVariables: langVariables(parsed),
+    };
     let sparql = request.sparql;
     if (surrogates) rewriteForSurrogates(parsed, alteredConstants, mixedTimezones);
     if (surrogates || dataset) sparql = unindentedGenerator().stringify(parsed);
@@ -173,6 +181,7 @@ export class SparqlEvaluator {
           ? storedExtremes(oxigraph, restoreLiterals(result), extremes, literals)
           : result,
         loadedQuads: lineCount(loaded.nquads),
+        written,
       };
     } finally {
       // wasm-bindgen objects hand their WebAssembly memory back on free(); the typings omit it.

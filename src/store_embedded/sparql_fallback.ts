@@ -26,6 +26,7 @@ import { encodeConstant } from "./term_ids.ts";
 import { termColumn, termText } from "./term_dictionary.ts";
 import type { TermLookup } from "./sparql_to_sql.ts";
 import { nquadsTerm } from "./nquads_term.ts";
+import { TagSpellings } from "../rdf/language_tags.ts";
 import { type StoredLiterals, surrogateOf } from "./literal_forms.ts";
 import { COLLECTIONS_GRAPH } from "../sparql_protocol/collections_graph.ts";
 
@@ -166,6 +167,8 @@ export interface LoadedQuads {
   surrogates: number;
   /** The typed literals among the objects, and those of them written as surrogates. */
   literals: StoredLiterals;
+  /** The objects' language tags written with upper-case letters (oxigraph lower-cases). */
+  tags: string[];
 }
 
 /**
@@ -183,6 +186,7 @@ export function loadQuads(
     nquads: "",
     surrogates: 0,
     literals: { altered: new Set(), typed: new Set() },
+    tags: [],
   };
   if (!plan.everything && plan.requests.length === 0) return nothing;
   const { scope } = plan;
@@ -221,6 +225,8 @@ export function loadQuads(
     ? (graph: string) => named.has(graph)
     : () => plan.readsNamedGraphs === true;
   const objects = rows.map((row) => termText(row[3]));
+  const spellings = new TagSpellings();
+  for (const object of objects) spellings.noteId(object);
   const typed = new Set(objects.filter(isTypedLiteral));
   const surrogates = altered?.(typed) ?? new Set<string>();
   let text = "";
@@ -235,7 +241,12 @@ export function loadQuads(
     if (inDefault(g)) text += `${triple} .\n`;
     if (inNamed(g)) text += `${triple} ${nquadsTerm(g)} .\n`;
   });
-  return { nquads: text, surrogates: written, literals: { altered: surrogates, typed } };
+  return {
+    nquads: text,
+    surrogates: written,
+    literals: { altered: surrogates, typed },
+    tags: spellings.written(),
+  };
 }
 
 function isTypedLiteral(id: string): boolean {

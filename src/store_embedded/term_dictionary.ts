@@ -5,8 +5,14 @@
  * Looked up by a 53-bit hash of the text, not by a unique index on the text itself: such an
  * index would store every term's text a second time (most of the dictionary's bytes are long
  * literals). Two texts with one hash are both kept; a look-up compares the texts.
+ *
+ * A term is keyed by its identity (`termIdentity`: a literal's language tag in lower case,
+ * as RDF compares tags) and stored as first written: `"a"@en-US` is stored so and read back
+ * so, and `"a"@en-us` (the same RDF term) finds it. Terms stored before tags were kept as
+ * written hold lower-case tags, which is their identity too: they are found as before.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { termIdentity } from "../rdf/language_tags.ts";
 
 /**
  * The term column as a SELECT list entry. node:sqlite reads TEXT only up to its first U+0000,
@@ -69,11 +75,18 @@ export class TermDictionary {
   /**
    * The ids of `texts`, new ones added, inside the caller's write transaction: one look-up
    * statement and one insert per {@link BATCH} terms the memory does not hold, instead of two
-   * statements per term (an item's literals are mostly new).
+   * statements per term (an item's literals are mostly new). A term already stored under
+   * another spelling of its language tag keeps the stored one.
    */
-  idsOf(texts: string[]): number[] {
-    const ids = new Array<number>(texts.length);
+  idsOf(written: string[]): number[] {
+    const ids = new Array<number>(written.length);
     const missing = new Map<string, number[]>();
+    const spelled = new Map<string, string>();
+    const texts = written.map((text) => {
+      const key = termIdentity(text);
+      if (key !== text && !spelled.has(key)) spelled.set(key, text);
+      return key;
+    });
     texts.forEach((text, i) => {
       const cached = this.#cache.get(text);
       if (cached !== undefined) ids[i] = cached;
@@ -93,7 +106,7 @@ export class TermDictionary {
             new Array(n).fill("?").join(", ")
           })`,
       ).all(...chunk) as { id: number; term: string | Uint8Array }[];
-      for (const row of rows) found.set(termText(row.term), row.id);
+      for (const row of rows) found.set(termIdentity(termText(row.term)), row.id);
     }
     const added: (number | string)[][] = [];
     unknown.forEach((text, i) => {
@@ -101,7 +114,7 @@ export class TermDictionary {
       if (id === undefined) {
         this.#nextId ??= this.#firstFreeId();
         id = this.#nextId++;
-        added.push([id, hashes[i], text]);
+        added.push([id, hashes[i], spelled.get(text) ?? text]);
       }
       this.#remember(text, id);
       for (const position of missing.get(text)!) ids[position] = id;
@@ -137,12 +150,13 @@ export class TermDictionary {
   }
 
   /** The id of `text`, or undefined when no stored quad ever held it. */
-  find(text: string): number | undefined {
+  find(written: string): number | undefined {
+    const text = termIdentity(written);
     const cached = this.#cache.get(text);
     if (cached !== undefined) return cached;
     const rows = this.#find.all(termHash(text)) as { id: number; term: string | Uint8Array }[];
     for (const row of rows) {
-      if (termText(row.term) === text) {
+      if (termIdentity(termText(row.term)) === text) {
         this.#remember(text, row.id);
         return row.id;
       }

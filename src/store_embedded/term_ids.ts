@@ -4,7 +4,8 @@
  * A blank node is stored scoped to its item (`_:i<item id>_label`): two items' `_:b0` are two
  * nodes, in SPARQL as in RDF; reading the item back takes the scope off again.
  */
-import { termFromId, termToId } from "n3";
+import { termToId } from "n3";
+import { termFromId } from "../rdf/language_tags.ts";
 import type { Quad_Object, Quad_Predicate, Quad_Subject, Term } from "n3";
 
 /** Encodes a term for the dictionary, blank nodes scoped to item `itemId`. */

@@ -387,7 +387,7 @@ Deno.test("RDF/JSON errors name their JSON Pointer paths", async () => {
   ]);
 });
 
-Deno.test("RDF/JSON literals: language (lower-cased), datatype, plain", async () => {
+Deno.test("RDF/JSON literals: language (as written), datatype, plain", async () => {
   const doc = JSON.stringify({
     "http://a.example/s": {
       "http://a.example/p": [
@@ -399,6 +399,15 @@ Deno.test("RDF/JSON literals: language (lower-cased), datatype, plain", async ()
   });
   const turtle = `<http://a.example/s> <http://a.example/p> "x"@en-gb, 5, "plain" .`;
   assert.equal(await canonicalOf(doc, "rdfjson"), await canonicalOf(turtle, "turtle"));
+  const { quads } = await parseRdf(doc, "rdfjson");
+  assert.deepEqual(
+    quads.map((quad) => quad.object.termType === "Literal" && quad.object.language),
+    [
+      "en-GB",
+      "",
+      "",
+    ],
+  );
 });
 
 // --- RDF/XML -----------------------------------------------------------------------------
