@@ -21,6 +21,7 @@ import {
   type SearchLimits,
 } from "../search/clamp.ts";
 import { fieldResolver } from "./mappings.ts";
+import { resolveLabelSort } from "../search/label_fields.ts";
 import { guardedTransport, type OpenSearchTimeouts, PROBE_OPTIONS } from "./guarded_transport.ts";
 import { CircuitBreaker, engineDown, type FailFastOptions } from "../backend/circuit_breaker.ts";
 import { startSearch } from "../search/facets.ts";
@@ -236,6 +237,8 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
 
   /** Full-text, filtered, sorted and clamped search of a collection's index. */
   async search(index: CollectionIndexRef, request: SearchRequest): Promise<SearchResponse> {
+    // `sort=label` sorts on the label sort key of the reader's language (label_fields.ts).
+    request = { ...request, sort: resolveLabelSort(request.sort, request.language) };
     const { response, window, facetSize } = startSearch(request, this.#limits, this.#warn);
     try {
       const mappings = await this.#fieldMappings(index.indexName, fieldsOf(request));
