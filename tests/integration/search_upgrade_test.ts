@@ -12,6 +12,15 @@ import { deflateRawSync } from "node:zlib";
 import { EmbeddedSearchEngine } from "../../src/search_embedded/embedded_search_engine.ts";
 import { fieldValues, flatFields, keyTokens } from "../../src/search_embedded/field_keys.ts";
 import { INDEX_LAYOUT } from "../../src/search_embedded/index_tables.ts";
+import { OpenSearchEngine } from "../../src/search_opensearch/opensearch_engine.ts";
+import { documentId } from "../../src/search_opensearch/bulk_writes.ts";
+import {
+  deleteIndicesWithPrefix,
+  OPENSEARCH_DEFAULTS,
+  openSearchUrl,
+  reportOpenSearchSkipped,
+  uniqueIndexPrefix,
+} from "../support/opensearch.ts";
 
 Deno.test("embedded search: an index of the first layout is copied into its own tables", async () => {
   const dir = await Deno.makeTempDir({ prefix: "rcs-search-upgrade-" });
@@ -145,4 +154,85 @@ Deno.test("embedded search: an index of layout 1 answers folded words after the 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+/**
+ * An OpenSearch index created before the layout that folds diacritics and maps the label
+ * fields (no `_meta.layout` in its mappings) keeps answering until the engine ensures it or
+ * writes to it; then its documents are copied into an index of the current layout, which
+ * the alias is swapped to.
+ */
+const url = openSearchUrl();
+if (url === undefined) reportOpenSearchSkipped();
+Deno.test({
+  name: "OpenSearch: an index of the layout before folding is copied into the current one",
+  ignore: url === undefined,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const prefix = uniqueIndexPrefix("layout");
+    const alias = `${prefix}old`;
+    const physical = `${alias}-19700101000000000`;
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${url}/${path}`, {
+        method,
+        headers: { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const answer = await response.json();
+      assert.ok(response.ok, JSON.stringify(answer));
+      return answer;
+    };
+    const engine = new OpenSearchEngine({
+      ...OPENSEARCH_DEFAULTS,
+      node: url!,
+      limits: { maxResultsLimit: 2, maxWindow: 100, trackTotalHits: 10_000 },
+      warn: () => {},
+    });
+    try {
+      // The mappings an earlier version created (no analyser of its own, no `_meta`).
+      await call("PUT", physical, {
+        mappings: {
+          date_detection: false,
+          properties: { uri: { type: "keyword" }, text: { type: "text" } },
+        },
+        aliases: { [alias]: {} },
+      });
+      const documents = [1, 2, 3].map((n) => ({
+        uri: `urn:x:${n}`,
+        collection: "c",
+        workspace: "w",
+        types: [],
+        hash: "h",
+        modified: "2025-01-01T00:00:00.000Z",
+        text: `Datová sada ${n}`,
+      }));
+      for (const document of documents) {
+        await call("PUT", `${physical}/_doc/${documentId(document.uri)}?refresh=true`, document);
+      }
+      const ref = { collection: "c", indexName: alias };
+      assert.equal((await engine.search(ref, { q: "datova" })).total, 0, "not folded yet");
+
+      await engine.ensureIndex(ref);
+      // Copied in pages of two (maxResultsLimit): every document, as it was.
+      const sort = [{ field: "uri", order: "asc" as const }];
+      const first = await engine.search(ref, { q: "datova", sort });
+      const second = await engine.search(ref, { q: "datova", sort, from: 2 });
+      assert.equal(first.total, 3);
+      assert.deepEqual([...first.hits, ...second.hits].map((hit) => hit.document), documents);
+      const indices = Object.keys(await call("GET", `${alias}/_alias/${alias}`));
+      assert.equal(indices.length, 1);
+      assert.notEqual(indices[0], physical, "the old index is gone");
+      const mapping = await call("GET", `${alias}/_mapping`);
+      assert.equal(mapping[indices[0]].mappings._meta.layout, 2);
+      // Writes reach the upgraded index; a label now weighs.
+      await engine.upsert(ref, [{ ...documents[0], uri: "urn:x:9", labels: "Datová sada" }], {
+        refresh: true,
+      });
+      assert.equal((await engine.search(ref, { q: "datova sada" })).hits[0].uri, "urn:x:9");
+    } finally {
+      await engine.close();
+      await deleteIndicesWithPrefix(url!, prefix);
+    }
+  },
 });
