@@ -96,7 +96,7 @@ export const PAGES = {
 <form id="search-form" class="stacked-form">
 <div><label for="collection">Collection</label><select id="collection" name="collection" required></select></div>
 <div><label for="q">Query</label><input id="q" name="q" type="search"></div>
-<div><label for="language">Language of the query</label><select id="language" name="language">${languageOptions()}</select></div>
+<div><label for="language">Language</label><select id="language" name="language">${languageOptions()}</select></div>
 <div><label for="filters">Filters, one <code>field:value</code> a line</label><textarea id="filters" name="filter" rows="2"></textarea></div>
 <div><label for="sort">Sort, one <code>field:asc</code> or <code>field:desc</code> a line</label><textarea id="sort" name="sort" rows="1"></textarea></div>
 <div><label for="size">Hits a page</label><input id="size" name="size" type="number" min="0" value="10"></div>
