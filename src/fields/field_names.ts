@@ -15,6 +15,13 @@ export const RESERVED_SEARCH_FIELDS: readonly string[] = [
   "text",
 ];
 
+/**
+ * The fields of an item's labels (`src/search/label_fields.ts`), set when it has one: its
+ * labels, searched by `q` above its other text, and their sort keys by reader language.
+ */
+export const LABELS_FIELD = "labels";
+export const SORT_LABEL_FIELD = "sortLabel";
+
 /** Field names the service sets when an item has literals in a search language. */
 export const LANGUAGE_TEXT_FIELDS: readonly string[] = SEARCH_LANGUAGES.map(languageTextField);
 
@@ -29,4 +36,6 @@ export const SERVICE_SEARCH_FIELDS: readonly string[] = [
   ...RESERVED_SEARCH_FIELDS,
   ...LANGUAGE_TEXT_FIELDS,
   LINKED_ITEMS_FIELD,
+  LABELS_FIELD,
+  SORT_LABEL_FIELD,
 ];

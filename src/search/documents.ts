@@ -9,12 +9,14 @@
  * get a suffix naming their namespace. The same graph always gives the same document,
  * whatever the triple order or blank node labels. `text` holds every literal;
  * `text_<language>` the literals tagged with a search language (`languages.ts`), which the
- * engines analyse in that language.
+ * engines analyse in that language; `labels` and `sortLabel` the item's labels
+ * (`label_fields.ts`).
  */
 import type { BlankNode, Literal, NamedNode, Quad, Term } from "n3";
 import type { SearchDocument, SearchFieldValue } from "./search_engine.ts";
 import { languageTextField, searchLanguageOf } from "../fields/languages.ts";
 import { LINKED_ITEMS_FIELD, SERVICE_SEARCH_FIELDS } from "../fields/field_names.ts";
+import { itemLabels, labelFields } from "./label_fields.ts";
 
 /** What the index needs to know about one item. */
 export interface SearchItem {
@@ -144,6 +146,8 @@ export function buildSearchDocument(
       ? { [LINKED_ITEMS_FIELD]: options.mapped.linkedItems }
       : {}),
     text: [...literals].sort(compareStrings).join("\n"),
+    // The item's labels: weighed above the rest of `text` by `q`, sorted on by `sort=label`.
+    ...labelFields(itemLabels(item.uri, item.quads)),
     // Literals tagged with a search language, analysed in that language as well.
     ...Object.fromEntries(
       [...byLanguage.keys()].sort(compareStrings).map((language) => [

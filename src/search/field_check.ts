@@ -8,6 +8,7 @@
  */
 import { DomainError } from "../errors/domain_error.ts";
 import { SERVICE_SEARCH_FIELDS } from "../fields/field_names.ts";
+import { LABEL_SORT } from "./label_fields.ts";
 import type { CollectionIndexRef, SearchEngine, SearchRequest } from "./search_engine.ts";
 
 /**
@@ -19,7 +20,7 @@ export function declaredFields(
   configured: readonly { name: string }[],
   context: unknown,
 ): Set<string> {
-  const known = new Set<string>([...SERVICE_SEARCH_FIELDS, "_score"]);
+  const known = new Set<string>([...SERVICE_SEARCH_FIELDS, "_score", LABEL_SORT]);
   for (const field of configured) known.add(field.name);
   const properties = (index.mappings as { properties?: Record<string, unknown> } | undefined)
     ?.properties;

@@ -7,7 +7,7 @@ import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { SearchDocument } from "../search/search_engine.ts";
 import { isOlderDocument } from "../search/document_version.ts";
 import { mappingViolation } from "../search/declared_mappings.ts";
-import { LANGUAGE_TEXT_FIELDS } from "../fields/field_names.ts";
+import { LABELS_FIELD, LANGUAGE_TEXT_FIELDS } from "../fields/field_names.ts";
 import { type FieldValue, fieldValues, flatFields, keyTokens } from "./field_keys.ts";
 import { stemText } from "./fts_query.ts";
 import type { IndexTables } from "./index_tables.ts";
@@ -91,9 +91,20 @@ export function writeDocument(
   }
   sql(`INSERT OR REPLACE INTO ${tables.fields} (id, fields) VALUES (?, jsonb(?))`)
     .run(id, row.fields);
-  sql(`INSERT INTO ${tables.fts} (rowid, text, stems, keys) VALUES (?, ?, ?, ?)`)
-    .run(id, document.text, row.stems, row.keys);
+  insertFtsRow(connection, tables.fts, id, row);
   return id;
+}
+
+/** The full-text row of a document: its words, stems, keys and labels. */
+export function insertFtsRow(
+  connection: IndexConnection,
+  fts: string,
+  id: number,
+  row: Pick<DocumentRow, "document" | "stems" | "keys">,
+): void {
+  const labels = row.document[LABELS_FIELD];
+  connection.sql(`INSERT INTO ${fts} (rowid, text, stems, keys, labels) VALUES (?, ?, ?, ?, ?)`)
+    .run(id, row.document.text, row.stems, row.keys, typeof labels === "string" ? labels : null);
 }
 
 /** Removes one document; its id, or undefined when there was none. */

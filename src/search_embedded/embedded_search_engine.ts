@@ -42,7 +42,8 @@ import {
   type SearchResponse,
 } from "../search/search_engine.ts";
 import { documentLanguages } from "./fts_query.ts";
-import { createIndexTablesSql, indexTables } from "./index_tables.ts";
+import { createIndexTablesSql, INDEX_LAYOUT, indexTables } from "./index_tables.ts";
+import { upgradeLayouts } from "./layout_upgrade.ts";
 import {
   DROP_LEGACY_TABLES_SQL,
   hasLegacyLayout,
@@ -133,6 +134,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
       warn: this.#warn,
     };
     this.#upgradeLegacy();
+    upgradeLayouts(this.#connection);
   }
 
   /** Creates the collection's alias and its first physical index if missing. */
@@ -423,8 +425,8 @@ export class EmbeddedSearchEngine implements SearchEngine {
         const next = this.#indexes.nextTables();
         const tables = indexTables(next);
         db.exec(createIndexTablesSql(tables));
-        db.prepare("UPDATE search_physical_indices SET tables = ? WHERE name = ?")
-          .run(next, name);
+        db.prepare("UPDATE search_physical_indices SET tables = ?, layout = ? WHERE name = ?")
+          .run(next, INDEX_LAYOUT, name);
         const languages = new Set<string>();
         for (const { document, values } of legacyDocuments(db, name)) {
           writeDocument(this.#connection, tables, rowWithValues(document, values));

@@ -18,9 +18,10 @@ import type {
 import { languageTextField, SEARCH_LANGUAGES, stemOf, stemsOf, WORD } from "../fields/languages.ts";
 import type { SearchFieldValue } from "../search/search_engine.ts";
 import { filterKeys } from "./field_keys.ts";
+import { LABEL_WEIGHT } from "../search/label_fields.ts";
 
 /**
- * What `q` matches, as an FTS5 expression: every word in `text`, or (in any one of
+ * What `q` matches, as an FTS5 expression: every word in `text` (or all in `labels`), or (in any one of
  * `languages`, the search languages the index holds text in) every word's stem in `stems`;
  * with `language`, only that language's stems. Undefined when `q` holds no word (such a query
  * matches nothing, as OpenSearch's `match` does). Words are quoted, so no FTS5 syntax in user
@@ -36,10 +37,21 @@ export function textMatch(
   const inLanguage = (code: string) =>
     "(" + words.map((word) => `"${code}${stemOf(code, word)}"`).join(" ") + ")";
   if (language !== undefined) return `stems : ${inLanguage(language)}`;
-  const plain = `(text : (${words.map((word) => `"${word}"`).join(" ")}))`;
+  const quoted = words.map((word) => `"${word}"`).join(" ");
+  // `labels` repeats the item's labels (they are in `text` too): a phrase of its own, so that
+  // bm25 weighs it by how few items are labelled so, which no mention elsewhere outweighs.
+  const plain = `(text : (${quoted})) OR (labels : (${quoted}))`;
   const stemmed = SEARCH_LANGUAGES.filter((code) => languages.includes(code));
   if (stemmed.length === 0) return plain;
   return `${plain} OR (stems : (${stemmed.map(inLanguage).join(" OR ")}))`;
+}
+
+/**
+ * The bm25 call ranking hits of table `fts`: a word in the item's labels weighs
+ * {@link LABEL_WEIGHT} times one in its other text (columns `text`, `stems`, `keys`, `labels`).
+ */
+export function rankOf(fts: string): string {
+  return `bm25(${fts}, 1.0, 1.0, 1.0, ${LABEL_WEIGHT.toFixed(1)})`;
 }
 
 /** The search languages `document` has text in (its `text_<language>` fields). */

@@ -10,8 +10,19 @@
  *   several to share a page (a 3 KB row takes a 4 KB page of its own), and so that reading
  *   either does not read the other.
  * - `search_fts_<n>`: contentless FTS5 (the words are kept nowhere else), rowid = document
- *   id, columns `text`, `stems` and `keys` (`fts_query.ts`).
+ *   id, columns `text`, `stems`, `keys` and `labels` (`fts_query.ts`); words are folded to
+ *   lower case without diacritics (`remove_diacritics 2`: `datova` finds `datová`).
+ *
+ * The layout of these tables has a number ({@link INDEX_LAYOUT}, the `layout` column of
+ * `search_physical_indices`); an index of an older layout is brought to this one at the
+ * engine's start (`layout_upgrade.ts`).
  */
+
+/**
+ * The tables' layout: 1 had `text`, `stems` and `keys` without folding diacritics; 2 adds
+ * `labels` and folds them.
+ */
+export const INDEX_LAYOUT = 2;
 
 /** The table names of physical index number `n`. */
 export interface IndexTables {
@@ -40,9 +51,14 @@ export function createIndexTablesSql(tables: IndexTables): string {
       document BLOB NOT NULL
     );
     CREATE TABLE ${tables.fields} (id INTEGER PRIMARY KEY, fields BLOB NOT NULL);
-    CREATE VIRTUAL TABLE ${tables.fts} USING fts5 (
-      text, stems, keys, content = '', contentless_delete = 1,
-      tokenize = 'unicode61 remove_diacritics 0'
+    ${createFtsTableSql(tables.fts)}`;
+}
+
+/** The DDL creating a full-text table of the current layout named `name`. */
+export function createFtsTableSql(name: string): string {
+  return `CREATE VIRTUAL TABLE ${name} USING fts5 (
+      text, stems, keys, labels, content = '', contentless_delete = 1,
+      tokenize = 'unicode61 remove_diacritics 2'
     );`;
 }
 

@@ -15,6 +15,7 @@ import { documentLanguages } from "./fts_query.ts";
 import {
   createIndexTablesSql,
   dropIndexTablesSql,
+  INDEX_LAYOUT,
   type IndexTables,
   indexTables,
 } from "./index_tables.ts";
@@ -114,9 +115,9 @@ export class PhysicalIndexes {
     while (taken.get(name)) name = physicalIndexName(alias, ++now);
     const next = this.nextTables();
     this.#connection.sql(
-      "INSERT INTO search_physical_indices (name, alias, state, created, tables) " +
-        "VALUES (?, ?, ?, ?, ?)",
-    ).run(name, alias, state, new Date().toISOString(), next);
+      "INSERT INTO search_physical_indices (name, alias, state, created, tables, layout) " +
+        "VALUES (?, ?, ?, ?, ?, ?)",
+    ).run(name, alias, state, new Date().toISOString(), next, INDEX_LAYOUT);
     this.#connection.db.exec(createIndexTablesSql(indexTables(next)));
     return name;
   }

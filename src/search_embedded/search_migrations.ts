@@ -10,7 +10,9 @@ import type { Migration } from "../sqlite/local_db.ts";
  * (`writes`: facet values held in memory are stale once another connection wrote) and the
  * search languages it holds text in (`languages`, comma-separated: `q` is stemmed in those); the
  * engine copies each index out of the shared tables at its first start, then drops them.
- * Migration 5 `IF NOT EXISTS`: before they were versioned, the engine
+ * Migration 11: the layout of each index's tables (`layout`, `index_tables.ts`): indices
+ * written before it are layout 1 and are brought to the current one at the engine's start
+ * (`layout_upgrade.ts`). Migration 5 `IF NOT EXISTS`: before they were versioned, the engine
  * created them itself, so a file written then may hold them already.
  */
 export const EMBEDDED_SEARCH_MIGRATIONS: Migration[] = [{
@@ -58,5 +60,11 @@ export const EMBEDDED_SEARCH_MIGRATIONS: Migration[] = [{
   ALTER TABLE search_physical_indices ADD COLUMN writes INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE search_physical_indices ADD COLUMN languages TEXT NOT NULL DEFAULT '';
   CREATE UNIQUE INDEX search_physical_indices_by_tables ON search_physical_indices (tables);
+`,
+}, {
+  version: 11,
+  description: "embedded search: the layout of each index's tables",
+  sql: `
+  ALTER TABLE search_physical_indices ADD COLUMN layout INTEGER NOT NULL DEFAULT 1;
 `,
 }];

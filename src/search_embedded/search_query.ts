@@ -13,7 +13,8 @@ import type {
   SearchRequest,
   SearchResponse,
 } from "../search/search_engine.ts";
-import { filterMatch, rangeCondition, sortTerms, textMatch } from "./fts_query.ts";
+import { filterMatch, rangeCondition, rankOf, sortTerms, textMatch } from "./fts_query.ts";
+import { resolveLabelSort } from "../search/label_fields.ts";
 import { uriIndex } from "./index_tables.ts";
 import { type IndexConnection, searchError } from "./index_connection.ts";
 import type { PhysicalIndexes } from "./physical_indexes.ts";
@@ -46,6 +47,8 @@ export function searchIndex(
   index: CollectionIndexRef,
   request: SearchRequest,
 ): SearchResponse {
+  // `sort=label` sorts on the label sort key of the reader's language (label_fields.ts).
+  request = { ...request, sort: resolveLabelSort(request.sort, request.language) };
   const { response, window, facetSize } = startSearch(request, on.limits, on.warn);
   const physical = on.indexes.serving(index.indexName);
   const q = request.q?.trim() ? request.q : undefined;
@@ -93,9 +96,9 @@ export function searchIndex(
         const ranking = Math.max(RANK_WINDOW, window.from + window.size);
         const order = terms.length > 0 ? terms : ["rank ASC"];
         const inner = ranges.length === 0
-          ? `SELECT rowid AS id, bm25(${fts}) AS rank FROM ${fts} WHERE ${fts} MATCH ? ` +
+          ? `SELECT rowid AS id, ${rankOf(fts)} AS rank FROM ${fts} WHERE ${fts} MATCH ? ` +
             `ORDER BY rowid DESC LIMIT ?`
-          : `SELECT f.rowid AS id, bm25(${fts}) AS rank FROM ${fts} f ` +
+          : `SELECT f.rowid AS id, ${rankOf(fts)} AS rank FROM ${fts} f ` +
             `JOIN ${fields} x ON x.id = f.rowid WHERE ${fts} MATCH ? ` +
             `AND ${rangeSql.join(" AND ")} ORDER BY f.rowid DESC LIMIT ?`;
         // Equal scores: the most recently added first (the URI would cost a row read per hit).
@@ -106,7 +109,7 @@ export function searchIndex(
       } else if (ranked) {
         if (terms.every((term) => !term.startsWith("rank"))) terms.push("rank ASC");
         page = on.connection.sql(
-          `SELECT d.id AS id, bm25(${fts}) AS rank FROM ${fts} f JOIN ${docs} d ` +
+          `SELECT d.id AS id, ${rankOf(fts)} AS rank FROM ${fts} f JOIN ${docs} d ` +
             `ON d.id = f.rowid JOIN ${fields} x ON x.id = d.id ` +
             `WHERE ${[`${fts} MATCH ?`, ...rangeSql].join(" AND ")} ` +
             `ORDER BY ${[...terms, "d.uri ASC"].join(", ")} LIMIT ? OFFSET ?`,

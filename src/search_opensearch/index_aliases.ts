@@ -109,6 +109,22 @@ export class IndexAliases {
     }
   }
 
+  /**
+   * A new physical index behind the rebuilding alias, as {@link beginRebuild} makes one, for
+   * a layout upgrade (`layout_upgrade.ts`): it runs outside the indexing job lock, so it
+   * leaves every other index alone. Committed or aborted as a rebuild is.
+   */
+  async beginUpgrade(index: CollectionIndexRef): Promise<RebuildTarget> {
+    try {
+      const physicalName = await this.#createPhysical(index, rebuildingAlias(index.indexName));
+      const active = this.#rebuilds.get(index.indexName) ?? new Set();
+      this.#rebuilds.set(index.indexName, new Set([...active, physicalName]));
+      return { ref: index, physicalName };
+    } catch (error) {
+      throw this.#problem(error);
+    }
+  }
+
   /** Refreshes the rebuilt index, swaps the alias in one `_aliases` request, drops the old. */
   async commitRebuild(target: RebuildTarget): Promise<void> {
     const alias = target.ref.indexName;

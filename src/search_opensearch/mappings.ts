@@ -11,6 +11,7 @@ import { DomainError } from "../errors/domain_error.ts";
 import { analyzerOf, languageTextField, SEARCH_LANGUAGES } from "../fields/languages.ts";
 import type { WindowLimits } from "../search/clamp.ts";
 import { KEYWORD_IGNORE_ABOVE } from "../search/mapped_fields.ts";
+import { LABELS_FIELD, SORT_LABEL_FIELD } from "../fields/field_names.ts";
 import { asObject, fitsType, SERVICE_FIELD_TYPES } from "../search/declared_mappings.ts";
 import type {
   SearchAnyFilter,
@@ -19,10 +20,29 @@ import type {
   SearchSort,
 } from "../search/search_engine.ts";
 
+/**
+ * The layout of the service's indices, in the mappings' `_meta`: 1 (none written) analysed
+ * `text` without folding and had no label fields; 2 folds `text` and `labels` to ASCII
+ * (`datova` finds `datová`) and maps the label sort keys. An index of an older layout is
+ * copied into one of this layout when the engine first meets it (`layout_upgrade.ts`).
+ */
+export const INDEX_LAYOUT = 2;
+
+/** Words in lower case without diacritics (the analysis-common module's `asciifolding`). */
+const FOLDED_ANALYZER = "folded";
+
 const SERVICE_FIELD_MAPPINGS: Record<string, Record<string, unknown>> = {
   ...Object.fromEntries(
     Object.entries(SERVICE_FIELD_TYPES).map(([field, type]) => [field, { type }]),
   ),
+  text: { type: "text", analyzer: FOLDED_ANALYZER },
+  [LABELS_FIELD]: { type: "text", analyzer: FOLDED_ANALYZER },
+  // Already folded by the service (label_fields.ts): sorted as they are.
+  [SORT_LABEL_FIELD]: {
+    properties: Object.fromEntries(
+      ["any", ...SEARCH_LANGUAGES].map((key) => [key, { type: "keyword" }]),
+    ),
+  },
   // Literals tagged with a language, analysed in it (the analysis-common module's analyzers).
   ...Object.fromEntries(
     SEARCH_LANGUAGES.map((language) => [
@@ -45,6 +65,15 @@ export function indexCreationBody(
       index: {
         max_result_window: Math.max(10000, limits.maxWindow),
         max_inner_result_window: Math.max(100, limits.maxResultsLimit),
+        analysis: {
+          analyzer: {
+            [FOLDED_ANALYZER]: {
+              type: "custom",
+              tokenizer: "standard",
+              filter: ["lowercase", "asciifolding"],
+            },
+          },
+        },
       },
     },
     mappings: mergedMappings(overrides),
@@ -61,6 +90,7 @@ export function mergedMappings(overrides: Record<string, unknown> = {}): Record<
     // Strings that look like dates stay strings: a later non-date value must not fail.
     date_detection: false,
     ...overrides,
+    _meta: { layout: INDEX_LAYOUT },
     dynamic_templates: [
       ...overrideTemplates,
       {

@@ -21,6 +21,8 @@ import {
   type SearchLimits,
 } from "../search/clamp.ts";
 import { fieldResolver } from "./mappings.ts";
+import { resolveLabelSort } from "../search/label_fields.ts";
+import { LayoutUpgrades } from "./layout_upgrade.ts";
 import { guardedTransport, type OpenSearchTimeouts, PROBE_OPTIONS } from "./guarded_transport.ts";
 import { CircuitBreaker, engineDown, type FailFastOptions } from "../backend/circuit_breaker.ts";
 import { startSearch } from "../search/facets.ts";
@@ -114,6 +116,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
   readonly #dslGate?: DslGateOptions;
   readonly #indices: IndexAliases;
   readonly #bulk: BulkWriter;
+  readonly #layouts: LayoutUpgrades;
 
   /** Connects lazily: nothing is sent before the first call. */
   constructor(options: OpenSearchEngineOptions) {
@@ -150,6 +153,14 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     );
     const problem = (error: unknown) => searchProblem(error, this.#site);
     this.#indices = new IndexAliases(this.#client, this.#limits, problem);
+    this.#layouts = new LayoutUpgrades({
+      client: this.#client,
+      pageSize: Math.max(1, clampWindow({ size: LIST_PAGE }, this.#limits, () => {}).applied.size),
+      begin: (index) => this.#indices.beginUpgrade(index),
+      upsert: (target, documents) => this.upsert(target, documents),
+      commit: (target) => this.#indices.commitRebuild(target),
+      abort: (target) => this.#indices.abortRebuild(target),
+    });
     this.#bulk = new BulkWriter(this.#client, { ...DEFAULT_BULK_POLICY, ...options.bulk }, {
       requestTimeoutMs: timeouts.bulkMs,
       problem,
@@ -157,9 +168,23 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     });
   }
 
-  /** Creates `<alias>-<timestamp>` with the alias in one request if the alias is missing. */
-  ensureIndex(index: CollectionIndexRef): Promise<void> {
-    return this.#indices.ensureIndex(index);
+  /**
+   * Creates `<alias>-<timestamp>` with the alias in one request if the alias is missing; an
+   * index of an older layout is copied into one of the current layout (`layout_upgrade.ts`).
+   */
+  async ensureIndex(index: CollectionIndexRef): Promise<void> {
+    await this.#indices.ensureIndex(index);
+    await this.#upgradeLayout(index);
+  }
+
+  /** Upgrades `target`'s index if it is of an older layout (once per alias and process). */
+  async #upgradeLayout(target: IndexTarget): Promise<void> {
+    if (isRebuildTarget(target)) return;
+    try {
+      await this.#layouts.upgrade(target);
+    } catch (error) {
+      throw error instanceof DomainError ? error : this.#problem(error);
+    }
   }
 
   /** Indexes documents in bounded, retried batches; failures are reported per document. */
@@ -168,6 +193,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     documents: SearchDocument[],
     options: WriteOptions = {},
   ): Promise<BulkResult> {
+    await this.#upgradeLayout(target);
     const indices = await this.#indices.writeTargets(target, options.findRebuilds);
     const { operations, failed } = upsertOperations(documents, indices);
     const result = await this.#bulk.run(operations, options);
@@ -180,6 +206,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     uris: string[],
     options: WriteOptions = {},
   ): Promise<BulkResult> {
+    await this.#upgradeLayout(target);
     const indices = await this.#indices.writeTargets(target, options.findRebuilds);
     return await this.#bulk.run(deleteOperations(uris, indices), options);
   }
@@ -238,6 +265,8 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
 
   /** Full-text, filtered, sorted and clamped search of a collection's index. */
   async search(index: CollectionIndexRef, request: SearchRequest): Promise<SearchResponse> {
+    // `sort=label` sorts on the label sort key of the reader's language (label_fields.ts).
+    request = { ...request, sort: resolveLabelSort(request.sort, request.language) };
     const { response, window, facetSize } = startSearch(request, this.#limits, this.#warn);
     try {
       const mappings = await this.#fieldMappings(index.indexName, fieldsOf(request));

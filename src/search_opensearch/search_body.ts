@@ -12,9 +12,14 @@ import type {
   SearchResponse,
 } from "../search/search_engine.ts";
 import type { FieldResolver } from "./mappings.ts";
+import { LABELS_FIELD } from "../fields/field_names.ts";
+import { LABEL_WEIGHT } from "../search/label_fields.ts";
+import { mergeHighlights } from "../search/highlight.ts";
 
 /** The fields `q` searches: every literal, and the literals of each search language. */
 const TEXT_FIELDS = ["text", ...SEARCH_LANGUAGES.map(languageTextField)];
+/** The same, and the item's labels, weighed as the embedded engine weighs them. */
+const QUERY_FIELDS = [`${LABELS_FIELD}^${LABEL_WEIGHT}`, ...TEXT_FIELDS];
 
 /** `q` when it holds words, else undefined (every document matches). */
 export function queryText(request: SearchRequest): string | undefined {
@@ -119,7 +124,7 @@ export function readSearchAnswer(
       document: hit._source as SearchDocument,
     };
     if (request.highlight) {
-      found.highlights = (hit.highlight ?? {}) as Record<string, string[]>;
+      found.highlights = mergeHighlights((hit.highlight ?? {}) as Record<string, string[]>);
     }
     return found;
   });
@@ -136,7 +141,7 @@ function textQuery(q: string | undefined, language: string | undefined): Record<
   if (language !== undefined) {
     return { match: { [languageTextField(language)]: { query: q, operator: "and" } } };
   }
-  return { multi_match: { query: q, fields: TEXT_FIELDS, operator: "and" } };
+  return { multi_match: { query: q, fields: QUERY_FIELDS, operator: "and" } };
 }
 
 /**

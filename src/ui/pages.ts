@@ -4,6 +4,7 @@
  */
 import type { PageDefinition } from "./layout.ts";
 import { DOWNLOAD_CHOICES, IMPORT_CHOICES, importFileHint, jsonAttribute } from "./format_lists.ts";
+import { SEARCH_LANGUAGES } from "../fields/languages.ts";
 
 /** Page definitions by name; the workbench contracts name the same pages (checked there). */
 export const PAGES = {
@@ -96,6 +97,7 @@ export const PAGES = {
 <div><label for="collection">Collections (Ctrl or Shift for several)</label><select id="collection" name="collection" multiple size="4"></select></div>
 <div><label for="workspace">Or a whole workspace</label><select id="workspace" name="workspace"><option value="">None: the collections chosen</option></select></div>
 <div><label for="q">Query</label><input id="q" name="q" type="search"></div>
+<div><label for="language">Language</label><select id="language" name="language">${languageOptions()}</select></div>
 <div><label for="filters">Filters, one <code>field:value</code> a line</label><textarea id="filters" name="filter" rows="2"></textarea></div>
 <div><label for="sort">Sort, one <code>field:asc</code> or <code>field:desc</code> a line</label><textarea id="sort" name="sort" rows="1"></textarea></div>
 <div><label for="size">Hits a page</label><input id="size" name="size" type="number" min="0" value="10"></div>
@@ -225,3 +227,18 @@ sends requests to this service with your token.</p>
 <div id="swagger"></div>`,
   },
 } satisfies Record<string, PageDefinition>;
+
+/**
+ * The search page's language choices: any (every literal, as written) or one search language
+ * (`GET /api/search` `language`: words by their stems in literals tagged with it, and the
+ * labels of that language for `sort=label`), named in English.
+ */
+function languageOptions(): string {
+  const names = new Intl.DisplayNames(["en"], { type: "language" });
+  return [
+    `<option value="">Any: every literal, word for word</option>`,
+    ...SEARCH_LANGUAGES.map((code) =>
+      `<option value="${code}">${names.of(code)} (${code})</option>`
+    ),
+  ].join("");
+}

@@ -3,11 +3,24 @@
  * shared documents table, a row per field value, two shared FTS5 tables) is upgraded at the
  * first start of this version: each index is copied into tables of its own with its typed
  * values (numeric strings coerced by the mappings stay numbers), then the shared tables go.
+ * One written in layout 1 (no folding, no labels) is brought to the current layout.
  */
 import { strict as assert } from "node:assert";
 import { LOCAL_MIGRATIONS, openLocalDatabase } from "../../src/local_database.ts";
 import { openMigratedDatabase } from "../../src/sqlite/local_db.ts";
+import { deflateRawSync } from "node:zlib";
 import { EmbeddedSearchEngine } from "../../src/search_embedded/embedded_search_engine.ts";
+import { fieldValues, flatFields, keyTokens } from "../../src/search_embedded/field_keys.ts";
+import { INDEX_LAYOUT } from "../../src/search_embedded/index_tables.ts";
+import { OpenSearchEngine } from "../../src/search_opensearch/opensearch_engine.ts";
+import { documentId } from "../../src/search_opensearch/bulk_writes.ts";
+import {
+  deleteIndicesWithPrefix,
+  OPENSEARCH_DEFAULTS,
+  openSearchUrl,
+  reportOpenSearchSkipped,
+  uniqueIndexPrefix,
+} from "../support/opensearch.ts";
 
 Deno.test("embedded search: an index of the first layout is copied into its own tables", async () => {
   const dir = await Deno.makeTempDir({ prefix: "rcs-search-upgrade-" });
@@ -69,4 +82,157 @@ Deno.test("embedded search: an index of the first layout is copied into its own 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+/**
+ * An index written before the full-text table folded diacritics and held labels (layout 1,
+ * before schema migration 11) is brought to the current layout at the engine's start: its
+ * words, stems and field keys come back from the documents and fields kept beside it.
+ */
+Deno.test("embedded search: an index of layout 1 answers folded words after the upgrade", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "rcs-search-layout-" });
+  try {
+    const old = openMigratedDatabase(dir, LOCAL_MIGRATIONS.filter((step) => step.version <= 10));
+    const document = {
+      uri: "urn:x:1",
+      collection: "c",
+      workspace: "w",
+      types: ["urn:T"],
+      hash: "h",
+      modified: "2025-01-01T00:00:00.000Z",
+      genre: "Sada",
+      text: "Datová sada",
+      text_en: "running dogs",
+    };
+    old.exec(`
+      INSERT INTO search_physical_indices (name, alias, state, created, tables)
+        VALUES ('old-1', 'old', 'serving', 'now', 1);
+      INSERT INTO search_aliases VALUES ('old', 'old-1');
+      CREATE TABLE search_docs_1 (id INTEGER PRIMARY KEY, uri TEXT NOT NULL UNIQUE,
+        document BLOB NOT NULL);
+      CREATE TABLE search_fields_1 (id INTEGER PRIMARY KEY, fields BLOB NOT NULL);
+      CREATE VIRTUAL TABLE search_fts_1 USING fts5 (text, stems, keys, content = '',
+        contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0');`);
+    const values = fieldValues(document);
+    old.prepare("INSERT INTO search_docs_1 VALUES (4, 'urn:x:1', ?)")
+      .run(deflateRawSync(JSON.stringify(document)));
+    old.prepare("INSERT INTO search_fields_1 VALUES (4, jsonb(?))").run(flatFields(values));
+    old.prepare("INSERT INTO search_fts_1 (rowid, text, stems, keys) VALUES (4, ?, ?, ?)")
+      .run(document.text, "enrun endog", keyTokens(values));
+    assert.equal(
+      old.prepare("SELECT count(*) AS n FROM search_fts_1 WHERE search_fts_1 MATCH 'datova'")
+        .get()!.n,
+      0,
+      "layout 1 does not fold",
+    );
+    old.close();
+
+    const db = openLocalDatabase(dir);
+    try {
+      const engine = new EmbeddedSearchEngine(db, {
+        limits: { maxResultsLimit: 100, maxWindow: 100, trackTotalHits: 10_000 },
+        warn: () => {},
+      });
+      const ref = { collection: "c", indexName: "old" };
+      const found = await engine.search(ref, { q: "datova" });
+      assert.deepEqual(found.hits.map((hit) => hit.document), [document]);
+      assert.equal((await engine.search(ref, { q: "dog", language: "en" })).total, 1);
+      assert.equal(
+        (await engine.search(ref, { filters: [{ field: "genre", value: "Sada" }] })).total,
+        1,
+      );
+      const { layout } = db.prepare("SELECT layout FROM search_physical_indices").get() as {
+        layout: number;
+      };
+      assert.equal(layout, INDEX_LAYOUT);
+      // New documents of the upgraded index carry their labels.
+      await engine.upsert(ref, [{ ...document, uri: "urn:x:2", labels: "Datová sada" }]);
+      assert.equal((await engine.search(ref, { q: "DATOVA SADA" })).hits[0].uri, "urn:x:2");
+    } finally {
+      db.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/**
+ * An OpenSearch index created before the layout that folds diacritics and maps the label
+ * fields (no `_meta.layout` in its mappings) keeps answering until the engine ensures it or
+ * writes to it; then its documents are copied into an index of the current layout, which
+ * the alias is swapped to.
+ */
+const url = openSearchUrl();
+if (url === undefined) reportOpenSearchSkipped();
+Deno.test({
+  name: "OpenSearch: an index of the layout before folding is copied into the current one",
+  ignore: url === undefined,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const prefix = uniqueIndexPrefix("layout");
+    const alias = `${prefix}old`;
+    const physical = `${alias}-19700101000000000`;
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${url}/${path}`, {
+        method,
+        headers: { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const answer = await response.json();
+      assert.ok(response.ok, JSON.stringify(answer));
+      return answer;
+    };
+    const engine = new OpenSearchEngine({
+      ...OPENSEARCH_DEFAULTS,
+      node: url!,
+      limits: { maxResultsLimit: 2, maxWindow: 100, trackTotalHits: 10_000 },
+      warn: () => {},
+    });
+    try {
+      // The mappings an earlier version created (no analyser of its own, no `_meta`).
+      await call("PUT", physical, {
+        mappings: {
+          date_detection: false,
+          properties: { uri: { type: "keyword" }, text: { type: "text" } },
+        },
+        aliases: { [alias]: {} },
+      });
+      const documents = [1, 2, 3].map((n) => ({
+        uri: `urn:x:${n}`,
+        collection: "c",
+        workspace: "w",
+        types: [],
+        hash: "h",
+        modified: "2025-01-01T00:00:00.000Z",
+        text: `Datová sada ${n}`,
+      }));
+      for (const document of documents) {
+        await call("PUT", `${physical}/_doc/${documentId(document.uri)}?refresh=true`, document);
+      }
+      const ref = { collection: "c", indexName: alias };
+      assert.equal((await engine.search(ref, { q: "datova" })).total, 0, "not folded yet");
+
+      await engine.ensureIndex(ref);
+      // Copied in pages of two (maxResultsLimit): every document, as it was.
+      const sort = [{ field: "uri", order: "asc" as const }];
+      const first = await engine.search(ref, { q: "datova", sort });
+      const second = await engine.search(ref, { q: "datova", sort, from: 2 });
+      assert.equal(first.total, 3);
+      assert.deepEqual([...first.hits, ...second.hits].map((hit) => hit.document), documents);
+      const indices = Object.keys(await call("GET", `${alias}/_alias/${alias}`));
+      assert.equal(indices.length, 1);
+      assert.notEqual(indices[0], physical, "the old index is gone");
+      const mapping = await call("GET", `${alias}/_mapping`);
+      assert.equal(mapping[indices[0]].mappings._meta.layout, 2);
+      // Writes reach the upgraded index; a label now weighs.
+      await engine.upsert(ref, [{ ...documents[0], uri: "urn:x:9", labels: "Datová sada" }], {
+        refresh: true,
+      });
+      assert.equal((await engine.search(ref, { q: "datova sada" })).hits[0].uri, "urn:x:9");
+    } finally {
+      await engine.close();
+      await deleteIndicesWithPrefix(url!, prefix);
+    }
+  },
 });

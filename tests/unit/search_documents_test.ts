@@ -2,6 +2,7 @@ import { strict as assert } from "node:assert";
 import { DataFactory, Parser, type Quad } from "n3";
 import { buildSearchDocument, searchFieldNames } from "../../src/search/documents.ts";
 import { RESERVED_SEARCH_FIELDS } from "../../src/fields/field_names.ts";
+import { SEARCH_LANGUAGES } from "../../src/fields/languages.ts";
 
 const ITEM = "https://data.example.org/id/book/1";
 
@@ -45,6 +46,11 @@ Deno.test("a document holds the item's properties under local names, typed", () 
     workspace: "https://data.example.org/workspace/demo",
     types: ["https://schema.org/Book", "https://schema.org/CreativeWork"],
     hash: "f".repeat(64),
+    // The item's label (schema:name), and its sort key for every reader language.
+    labels: "Moby Dick",
+    sortLabel: Object.fromEntries(
+      ["any", ...SEARCH_LANGUAGES].map((language) => [language, "moby dick"]),
+    ),
     modified: "2025-03-04T05:06:07.000Z",
     bookEdition: "ninth",
     dateCreated: "1851-10-18",
@@ -166,4 +172,26 @@ Deno.test("an item without triples still has the service's fields", () => {
   assert.deepEqual(document.types, []);
   assert.equal(document.text, "");
   assert.deepEqual(Object.keys(document).sort(), [...RESERVED_SEARCH_FIELDS].sort());
+});
+
+Deno.test("labels: the item's own, searched and sorted in the reader's language", () => {
+  const uri = "https://data.example.org/id/concept/1";
+  const document = buildSearchDocument({
+    uri,
+    collection: "c",
+    workspace: "w",
+    hash: "0".repeat(64),
+    modified: "2025-01-01T00:00:00.000Z",
+    quads: new Parser().parse(`
+      @prefix skos: <http://www.w3.org/2004/02/skos/core#> .
+      @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+      <${uri}> skos:prefLabel "Datová sada"@cs, "Dataset"@en, "Datensatz"@de ;
+        rdfs:comment "not a label" ; skos:broader [ rdfs:label "a blank node's" ] .
+      <https://data.example.org/id/other> rdfs:label "another resource's" .`),
+  });
+  assert.equal(document.labels, "Dataset\nDatensatz\nDatová sada");
+  const keys = document.sortLabel as Record<string, string>;
+  assert.equal(keys.any, "dataset");
+  assert.equal(keys.de, "datensatz");
+  assert.equal(keys.fr, "dataset");
 });

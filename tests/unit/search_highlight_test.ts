@@ -24,11 +24,26 @@ Deno.test("whole words of q, any case, each in <em>", () => {
 });
 
 Deno.test("a fragment stays within its literal (line) and keeps 40 characters around", () => {
-  const text = `first literal\n${"a".repeat(50)} fox ${"b".repeat(50)}\nlast fox`;
+  const text = `first literal\n${"x ".repeat(30)}fox${" y".repeat(30)}\nlast fox`;
   assert.deepEqual(highlightFragments(text, words("fox")), [
-    `${"a".repeat(40 - 1)} <em>fox</em> ${"b".repeat(39)}`,
+    `${"x ".repeat(20)}<em>fox</em>${" y".repeat(20)}`,
     "last <em>fox</em>",
   ]);
+});
+
+Deno.test("a fragment starts and ends at word boundaries", () => {
+  // The 40 characters end inside a word: the whole word is taken (up to 20 more).
+  const text = `${"a".repeat(50)} fox ${"b".repeat(50)}`;
+  assert.deepEqual(highlightFragments(text, words("fox")), [
+    `${"a".repeat(50)} <em>fox</em> ${"b".repeat(50)}`,
+  ]);
+  // A "word" reaching further is left out rather than cut.
+  const long = `${"a".repeat(90)} fox ${"b".repeat(90)}`;
+  assert.deepEqual(highlightFragments(long, words("fox")), ["<em>fox</em>"]);
+  // Diacritics are part of a word.
+  const accented = `${"d".repeat(30)} se\u0301ance ${"é".repeat(6)} fox`;
+  const [fragment] = highlightFragments(accented, words("fox"));
+  assert.ok(/^(d+|se\u0301ance) /.test(fragment), fragment);
 });
 
 Deno.test("close matches share a fragment; at most five fragments", () => {

@@ -35,8 +35,8 @@ const SEARCH_RESPONSE = z.object({
       score: z.union([z.number(), z.null()]),
       document: z.record(z.string(), z.unknown()),
       highlights: z.record(z.string(), z.array(z.string())).optional().meta({
-        description: "With `highlight=true`: fragments per field, HTML-escaped, the matched " +
-          "words in `<em>…</em>`.",
+        description: "With `highlight=true`: one list, `text`, of fragments at word boundaries, " +
+          "HTML-escaped, the matched words in `<em>…</em>`.",
       }),
     }),
   ),
@@ -79,10 +79,11 @@ export const searchItems = defineContract({
     ),
     q: optionalText(
       "Full-text query: every word in the items' literals, or its stem in the literals tagged " +
-        "with a search language.",
+        "with a search language; without case or diacritics; words in labels weigh more.",
     ),
     language: z.enum(SEARCH_LANGUAGES as [string, ...string[]]).optional().meta({
-      description: "Match `q` only against literals tagged with this language, by stem.",
+      description: "Match `q` only against literals tagged with this language, by stem; " +
+        "`sort=label` sorts by labels in it.",
     }),
     filter: textList(
       "`field:value`, repeated; splits at the first colon, so values may hold colons. A field " +
@@ -97,7 +98,10 @@ export const searchItems = defineContract({
         "(`year:2000..`). Numbers compare as numbers, other values as strings (ISO 8601 dates " +
         "in one form compare in time order).",
     ),
-    sort: textList("`field`, `field:asc` or `field:desc`, repeated; splits at the last colon."),
+    sort: textList(
+      "`field`, `field:asc` or `field:desc`, repeated; splits at the last colon. `label`: the " +
+        "label in the reader's `language`, folded to lower case without diacritics.",
+    ),
     from: integerParam("Offset of the first hit.", 0),
     size: integerParam("Most hits to answer; the engine's default when absent.", undefined),
     facet: textList(

@@ -1,7 +1,8 @@
 /**
- * `/ui/search`: a search of one collection, several, or a whole workspace with the query,
- * filters, sort and window of `GET /api/search`, the form kept in the page's URL. Each hit
- * names the collection holding it and links to the item there, and shows the service's
+ * `/ui/search`: a search of one collection, several, or a whole workspace with the query
+ * (and its language), filters, sort and window of `GET /api/search`, the form kept in the
+ * page's URL. Each hit names the collection holding it and links to the item there, and
+ * shows the service's
  * highlights (`highlight=true`: fragments where the query matched, stems included) or, when
  * there are none, the document fields that hold a query word, the word marked. The types
  * among all hits are counted (`facet=types`) and each count adds its filter. When the
@@ -27,6 +28,7 @@ const fields = {
   collection: document.getElementById("collection"),
   workspace: document.getElementById("workspace"),
   q: document.getElementById("q"),
+  language: document.getElementById("language"),
   filters: document.getElementById("filters"),
   sort: document.getElementById("sort"),
   size: document.getElementById("size"),
@@ -35,7 +37,7 @@ const fields = {
 
 /** Fields shown for a hit at most; the service's own bookkeeping fields are not. */
 const MAX_MATCHED_FIELDS = 4;
-const HIDDEN_FIELDS = new Set(["collection", "workspace", "hash", "text"]);
+const HIDDEN_FIELDS = new Set(["collection", "workspace", "hash", "text", "sortLabel"]);
 const SNIPPET_RADIUS = 60;
 
 function lines(text) {
@@ -199,6 +201,7 @@ function readForm() {
       : [...fields.collection.selectedOptions].map((option) => option.value),
     workspace: workspace || undefined,
     q: fields.q.value.trim(),
+    language: fields.language.value,
     filter: lines(fields.filters.value),
     sort: lines(fields.sort.value),
     size: fields.size.value,
@@ -333,6 +336,14 @@ form.addEventListener("submit", (event) => {
 });
 
 fields.q.value = parameters.get("q") ?? "";
+// A language the list does not offer is left to the service to refuse, not dropped.
+if (parameters.has("language")) {
+  const language = parameters.get("language");
+  if (![...fields.language.options].some((option) => option.value === language)) {
+    fields.language.append(el("option", { value: language }, language));
+  }
+  fields.language.value = language;
+}
 fields.filters.value = parameters.getAll("filter").join("\n");
 fields.sort.value = parameters.getAll("sort").join("\n");
 if (parameters.has("size")) fields.size.value = parameters.get("size");
