@@ -9,6 +9,7 @@ import type { SearchLimits } from "../search/clamp.ts";
 import { startSearch } from "../search/facets.ts";
 import { mergeParts, namedHits, partRequest } from "../search/merge_parts.ts";
 import type { CollectionIndexRef, SearchRequest, SearchResponse } from "../search/search_engine.ts";
+import { resolveLabelSort } from "../search/label_fields.ts";
 import { mergeOrder } from "./merge_order.ts";
 import { searchIndex, type SearchSite } from "./search_query.ts";
 
@@ -21,6 +22,8 @@ export function searchIndices(
   if (indices.length === 1) {
     return namedHits(searchIndex(on, indices[0], request), indices[0].collection);
   }
+  // `sort=label` as one index's search resolves it, for the merge order too.
+  request = { ...request, sort: resolveLabelSort(request.sort, request.language) };
   const start = startSearch(request, on.limits, on.warn);
   if (indices.length === 0) return start.response;
   // Each index's part lies within the clamped window: no second clamp, no second warning.

@@ -296,6 +296,7 @@ export class OpenSearchEngine implements SearchEngine, RawSearchCapable {
     if (indices.length === 1) {
       return namedHits(await this.search(indices[0], request), indices[0].collection);
     }
+    request = { ...request, sort: resolveLabelSort(request.sort, request.language) };
     const { response, window, facetSize } = startSearch(request, this.#limits, this.#warn);
     if (indices.length === 0) return response;
     const names = indices.map((index) => index.indexName);

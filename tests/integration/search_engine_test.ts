@@ -1056,13 +1056,18 @@ export function defineSearchEngineSuite(
   test("several indices sort as one index holding all their documents would", async ({ engine, index }) => {
     const [first, second, all] = [index(), index(), index()];
     const documents = [
-      book(1, { label: "b", nums: [3, 10], flag: true }),
-      book(2, { label: "B", nums: [5], flag: false }),
-      book(3, { label: "a\u{1F600}", nums: [1, 20], flag: true }),
-      book(4, { label: "a\uFFFD", flag: false }),
-      book(5, { label: "b", nums: [5, 7] }),
+      book(1, { name: "b", nums: [3, 10], flag: true, sortLabel: { any: "pear", en: "pear" } }),
+      book(2, { name: "B", nums: [5], flag: false, sortLabel: { any: "apple", en: "zebra" } }),
+      book(3, { name: "a\u{1F600}", nums: [1, 20], flag: true, sortLabel: { any: "fig" } }),
+      book(4, { name: "a\uFFFD", flag: false, sortLabel: { any: "banana", en: "banana" } }),
+      book(5, { name: "b", nums: [5, 7] }),
       book(6, { nums: [2], flag: true }),
-      book(7, { label: "\u00e9", nums: [10], flag: false }),
+      book(7, {
+        name: "\u00e9",
+        nums: [10],
+        flag: false,
+        sortLabel: { any: "cherry", en: "cherry" },
+      }),
     ];
     for (
       const [ref, some] of [
@@ -1076,21 +1081,34 @@ export function defineSearchEngineSuite(
       await engine.refresh(ref);
     }
     const sorts: SearchSort[][] = [
-      [{ field: "label", order: "asc" }],
-      [{ field: "label", order: "desc" }],
+      [{ field: "name", order: "asc" }],
+      [{ field: "name", order: "desc" }],
       [{ field: "nums", order: "asc" }],
       [{ field: "nums", order: "desc" }],
-      [{ field: "flag", order: "desc" }, { field: "label", order: "asc" }],
+      [{ field: "flag", order: "desc" }, { field: "name", order: "asc" }],
+      // `label` is the reader's label sort key (label_fields.ts), merged as one index sorts it.
+      [{ field: "label", order: "asc" }],
+      [{ field: "label", order: "desc" }],
     ];
     for (const sort of sorts) {
-      const merged = await engine.searchMany([first, second], { sort });
-      const one = await engine.search(all, { sort });
-      assert.deepEqual(
-        merged.hits.map((hit) => hit.uri),
-        one.hits.map((hit) => hit.uri),
-        JSON.stringify(sort),
-      );
+      for (const language of [undefined, "en"]) {
+        const merged = await engine.searchMany([first, second], { sort, language });
+        const one = await engine.search(all, { sort, language });
+        assert.deepEqual(
+          merged.hits.map((hit) => hit.uri),
+          one.hits.map((hit) => hit.uri),
+          `${JSON.stringify(sort)} ${language}`,
+        );
+      }
     }
+    // The label keys order the hits: "any" reader apple, banana, cherry, fig, pear, unlabelled.
+    const byLabel = await engine.searchMany([first, second], {
+      sort: [{ field: "label", order: "asc" }],
+    });
+    assert.deepEqual(
+      byLabel.hits.slice(0, 5).map((hit) => hit.uri),
+      [2, 4, 7, 3, 1].map((n) => book(n, {}).uri),
+    );
   });
 
   test(
