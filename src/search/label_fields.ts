@@ -14,9 +14,16 @@ import { chooseLabel, LABEL_PROPERTIES, type LabelCandidate } from "../rdf/label
 import { SEARCH_LANGUAGES } from "../fields/languages.ts";
 import { LABELS_FIELD, SORT_LABEL_FIELD } from "../fields/field_names.ts";
 import type { SearchSort } from "./search_engine.ts";
+import { KEYWORD_IGNORE_ABOVE } from "./mapped_fields.ts";
 
 /** How much more a word of a label weighs for `q` than one elsewhere, on both engines. */
 export const LABEL_WEIGHT = 5;
+
+/**
+ * The longest literal taken as a label (characters): longer ones are text, not labels. As
+ * long as the longest string a facet counts.
+ */
+const MAX_LABEL_LENGTH = KEYWORD_IGNORE_ABOVE;
 
 /** The sort field the search route's `sort=label` names. */
 export const LABEL_SORT = "label";
@@ -46,12 +53,21 @@ export function itemLabels(item: string, quads: readonly Quad[]): LabelCandidate
 export function labelFields(
   labels: readonly LabelCandidate[],
 ): Record<string, string | Record<string, string>> {
-  const values = [...new Set(labels.map((label) => label.value).filter((v) => v.trim() !== ""))];
+  // A literal longer than a label can be (a 50 MB title) stays in `text` only: weighing it
+  // as a label would copy it, and a sort key needs only its start.
+  const shortLabels = labels.filter((label) => label.value.length <= MAX_LABEL_LENGTH);
+  const values = [
+    ...new Set(shortLabels.map((label) => label.value).filter((v) => v.trim() !== "")),
+  ];
   if (values.length === 0) return {};
   const keys: Record<string, string> = {};
+  const keyOf = new Map<string, string>(); // one key per label, whatever the languages
   for (const language of [ANY_LANGUAGE, ...SEARCH_LANGUAGES]) {
-    const chosen = chooseLabel(labels, language === ANY_LANGUAGE ? [] : [language]);
-    if (chosen) keys[language] = sortKey(chosen.value);
+    const chosen = chooseLabel(shortLabels, language === ANY_LANGUAGE ? [] : [language]);
+    if (!chosen) continue;
+    let key = keyOf.get(chosen.value);
+    if (key === undefined) keyOf.set(chosen.value, key = sortKey(chosen.value));
+    keys[language] = key;
   }
   return {
     [LABELS_FIELD]: values.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).join("\n"),

@@ -195,3 +195,30 @@ Deno.test("labels: the item's own, searched and sorted in the reader's language"
   assert.equal(keys.de, "datensatz");
   assert.equal(keys.fr, "dataset");
 });
+
+Deno.test("labels: a literal too long for a label is text only, not copied per language", () => {
+  const uri = "https://data.example.org/id/long/1";
+  const long = "Word ".repeat(1000); // 5,000 characters
+  const document = buildSearchDocument({
+    uri,
+    collection: "c",
+    workspace: "w",
+    hash: "0".repeat(64),
+    modified: "2025-01-01T00:00:00.000Z",
+    quads: [
+      DataFactory.quad(
+        DataFactory.namedNode(uri),
+        DataFactory.namedNode("http://purl.org/dc/terms/title"),
+        DataFactory.literal(long),
+      ),
+      DataFactory.quad(
+        DataFactory.namedNode(uri),
+        DataFactory.namedNode("http://www.w3.org/2000/01/rdf-schema#label"),
+        DataFactory.literal("Short"),
+      ),
+    ],
+  });
+  assert.equal(document.labels, "Short");
+  assert.equal((document.sortLabel as Record<string, string>).any, "short");
+  assert.ok((document.text as string).includes(long.trim()), "the long literal is searched");
+});
