@@ -16,6 +16,7 @@ import { type FieldValue, keyTokens } from "./field_keys.ts";
 import { stemText } from "./fts_query.ts";
 import { createFtsTableSql, INDEX_LAYOUT, indexTables } from "./index_tables.ts";
 import type { IndexConnection } from "./index_connection.ts";
+import { log } from "../log/logger.ts";
 
 /** Upgrades every index of an older layout; true when one was. */
 export function upgradeLayouts(connection: IndexConnection): boolean {
@@ -26,6 +27,12 @@ export function upgradeLayouts(connection: IndexConnection): boolean {
   if (older().length === 0) return false;
   connection.write(() => {
     for (const { name, tables: n } of older()) {
+      // Minutes at 250,000 documents, once, before the service listens: say so.
+      const started = performance.now();
+      log("info", "search index: bringing the full-text table to the current layout", {
+        index: name,
+        toLayout: INDEX_LAYOUT,
+      });
       const tables = indexTables(n);
       const fresh = `${tables.fts}_upgrade`;
       connection.db.exec(`DROP TABLE IF EXISTS ${fresh}; ${createFtsTableSql(fresh)}`);
@@ -44,6 +51,10 @@ export function upgradeLayouts(connection: IndexConnection): boolean {
       connection.db.exec(`DROP TABLE ${tables.fts}; ALTER TABLE ${fresh} RENAME TO ${tables.fts};`);
       connection.db.prepare("UPDATE search_physical_indices SET layout = ? WHERE name = ?")
         .run(INDEX_LAYOUT, name);
+      log("info", "search index: layout upgraded", {
+        index: name,
+        durationMs: Math.round(performance.now() - started),
+      });
     }
   });
   connection.forgetAllStatements();
