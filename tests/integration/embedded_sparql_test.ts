@@ -270,8 +270,11 @@ Deno.test("embedded SPARQL: a file from before migration 10 finds its shared tri
       });
     }
     await store.close();
-    // Back to version 9: the table did not exist then.
-    db.exec("DROP TABLE shared_triples; UPDATE schema_version SET version = 9");
+    // Back to version 9: neither the table nor migration 11's search layout column existed.
+    db.exec(
+      "DROP TABLE shared_triples; ALTER TABLE search_physical_indices DROP COLUMN layout; " +
+        "UPDATE schema_version SET version = 9",
+    );
     db.close();
     db = openLocalDatabase(dir);
     store = EmbeddedTripleStore.open(db, join(dir, LOCAL_DB_FILE), GROUP_COMMIT);
