@@ -11,7 +11,7 @@ import { strict as assert } from "node:assert";
 import { startTestService, type TestService } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
 import { deleteIndicesWithPrefix } from "../support/opensearch.ts";
-import { type BackendPair, STORE_YAML, testBackends } from "../support/backends.ts";
+import { type BackendPair, SEARCH_YAML, STORE_YAML, testBackends } from "../support/backends.ts";
 import { type OidcTestProvider, startOidcProvider } from "../support/oidc_provider.ts";
 
 const A = "https://data.example.org/collection/team-a";
@@ -36,12 +36,7 @@ function yaml(provider: OidcTestProvider): string {
 service:
   data:
     dir: \${SERVICE_DATA_DIR}
-${STORE_YAML}  search:
-    backend: \${SERVICE_SEARCH_BACKEND:embedded}
-    opensearch:
-      node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}
-      indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}
-  security:
+${STORE_YAML}${SEARCH_YAML}  security:
     tokens:
       - { name: admin, token: "${ADMIN_TOKEN}", role: admin }
       - { name: reader, token: "${READER_TOKEN}", role: reader }

@@ -13,7 +13,7 @@ import { DataFactory } from "n3";
 import { startTestService, type TestService } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
 import { deleteIndicesWithPrefix } from "../support/opensearch.ts";
-import { STORE_YAML, testBackends } from "../support/backends.ts";
+import { SEARCH_YAML, STORE_YAML, testBackends } from "../support/backends.ts";
 import { INTERRUPTED_MESSAGE } from "../../src/jobs/job_store.ts";
 import { SqliteJobStore } from "../../src/job_stores/sqlite_job_store.ts";
 import { IndexJobRunner } from "../../src/indexing/job_runner.ts";
@@ -44,12 +44,7 @@ const YAML = `
 service:
   data:
     dir: \${SERVICE_DATA_DIR}
-${STORE_YAML}  search:
-    backend: \${SERVICE_SEARCH_BACKEND:embedded}
-    opensearch:
-      node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}
-      indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}
-    indexing: { batchSize: ${BATCH_SIZE} }
+${STORE_YAML}${SEARCH_YAML}    indexing: { batchSize: ${BATCH_SIZE} }
 workspaces:
   - uri: ${LIBRARY}
     name: Library

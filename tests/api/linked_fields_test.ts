@@ -8,7 +8,7 @@
 import { strict as assert } from "node:assert";
 import { startTestService, type TestService } from "../support/service.ts";
 import { deleteIndicesWithPrefix } from "../support/opensearch.ts";
-import { STORE_YAML, testBackends } from "../support/backends.ts";
+import { SEARCH_YAML, STORE_YAML, testBackends } from "../support/backends.ts";
 
 const CONCEPTS = "https://data.example.org/collection/concepts";
 const DOCUMENTS = "https://data.example.org/collection/papers";
@@ -20,12 +20,7 @@ const YAML = `
 service:
   data:
     dir: \${SERVICE_DATA_DIR}
-${STORE_YAML}  search:
-    backend: \${SERVICE_SEARCH_BACKEND:embedded}
-    opensearch:
-      node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}
-      indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}
-workspaces:
+${STORE_YAML}${SEARCH_YAML}workspaces:
   - uri: https://data.example.org/workspace/science
     name: Science
     collections:

@@ -18,6 +18,7 @@ import {
 } from "../support/opensearch.ts";
 import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import { LoopbackProxy } from "../support/loopback_proxy.ts";
+import { SEARCH_YAML } from "../support/backends.ts";
 
 const BOOKS = "https://data.example.org/collection/books";
 const DROPPED = "https://data.example.org/collection/dropped";
@@ -32,12 +33,7 @@ function yaml(withDropped = true): string {
 service:
   data:
     dir: \${SERVICE_DATA_DIR}
-  search:
-    backend: \${SERVICE_SEARCH_BACKEND:embedded}
-    opensearch:
-      node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}
-      indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}
-    indexing: { batchSize: ${BATCH_SIZE} }
+${SEARCH_YAML}    indexing: { batchSize: ${BATCH_SIZE} }
 workspaces:
   - uri: https://data.example.org/workspace/library
     name: Library

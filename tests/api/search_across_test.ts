@@ -14,7 +14,7 @@ import { strict as assert } from "node:assert";
 import { startTestService } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
 import { deleteIndicesWithPrefix } from "../support/opensearch.ts";
-import { STORE_YAML, testBackends } from "../support/backends.ts";
+import { SEARCH_YAML, STORE_YAML, testBackends } from "../support/backends.ts";
 import { type OidcTestProvider, startOidcProvider } from "../support/oidc_provider.ts";
 
 const A = "https://data.example.org/collection/across-a";
@@ -40,12 +40,7 @@ function yaml(provider: OidcTestProvider): string {
 service:
   data:
     dir: \${SERVICE_DATA_DIR}
-${STORE_YAML}  search:
-    backend: \${SERVICE_SEARCH_BACKEND:embedded}
-    opensearch:
-      node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}
-      indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}
-    query:
+${STORE_YAML}${SEARCH_YAML}    query:
       maxResultsLimit: 3
       maxWindow: 5
   security:

@@ -8,7 +8,7 @@ import { strict as assert } from "node:assert";
 import { startTestService, type TestService } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
 import { deleteIndicesWithPrefix } from "../support/opensearch.ts";
-import { type BackendPair, STORE_YAML, testBackends } from "../support/backends.ts";
+import { type BackendPair, SEARCH_YAML, STORE_YAML, testBackends } from "../support/backends.ts";
 
 const BOOKS = "https://data.example.org/collection/books";
 const UNINDEXED = "https://data.example.org/collection/empty";
@@ -21,12 +21,7 @@ const YAML = `
 service:
   data:
     dir: \${SERVICE_DATA_DIR}
-${STORE_YAML}  search:
-    backend: \${SERVICE_SEARCH_BACKEND:embedded}
-    opensearch:
-      node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}
-      indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}
-    query:
+${STORE_YAML}${SEARCH_YAML}    query:
       maxResultsLimit: \${SERVICE_ES_MAX_RESULTS:50}
       maxWindow: \${SERVICE_ES_MAX_WINDOW:10000}
 workspaces:

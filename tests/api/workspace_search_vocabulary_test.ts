@@ -14,7 +14,7 @@
 import { strict as assert } from "node:assert";
 import { startTestService } from "../support/service.ts";
 import { deleteIndicesWithPrefix } from "../support/opensearch.ts";
-import { STORE_YAML, testBackends } from "../support/backends.ts";
+import { SEARCH_YAML, STORE_YAML, testBackends } from "../support/backends.ts";
 
 const SKOS_FILE = new URL("../fixtures/vocabularies/skos.nq", import.meta.url);
 const SKOS_CONCEPT = "http://www.w3.org/2004/02/skos/core#Concept";
@@ -28,12 +28,7 @@ const YAML = `
 service:
   data:
     dir: \${SERVICE_DATA_DIR}
-${STORE_YAML}  search:
-    backend: \${SERVICE_SEARCH_BACKEND:embedded}
-    opensearch:
-      node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}
-      indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}
-  security:
+${STORE_YAML}${SEARCH_YAML}  security:
     tokens:
       - { name: admin, token: "${TOKEN}", role: admin }
 workspaces:

@@ -41,6 +41,17 @@ export const STORE_YAML = `  store:
         password: \${SERVICE_SPARQL_READER_PASSWORD:}
 `;
 
+/**
+ * The `service.search` section for a suite's own customer.yml, driven by the environment a
+ * {@link BackendPair} sets (indented for `service:`; more `search` keys may follow it).
+ */
+export const SEARCH_YAML = `  search:
+    backend: \${SERVICE_SEARCH_BACKEND:embedded}
+    opensearch:
+      node: \${SERVICE_OPENSEARCH_URL:http://127.0.0.1:9200}
+      indexPrefix: \${SERVICE_OPENSEARCH_INDEX_PREFIX:}
+`;
+
 let sparqlSkipPrinted = false;
 
 /**
