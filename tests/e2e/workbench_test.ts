@@ -17,15 +17,14 @@
  */
 import { strict as assert } from "node:assert";
 import { Buffer } from "node:buffer";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import {
   DEMO_COLLECTION,
   startTestService,
   type TestService,
   uniqueItemUri,
 } from "../support/service.ts";
-
-const CHROMIUM_PATH = Deno.env.get("CHROMIUM_PATH");
+import { CHROMIUM_PATH, launchLoopbackBrowser, watchProblems } from "../support/browser.ts";
 const SCREENSHOTS = new URL("./screenshots/", import.meta.url);
 const DCT = "http://purl.org/dc/terms/";
 const ROW_CAP = 50;
@@ -95,42 +94,6 @@ if (!CHROMIUM_PATH) {
   );
 }
 
-/** A browser whose every request outside 127.0.0.1 is refused and recorded. */
-async function launch(userDataDir: string, foreign: string[]): Promise<BrowserContext> {
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM_PATH,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-    viewport: { width: 1280, height: 900 },
-    acceptDownloads: true,
-  });
-  await context.route("**/*", (route) => {
-    const url = new URL(route.request().url());
-    if (["data:", "blob:"].includes(url.protocol) || url.hostname === "127.0.0.1") {
-      return route.continue();
-    }
-    foreign.push(url.href);
-    return route.abort();
-  });
-  return context;
-}
-
-/** Script errors and blocked resources (CSP) a page logs. */
-function watchProblems(page: Page, problems: string[]): void {
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`${page.url()}: ${message.text()}`);
-  });
-  page.on("pageerror", (error) => problems.push(`${page.url()}: ${error.message}`));
-}
-
 /** schema.org's N-Triples (a part of the dump as shipped, see its README). */
 const SCHEMA_ORG_DUMP = new URL("../fixtures/schema-org/schema-org-part.nt", import.meta.url);
 
@@ -165,7 +128,7 @@ Deno.test({
     const userDataDir = await Deno.makeTempDir({ prefix: "rcs-chromium-" });
     const foreign: string[] = [];
     const problems: string[] = [];
-    const context = await launch(userDataDir, foreign);
+    const context = await launchLoopbackBrowser(userDataDir, foreign);
     const word = `zebra${crypto.randomUUID().slice(0, 8)}`;
     const prefix = uniqueItemUri("workbench");
     const uris = [1, 2, 3].map((n) => `${prefix}/doc-${n}`);
@@ -656,7 +619,7 @@ Deno.test({
     const userDataDir = await Deno.makeTempDir({ prefix: "rcs-chromium-" });
     const foreign: string[] = [];
     const problems: string[] = [];
-    const context = await launch(userDataDir, foreign);
+    const context = await launchLoopbackBrowser(userDataDir, foreign);
     try {
       const page = context.pages()[0] ?? await context.newPage();
       watchProblems(page, problems);
@@ -771,7 +734,7 @@ Deno.test({
     const userDataDir = await Deno.makeTempDir({ prefix: "rcs-chromium-" });
     const foreign: string[] = [];
     const problems: string[] = [];
-    const context = await launch(userDataDir, foreign);
+    const context = await launchLoopbackBrowser(userDataDir, foreign);
     try {
       const page = context.pages()[0] ?? await context.newPage();
       watchProblems(page, problems);

@@ -27,6 +27,7 @@ export async function launchLoopbackBrowser(
       "--disable-sync",
     ],
     viewport: { width: 1280, height: 900 },
+    acceptDownloads: true, // the workbench's downloads are saved and read back
   });
   await context.route("**/*", (route) => {
     const url = new URL(route.request().url());
