@@ -1,7 +1,9 @@
 /**
  * Which collection holds which item graph, for `/sparql` (issue 43): the named graph
- * {@link COLLECTIONS_GRAPH} holds `<item graph> dct:isPartOf <collection>` for every item
- * of the collections the caller may read, so that one query can group by collection:
+ * {@link COLLECTIONS_GRAPH} holds `<item graph> dct:isPartOf <collection>` and
+ * `<item graph> foaf:primaryTopic <item>` for every item of the collections the caller may
+ * read, so that one query can group by collection, and tell the item of a graph whose name is
+ * not its IRI (`store/item_keys.ts`):
  *
  *   SELECT ?c (COUNT(DISTINCT ?class) AS ?n) WHERE {
  *     GRAPH <urn:rdf-content-service:collections> { ?g dct:isPartOf ?c }
@@ -20,13 +22,16 @@ import { literalExpression } from "./expression_builders.ts";
 
 /** The graph that says which collection holds which item graph. */
 export const COLLECTIONS_GRAPH = "urn:rdf-content-service:collections";
-/** Its one predicate: the item graph is part of the collection. */
+/** The item graph is part of the collection. */
 export const IS_PART_OF = "http://purl.org/dc/terms/isPartOf";
+/** The item graph is about the item (its IRI, which may differ from the graph's name). */
+export const PRIMARY_TOPIC = "http://xmlns.com/foaf/0.1/primaryTopic";
 
-/** An item graph and the collection that holds it. */
+/** An item graph, the collection that holds it and the item's IRI. */
 export interface CollectionRow {
   graph: string;
   collection: string;
+  item: string;
 }
 
 /** Whether the query text may name the graph (a cheap test before parsing). */
@@ -68,39 +73,39 @@ function valuesOf(triple: sparqljs.Triple, rows: readonly CollectionRow[]): spar
   const subject = triple.subject as sparqljs.Term;
   const predicate = triple.predicate as sparqljs.Term | sparqljs.PropertyPath;
   const object = triple.object as sparqljs.Term;
-  const { namedNode } = DataFactory;
-  const isPart = namedNode(IS_PART_OF) as unknown as sparqljs.Term;
-  const matching = "type" in predicate ||
-      (predicate.termType !== "Variable" && predicate.value !== IS_PART_OF)
-    ? []
-    : rows.filter((row) =>
-      fits(subject, row.graph) && fits(object, row.collection) &&
-      (!sameVariables(subject, object) || row.graph === row.collection) &&
-      (predicate.termType !== "Variable" ||
-        (!sameVariables(predicate, subject) && !sameVariables(predicate, object)))
-    );
-  const solutions = matching.map((row) => {
+  // A property path matches nothing here (documented: only triple patterns are answered).
+  const solutions = "type" in predicate ? [] : graphTriples(rows).flatMap(([s, p, o]) => {
     const solution: sparqljs.ValuePatternRow = {};
-    bind(solution, subject, namedNode(row.graph) as unknown as sparqljs.Term);
-    bind(solution, object, namedNode(row.collection) as unknown as sparqljs.Term);
-    if (!("type" in predicate)) bind(solution, predicate, isPart);
-    return solution;
+    const matches = [[subject, s], [predicate, p], [object, o]].every(([term, iri]) =>
+      bound(solution, term as sparqljs.Term, iri as string)
+    );
+    return matches ? [solution] : [];
   });
   if (solutions.length > 0) return { type: "values", values: solutions };
   return { type: "filter", expression: literalExpression(false) };
 }
 
-/** Whether a term of the pattern matches `iri` (a variable or blank node matches anything). */
-function fits(term: sparqljs.Term, iri: string): boolean {
-  return term.termType === "Variable" || term.termType === "BlankNode" ||
-    (term.termType === "NamedNode" && term.value === iri);
+/** The graph's triples: each item graph's collection and item. */
+function graphTriples(rows: readonly CollectionRow[]): [string, string, string][] {
+  return rows.flatMap((row) =>
+    [
+      [row.graph, IS_PART_OF, row.collection],
+      [row.graph, PRIMARY_TOPIC, row.item],
+    ] as [string, string, string][]
+  );
 }
 
-/** Whether two terms of the pattern are one variable (then bound to one value). */
-function sameVariables(a: sparqljs.Term, b: sparqljs.Term): boolean {
-  return a.termType === "Variable" && b.termType === "Variable" && a.value === b.value;
-}
-
-function bind(solution: sparqljs.ValuePatternRow, term: sparqljs.Term, value: sparqljs.Term) {
-  if (term.termType === "Variable") solution[`?${term.value}`] = value as never;
+/**
+ * Whether `term` of the pattern matches `iri` given what `solution` binds already (a
+ * variable repeated in a pattern matches one value); binds a variable it meets first.
+ */
+function bound(solution: sparqljs.ValuePatternRow, term: sparqljs.Term, iri: string): boolean {
+  if (term.termType === "BlankNode") return true;
+  if (term.termType === "NamedNode") return term.value === iri;
+  if (term.termType !== "Variable") return false;
+  const key = `?${term.value}` as const;
+  const held = solution[key] as sparqljs.Term | undefined;
+  if (held) return held.value === iri;
+  solution[key] = DataFactory.namedNode(iri) as unknown as never;
+  return true;
 }

@@ -19,7 +19,11 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 // @ts-types="@types/sparqljs"
 import type sparqljs from "sparqljs";
 import type { Dataset } from "./sparql_fallback.ts";
-import { COLLECTIONS_GRAPH, IS_PART_OF } from "../sparql_protocol/collections_graph.ts";
+import {
+  COLLECTIONS_GRAPH,
+  IS_PART_OF,
+  PRIMARY_TOPIC,
+} from "../sparql_protocol/collections_graph.ts";
 import { encodeIri } from "../rdf/writers/ntriples.ts";
 
 /** A dataset with its collections replaced by their item graphs. */
@@ -38,26 +42,33 @@ export class CollectionDatasets {
   constructor(db: DatabaseSync) {
     this.#db = db;
     this.#holdsItems = db.prepare("SELECT 1 FROM items WHERE collection = ? LIMIT 1");
-    this.#itemGraphs = db.prepare("SELECT uri FROM items WHERE collection = ? ORDER BY uri");
+    this.#itemGraphs = db.prepare(
+      "SELECT t.term AS graph FROM items i JOIN terms t ON t.id = i.graph " +
+        "WHERE i.collection = ? ORDER BY t.term",
+    );
   }
 
   /**
-   * The quads of the collections graph (N-Quads): `<item> dct:isPartOf <collection>` for
-   * every item in `scope` (undefined: every item), in that graph; none when the query's
-   * dataset lists named graphs without it.
+   * The quads of the collections graph (N-Quads): `<item graph> dct:isPartOf <collection>`
+   * and `<item graph> foaf:primaryTopic <item>` for every item in `scope` (undefined: every
+   * item), in that graph; none when the query's dataset lists named graphs without it.
    */
   collectionsGraph(scope: readonly string[] | undefined, dataset?: Dataset): string {
     if (dataset && !dataset.named.includes(COLLECTIONS_GRAPH)) return "";
     if (scope?.length === 0) return "";
     const rows = this.#db.prepare(
-      `SELECT uri, collection FROM items${
-        scope ? ` WHERE collection IN (${scope.map(() => "?").join(", ")})` : ""
+      `SELECT t.term AS graph, i.uri, i.collection FROM items i JOIN terms t ON t.id = i.graph${
+        scope ? ` WHERE i.collection IN (${scope.map(() => "?").join(", ")})` : ""
       }`,
-    ).all(...(scope ?? [])) as { uri: string; collection: string }[];
-    const tail = ` ${encodeIri(IS_PART_OF)} `;
+    ).all(...(scope ?? [])) as { graph: string; uri: string; collection: string }[];
+    const isPartOf = ` ${encodeIri(IS_PART_OF)} `;
+    const primaryTopic = ` ${encodeIri(PRIMARY_TOPIC)} `;
     const graph = ` ${encodeIri(COLLECTIONS_GRAPH)} .\n`;
-    return rows.map((row) => encodeIri(row.uri) + tail + encodeIri(row.collection) + graph)
-      .join("");
+    return rows.map((row) => {
+      const name = encodeIri(row.graph);
+      return name + isPartOf + encodeIri(row.collection) + graph +
+        name + primaryTopic + encodeIri(row.uri) + graph;
+    }).join("");
   }
 
   /** Whether `iri` is a collection that holds items. */
@@ -72,7 +83,7 @@ export class CollectionDatasets {
       iris.flatMap((iri) => {
         if (!this.isCollection(iri)) return [iri];
         collections.add(iri);
-        return (this.#itemGraphs.all(iri) as { uri: string }[]).map((row) => row.uri);
+        return (this.#itemGraphs.all(iri) as { graph: string }[]).map((row) => row.graph);
       });
     const expanded = { default: graphsOf(dataset.default), named: graphsOf(dataset.named) };
     const all = [...dataset.default, ...dataset.named];

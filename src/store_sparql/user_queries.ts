@@ -148,13 +148,17 @@ export class UserQueries {
         this.#context.client,
         "g",
         (page) =>
-          `SELECT ?g ?collection WHERE { ${values}
+          `SELECT ?g ?collection ?item WHERE { ${values}
            GRAPH ${this.#context.meta} { ?item rcs:collection ?collection ; rcs:graph ?g }
            ${page.filter} } ${page.modifiers}`,
       );
       for await (const row of pages) {
         if (rows.length >= MAX_COLLECTION_ROWS) throw tooManyCollectionRows();
-        rows.push({ graph: row.get("g")!.value, collection: row.get("collection")!.value });
+        rows.push({
+          graph: row.get("g")!.value,
+          collection: row.get("collection")!.value,
+          item: row.get("item")!.value,
+        });
       }
     }
     return withCollectionRows(parsed, rows) ? unindentedGenerator().stringify(parsed) : sparql;
