@@ -66,9 +66,9 @@ ${CONNECTION}
 
 Every item ends written, unchanged, skipped or refused. When the import ends, one line on
 stderr gives its outcome (complete, incomplete, failed: the exit status below) and how many
-items ended each way; then every skipped or refused item, with its line, its reason and,
-when its IRI is held by a collection, that collection. An IRI names one item in the whole
-store: an item of another collection is refused, never overwritten.
+items ended each way; then every skipped or refused item, with its line and its reason.
+Items are keyed by collection and IRI: an item of the same IRI in another collection is
+neither in the way nor changed.
 
 exit status:
 ${exitStatusText()}`;

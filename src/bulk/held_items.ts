@@ -1,59 +1,41 @@
 /**
- * Where the IRI of an item an import could not create lives, and whether the item there
- * holds the very graph the import brings: an import then reports an item of its collection
- * with the same content as unchanged, one with other content as skipped, and an item of
- * another collection as a refusal naming that collection (an IRI names one item in the
- * whole store, so the import cannot put it in its own collection).
+ * Whether the import's collection holds the item an import could not create, and whether
+ * with the very graph the import brings: an import then reports it as unchanged (same
+ * content) or skipped (other content). Items are keyed by (collection, IRI), so another
+ * collection's item of the same IRI never stands in the way (`store/item_keys.ts`).
  */
 import type { Quad } from "n3";
-import type { Catalog } from "../catalog/catalog.ts";
 import type { GraphHasher, ItemService } from "../items/item_service.ts";
 import type { ItemRecord } from "../store/triple_store.ts";
 import { chooseItemUri } from "../items/item_uri.ts";
 import { distinctQuads } from "../rdf/dedupe.ts";
 import { isProblem } from "../errors/domain_error.ts";
 
-/** Where an item's IRI is held. */
+/** Whether the import's collection holds an item's IRI. */
 export type Holding =
-  /** In the import's collection; `same` when with the same graph (same hash). */
+  /** It does; `same` when with the same graph (same hash). */
   | { where: "here"; same: boolean }
-  /** In another collection. */
-  | { where: "elsewhere"; collection: string }
-  /** Nowhere the catalogue lists (deleted since, or a collection no longer configured). */
+  /** It does not (deleted since the write was refused). */
   | { where: "unknown" };
 
 /** What finding a holder needs. */
 export interface HolderLookup {
   items: ItemService;
-  catalog: Catalog;
   hash: GraphHasher;
 }
 
 /**
- * Where `uri` is held, the import's `collection` first. `quads` is the graph the import
- * brings (compared only when its collection holds the IRI). `refusal` is the store's
- * `item-exists` or `item-not-found`: when it carries the holding collection
- * (`extensions.collection`), that is believed; otherwise every collection of the catalogue
- * is asked, which costs one item read each (the conflict is the rare case).
+ * Whether `collection` holds `uri`, and with `quads` (the graph the import brings, compared
+ * only when it does).
  */
 export async function holdingOf(
   lookup: HolderLookup,
   collection: string,
   uri: string,
   quads: Quad[],
-  refusal?: unknown,
 ): Promise<Holding> {
   const here = await recordIn(lookup.items, collection, uri);
   if (here) return { where: "here", same: here.hash === await sameHash(lookup.hash, uri, quads) };
-  const told = (refusal as { extensions?: Record<string, unknown> })?.extensions?.collection;
-  if (typeof told === "string" && told !== collection) {
-    return { where: "elsewhere", collection: told };
-  }
-  for (const entry of lookup.catalog.collections()) {
-    const other = entry.collection.uri;
-    if (other === collection) continue;
-    if (await recordIn(lookup.items, other, uri)) return { where: "elsewhere", collection: other };
-  }
   return { where: "unknown" };
 }
 

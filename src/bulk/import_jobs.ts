@@ -16,8 +16,7 @@
  *
  * Nothing is left out without a word: every item ends written, unchanged (there already, the
  * same), skipped (there already, other content, `mode=create`) or refused, each but the
- * first two listed with its reason (and, for an IRI another collection holds, that
- * collection), and the job's outcome and summary (`import_summary.ts`) say which. The job's
+ * first two listed with its reason, and the job's outcome and summary (`import_summary.ts`) say which. The job's
  * record, and how it reads, is `import_job.ts`.
  */
 import type { Quad } from "n3";
@@ -87,7 +86,6 @@ export class ImportJobRunner {
     this.#options = options;
     this.#lookup = {
       items: options.items,
-      catalog: options.catalog,
       hash: (quads: ImportQuads) => options.rdfWork.hash(quads),
     };
     this.#lifecycle = new JobLifecycle(options, {
@@ -285,23 +283,13 @@ export class ImportJobRunner {
         type: error.slug,
         message: withFirstDetail(error),
       };
-      if (item && isProblem(error, "item-exists", "item-not-found")) {
-        const holding = await holdingOf(
-          this.#lookup,
-          request.collection,
-          item.uri,
-          item.quads,
-          error,
-        );
-        if (holding.where === "elsewhere") nameHolder(refusal, holding.collection);
-      }
       this.#refuse(job, refusal);
     }
   }
 
   /**
    * `mode=create` met an item with the IRI: unchanged when the collection holds the same
-   * graph, skipped when other content, refused when another collection holds it (named).
+   * graph, skipped when other content.
    */
   async #found(
     job: ImportJob,
@@ -310,13 +298,7 @@ export class ImportJobRunner {
     line: number | undefined,
     refusal?: unknown,
   ): Promise<void> {
-    const holding = await holdingOf(
-      this.#lookup,
-      request.collection,
-      item.uri,
-      item.quads,
-      refusal,
-    );
+    const holding = await holdingOf(this.#lookup, request.collection, item.uri, item.quads);
     if (holding.where === "here" && holding.same) {
       job.unchanged++;
       return;
@@ -332,15 +314,13 @@ export class ImportJobRunner {
         collection: request.collection,
       });
     }
-    // Gone from its collection since, or in one no longer configured: the store's words.
-    const error: ImportError = {
+    // Deleted since the store refused the write: the store's words.
+    this.#refuse(job, {
       item: item.uri,
       line,
       type: "item-exists",
       message: refusal instanceof Error ? refusal.message : "The IRI names an item already.",
-    };
-    if (holding.where === "elsewhere") nameHolder(error, holding.collection);
-    this.#refuse(job, error);
+    });
   }
 
   /**
@@ -454,17 +434,6 @@ async function* decoded(
         "was not imported.",
     );
   }
-}
-
-/**
- * Words a refusal for an IRI that another collection holds: that collection, in `collection`
- * and in the message.
- */
-function nameHolder(error: ImportError, collection: string): void {
-  error.collection = collection;
-  error.message = `The IRI is an item of the collection <${collection}>; an IRI names one ` +
-    "item in the whole store, so it is not imported here (delete it there, or import into " +
-    "that collection).";
 }
 
 /** The problem's detail and its first field error, which often says what is wrong. */

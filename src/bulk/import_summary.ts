@@ -56,8 +56,8 @@ export const IMPORT_EXIT_STATUSES: readonly ExitStatus[] = [
   {
     code: 3,
     outcome: "incomplete",
-    meaning: "the import ran to its end but some items are not imported: refused (invalid, or " +
-      "their IRI is an item of another collection, which is named) or skipped (mode=create: " +
+    meaning: "the import ran to its end but some items are not imported: refused (invalid) " +
+      "or skipped (mode=create: " +
       "the collection holds the item with other content); each is listed",
   },
 ];

@@ -7,6 +7,7 @@ import { DomainError, isProblem } from "../errors/domain_error.ts";
 import type { Catalog, CollectionEntry } from "../catalog/catalog.ts";
 import type { ItemRead, ItemRecord, TripleStore } from "../store/triple_store.ts";
 import { chooseItemUri } from "./item_uri.ts";
+import { isServiceIri } from "../store/item_keys.ts";
 import { distinctQuads } from "../rdf/dedupe.ts";
 import { itemNotFound } from "../store/store_problems.ts";
 
@@ -69,6 +70,7 @@ export class ItemService {
     const entry = this.catalog.collection(collection);
     const quads = itemGraph(body);
     const chosen = chooseItemUri(quads, itemParameter, entry.collection.itemUriTemplate);
+    if (isServiceIri(chosen.uri)) throw serviceIriRefused(chosen.uri, itemParameter);
     await this.shapes?.validate(
       entry,
       chosen.quads,
@@ -195,4 +197,16 @@ function itemGraph(body: Quad[]): Quad[] {
   }
   const distinct = distinctQuads(body);
   return distinct.length === body.length ? body : distinct;
+}
+
+/**
+ * The service names its own records and the graphs of items that share an IRI in
+ * `urn:rdf-content-service:` (`store/item_keys.ts`): an item named there could take one's name.
+ */
+function serviceIriRefused(uri: string, itemParameter: string | undefined): DomainError {
+  return new DomainError("invalid-iri", {
+    detail: `<${uri}> is in the service's own namespace (urn:rdf-content-service:), ` +
+      "which no item may be named in.",
+    errors: [{ path: itemParameter === undefined ? "body" : "item", message: "reserved IRI" }],
+  });
 }

@@ -45,8 +45,9 @@ export interface WriteCondition {
 }
 
 /**
- * Item graphs keyed by (collection, item URI). Item URIs are unique across collections:
- * each item is one named graph.
+ * Item graphs keyed by (collection, item URI). The same URI may be an item of several
+ * collections, each its own named graph: named by the URI for the first collection to hold
+ * it, by a key derived from both for the others (`item_keys.ts`).
  *
  * Errors are DomainErrors (`src/errors/`): not-found `item-not-found`, conflict `item-exists`,
  * precondition-failed `precondition-failed`, unavailable `store-unavailable`, backend-failed
@@ -94,7 +95,7 @@ export interface TripleStore {
     uris: string[],
     current?: ReadonlyMap<string, ItemRecord>,
   ): Promise<ItemGraph[]>;
-  /** Creates an item; conflict if the URI exists in any collection. Atomic. */
+  /** Creates an item; conflict if the collection holds the URI already. Atomic. */
   createItem(write: ItemWrite): Promise<ItemRecord>;
   /** Replaces an item's whole graph; not-found if missing, precondition-failed if `ifMatch` differs. Atomic. */
   replaceItem(write: ItemWrite, condition?: WriteCondition): Promise<ItemRecord>;

@@ -18,6 +18,7 @@ import { open } from "node:fs/promises";
 import { DataFactory } from "n3";
 import type { Quad } from "n3";
 import { itemExists, itemNotFound, preconditionFailed } from "../store/store_problems.ts";
+import { collectionItemKey } from "../store/item_keys.ts";
 import { invalidTerm } from "../sparql_protocol/terms.ts";
 import { inUnsyncedTransaction, type Migration } from "../sqlite/local_db.ts";
 import { SqliteIndexOutbox } from "./sqlite_index_outbox.ts";
@@ -93,17 +94,47 @@ const SCOPE_INDEXES_MIGRATION: Migration = {
 };
 
 /**
+ * Migration 12: items keyed by (collection, IRI), not by IRI alone: the same IRI may be an
+ * item of several collections, each its own graph (`store/item_keys.ts`). The table is built
+ * again without migration 1's `uri UNIQUE` (SQLite cannot drop a column's constraint), rows and
+ * ids kept (blank nodes are stored scoped by item id). An item's graph stays its own: the
+ * write path gives a new item a graph no item has (`#graphOfNew`).
+ */
+const KEYED_ITEMS_MIGRATION: Migration = {
+  version: 12,
+  description: "items keyed by (collection, IRI): an IRI may be an item of several collections",
+  sql: `CREATE TABLE items_keyed (
+     id INTEGER PRIMARY KEY,
+     collection TEXT NOT NULL,
+     uri TEXT NOT NULL,
+     hash TEXT NOT NULL,
+     triple_count INTEGER NOT NULL,
+     created TEXT NOT NULL,
+     modified TEXT NOT NULL,
+     graph INTEGER NOT NULL
+   );
+   INSERT INTO items_keyed (id, collection, uri, hash, triple_count, created, modified, graph)
+     SELECT id, collection, uri, hash, triple_count, created, modified, graph FROM items;
+   DROP TABLE items;
+   ALTER TABLE items_keyed RENAME TO items;
+   CREATE UNIQUE INDEX items_by_collection ON items(collection, uri);
+   CREATE INDEX items_by_collection_graph ON items(collection, graph);
+   CREATE UNIQUE INDEX items_by_graph ON items(graph, collection);`,
+};
+
+/**
  * The store's tables: items, the index outbox, whose entries commit with the item writes
  * (sqlite_index_outbox.ts), (migration 8, `quad_tables.ts`) the term dictionary and the
  * integer quads that replaced migration 1's text triples, (migration 9) the items' indexes
- * by graph that keep a query inside its scope of collections, and (migration 10) the triples
- * several items state.
+ * by graph that keep a query inside its scope of collections, (migration 10) the triples
+ * several items state, and (migration 12) items keyed by (collection, IRI).
  */
 export const EMBEDDED_STORE_MIGRATIONS: Migration[] = [
   ITEMS_MIGRATION,
   QUAD_TABLES_MIGRATION,
   SCOPE_INDEXES_MIGRATION,
   SHARED_TRIPLES_MIGRATION,
+  KEYED_ITEMS_MIGRATION,
 ];
 
 /** Items up to this many triples are read in one statement; larger ones are paged. */
@@ -124,7 +155,10 @@ interface ItemRow {
   triple_count: number;
   created: string;
   modified: string;
-  /** The term id of `uri`: the quads' graph column. */
+  /**
+   * The term id of the item's graph name: the quads' graph column. The IRI's own, or
+   * `collectionItemKey` when another collection's item had that name (`store/item_keys.ts`).
+   */
   graph: number;
 }
 
@@ -212,7 +246,7 @@ export class EmbeddedTripleStore implements TripleStore {
     this.#terms = new TermDictionary(db);
     this.#statements = {
       getItem: db.prepare("SELECT * FROM items WHERE uri = ? AND collection = ?"),
-      getAnyItem: db.prepare("SELECT * FROM items WHERE uri = ?"),
+      graphTaken: db.prepare("SELECT 1 FROM items WHERE graph = ?"),
       insertItem: db.prepare(
         `INSERT INTO items (collection, uri, hash, triple_count, created, modified, graph)
          VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
@@ -476,8 +510,9 @@ export class EmbeddedTripleStore implements TripleStore {
   #apply(pending: PendingWrite): { row: ItemRow; entry: number } {
     if (pending.kind === "create") {
       const { write } = pending;
-      const existing = this.#statements.getAnyItem.get(write.uri) as ItemRow | undefined;
-      if (existing) throw itemExists(write.uri, existing.collection);
+      if (this.#statements.getItem.get(write.uri, write.collection)) {
+        throw itemExists(write.uri, write.collection);
+      }
       const now = new Date().toISOString();
       const row = this.#statements.insertItem.get(
         write.collection,
@@ -486,7 +521,7 @@ export class EmbeddedTripleStore implements TripleStore {
         write.quads.length,
         now,
         now,
-        this.#terms.idOf(write.uri),
+        this.#graphOfNew(write.collection, write.uri),
       ) as unknown as ItemRow;
       this.#insertTriples(row, write.quads);
       return { row, entry: this.outbox.record(write.collection, write.uri) };
@@ -514,6 +549,16 @@ export class EmbeddedTripleStore implements TripleStore {
       current.id,
     ) as unknown as ItemRow;
     return { row, entry: this.outbox.record(collection, uri) };
+  }
+
+  /**
+   * The graph (term id) of a new item: named by its IRI, unless another collection's item
+   * has that name already; then by the key derived from both (`store/item_keys.ts`).
+   */
+  #graphOfNew(collection: string, uri: string): number {
+    const own = this.#terms.idOf(uri);
+    if (this.#statements.graphTaken.get(own) === undefined) return own;
+    return this.#terms.idOf(collectionItemKey(collection, uri));
   }
 
   async *listItems(collection: string): AsyncIterable<ItemRecord> {

@@ -185,7 +185,8 @@ for (const backend of storeBackends({ allStores: true })) {
     const skippedOnly = await importText(service, one(1, "c"), "application/n-quads");
     assert.deepEqual([skippedOnly.state, skippedOnly.skipped], ["failed", 1]);
 
-    // An IRI another collection holds is refused in every mode, naming that collection.
+    // An IRI another collection holds is an item of its own here: created beside it, in
+    // every mode that creates; neither copy changes the other.
     const elsewhere = await importText(
       service,
       one(7, "other"),
@@ -194,22 +195,39 @@ for (const backend of storeBackends({ allStores: true })) {
       OTHER,
     );
     assert.equal(elsewhere.written, 1);
-    for (const mode of ["create", "upsert", "replace"]) {
-      const clash = await importText(
-        service,
-        one(7, "mine") + one(8, "mine"),
-        "application/n-quads",
-        `mode=${mode}&wait=true`,
-      );
-      // book 8 is written (created, then replaced): the import is incomplete, not failed.
-      assert.deepEqual([clash.outcome, clash.written, clash.refused], ["incomplete", 1, 1], mode);
-      const refusal = clash.errors.find((error) => error.item === book(7));
-      assert.equal(refusal?.collection, OTHER, JSON.stringify(clash.errors));
-      assert.equal(refusal?.type, mode === "replace" ? "item-not-found" : "item-exists");
-      assert.match(refusal?.message ?? "", new RegExp(`an item of the collection <${OTHER}>`));
-    }
-    assert.equal(await etag(service, book(7)), 404);
-    assert.match(String(await etag(service, book(7), OTHER)), /^"/);
+    const otherTag = await etag(service, book(7), OTHER);
+    const alongside = await importText(
+      service,
+      one(7, "mine"),
+      "application/n-quads",
+      "mode=upsert&wait=true",
+    );
+    assert.deepEqual([alongside.outcome, alongside.written, alongside.errors], [
+      "complete",
+      1,
+      [],
+    ]);
+    const mineTag = await etag(service, book(7));
+    assert.match(String(mineTag), /^"/);
+    assert.notEqual(mineTag, otherTag);
+    assert.equal(await etag(service, book(7), OTHER), otherTag);
+    // mode=replace names items this collection holds: another collection's is not one.
+    const notHere = await importText(
+      service,
+      one(9, "mine"),
+      "application/n-quads",
+      "mode=replace&wait=true",
+      COLLECTION,
+    );
+    assert.equal(notHere.refused, 1);
+    await importText(service, one(9, "other"), "application/n-quads", "wait=true", OTHER);
+    const stillNotHere = await importText(
+      service,
+      one(9, "mine"),
+      "application/n-quads",
+      "mode=replace&wait=true",
+    );
+    assert.deepEqual([stillNotHere.refused, stillNotHere.errors[0]?.type], [1, "item-not-found"]);
 
     const replace = await importText(
       service,

@@ -5,9 +5,9 @@
  * them) imported by subject with their graph names dropped (`--graphs ignore`), each into
  * its own collection. Every row of the exit status table is met: 0 when every item is
  * written or already there the same (unchanged), 3 when some are skipped (other content)
- * or refused (the IRI is another collection's item, which is named), 1 when nothing was
- * imported or the service cannot be reached, 2 on a usage error; the summary says the same
- * as the job. The table in `--help` is the one docs/api.md shows.
+ * or refused, 1 when nothing was imported or the service cannot be reached, 2 on a usage
+ * error; the summary says the same as the job. An IRI the other collection holds is an item
+ * of its own in each collection (items are keyed by collection and IRI). The table in `--help` is the one docs/api.md shows.
  */
 import { strict as assert } from "node:assert";
 import {
@@ -173,8 +173,33 @@ for (const backend of storeBackends()) {
       ]);
       assertSummary(skippedJob, skipped);
 
-      // 3: a second vocabulary that says something of the first one's Person: that IRI is
-      // the first collection's item, refused and named; the rest is written.
+      // 1: mode=replace into the second collection, which holds none of the items: each is
+      // refused (item-not-found), nothing imported.
+      const none = await cli(
+        service,
+        fileA,
+        "--collection",
+        second,
+        "--graphs",
+        "ignore",
+        "--mode",
+        "replace",
+      );
+      assert.equal(none.code, 1, none.stderr);
+      assert.match(
+        none.stderr,
+        /import failed: 4 items, 0 written, 0 unchanged, 0 skipped, 4 refused/,
+      );
+      const noneJob = await lastJob(service, second);
+      assert.deepEqual(
+        noneJob.errors.filter((e) => e.item !== null).map((e) => e.type),
+        ["item-not-found", "item-not-found", "item-not-found", "item-not-found"],
+      );
+      assert.match(noneJob.errors.at(-1)?.message ?? "", /Nothing was imported/);
+
+      // 0: a second vocabulary that says something of the first one's Person: items are
+      // keyed by (collection, IRI), so the second collection gets a Person of its own and
+      // the first collection's Person is as it was.
       const fileB = `${dir}/b.nq`;
       await Deno.writeTextFile(
         fileB,
@@ -184,53 +209,23 @@ for (const backend of storeBackends()) {
           `<${a}Person> <${RDFS}seeAlso> <${b}Organization> <${b}> .\n`,
         ),
       );
-      const conflict = await cli(service, fileB, "--collection", second, "--graphs", "ignore");
-      assert.equal(conflict.code, 3, conflict.stderr);
+      const shared = await cli(service, fileB, "--collection", second, "--graphs", "ignore");
+      assert.equal(shared.code, 0, shared.stderr);
       assert.match(
-        conflict.stderr,
-        /import incomplete: 3 items, 2 written, 0 unchanged, 0 skipped, 1 refused/,
+        shared.stderr,
+        /import complete: 3 items, 3 written, 0 unchanged, 0 skipped, 0 refused/,
       );
-      assert.ok(
-        conflict.stderr.includes(
-          `<${a}Person> item-exists (collection <${first}>): The IRI is an item of the collection <${first}>`,
-        ),
-        conflict.stderr,
-      );
-      const conflictJob = await lastJob(service, second);
-      assert.equal(conflictJob.outcome, "incomplete");
-      assert.equal(conflictJob.errors[0].collection, first);
-      assertSummary(conflictJob, conflict);
-      // The first collection's Person is as it was.
-      const kept = await service.fetch(
-        `/api/item.nt?collection=${encodeURIComponent(first)}&item=${
-          encodeURIComponent(`${a}Person`)
-        }`,
-      );
-      assert.doesNotMatch(await kept.text(), /seeAlso/);
-
-      // 1: the first vocabulary into the second collection: every IRI is another
-      // collection's, nothing imported; each refusal names the collection that holds it.
-      const none = await cli(
-        service,
-        fileA,
-        "--collection",
-        second,
-        "--graphs",
-        "ignore",
-        "--mode",
-        "upsert",
-      );
-      assert.equal(none.code, 1, none.stderr);
-      assert.match(
-        none.stderr,
-        /import failed: 4 items, 0 written, 0 unchanged, 0 skipped, 4 refused/,
-      );
-      const noneJob = await lastJob(service, second);
-      assert.deepEqual(
-        noneJob.errors.filter((e) => e.item !== null).map((e) => e.collection),
-        [first, first, first, first],
-      );
-      assert.match(noneJob.errors.at(-1)?.message ?? "", /Nothing was imported/);
+      assertSummary(await lastJob(service, second), shared);
+      const personIn = (collection: string) =>
+        service.fetch(
+          `/api/item.nt?collection=${encodeURIComponent(collection)}&item=${
+            encodeURIComponent(`${a}Person`)
+          }`,
+        ).then((response) => response.text());
+      assert.doesNotMatch(await personIn(first), /seeAlso/);
+      assert.match(await personIn(first), /A Person\./);
+      assert.match(await personIn(second), /seeAlso/);
+      assert.doesNotMatch(await personIn(second), /A Person\./);
 
       // 1: no service there.
       const down = await new Deno.Command(Deno.execPath(), {

@@ -63,10 +63,11 @@ Deno.test({
     const problems: string[] = [];
     const context = await launchLoopbackBrowser(userDataDir, foreign);
     const base = `https://data.example.org/id/links-${crypto.randomUUID()}`;
-    const [inA, inB, nowhere] = [
+    const [inA, inB, nowhere, shared] = [
       `${base}/in-a`,
       `${base}/in-b`,
       `http://example.org/${base.slice(-8)}`,
+      `${base}/shared`,
     ];
     try {
       await put(
@@ -74,9 +75,22 @@ Deno.test({
         A,
         inA,
         `<${inA}> <${RDFS}label> "Item in A" ;
-        <${RDFS}seeAlso> <${inB}>, <${nowhere}> .`,
+        <${RDFS}seeAlso> <${inB}>, <${nowhere}>, <${shared}> .`,
       );
       await put(service, B, inB, `<${inB}> <${RDFS}label> "Item in B" .`);
+      // An IRI both collections hold, each as an item of its own.
+      await put(
+        service,
+        A,
+        shared,
+        `<${shared}> <${RDFS}label> "Shared" ; <${RDFS}comment> "A's" .`,
+      );
+      await put(
+        service,
+        B,
+        shared,
+        `<${shared}> <${RDFS}label> "Shared" ; <${RDFS}comment> "B's" .`,
+      );
       const page = context.pages()[0] ?? await context.newPage();
       watchProblems(page, problems);
       const lookups: string[] = [];
@@ -92,6 +106,10 @@ Deno.test({
         assert.equal(await page.locator("h1").innerText(), "Item in A");
         assert.equal(await collectionOfLink(page, "Item in B"), B);
         assert.equal(lookups.length, 1, lookups.join("\n"));
+      });
+
+      await t.step("an IRI both collections hold links within the page's own", async () => {
+        assert.equal(await collectionOfLink(page, "Shared"), A);
       });
 
       await t.step("an IRI no collection holds links to itself", async () => {
@@ -121,6 +139,16 @@ Deno.test({
         await page.goto(itemPage(service, inB));
         await page.waitForURL((url) => url.searchParams.get("collection") === B);
         await page.locator("section.subject h3", { hasText: inB }).waitFor();
+      });
+
+      await t.step("asked of no collection, an IRI two collections hold lists both", async () => {
+        await page.goto(itemPage(service, shared));
+        await page.locator("#where").waitFor();
+        assert.match(await page.locator("#where").innerText(), /these collections hold it/);
+        assert.equal(await collectionOfLink(page, `Links A (${A})`), A);
+        assert.equal(await collectionOfLink(page, `Links B (${B})`), B);
+        await page.getByRole("link", { name: `Links B (${B})`, exact: true }).click();
+        await page.locator("td", { hasText: "B's" }).first().waitFor();
       });
 
       await t.step("an IRI nobody holds is said so, with the IRI to follow", async () => {

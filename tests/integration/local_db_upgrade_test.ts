@@ -153,12 +153,84 @@ Deno.test("a version-4 file without the search tables gets them", async () => {
   }
 });
 
+Deno.test("a version-11 file (the release before items were keyed by collection) keeps every item", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "rcs-upgrade-11-" });
+  const OTHER = "https://data.example.org/collection/other";
+  const blank = DataFactory.blankNode("b0");
+  const graphOf = (n: number) => [
+    quad(namedNode(`${ITEM}-${n}`), TITLE.predicate, literal(`Item ${n}`, "en-GB")),
+    quad(namedNode(`${ITEM}-${n}`), namedNode(PART), blank),
+    quad(blank, namedNode(NOTE), literal(`note ${n}`)),
+  ];
+  try {
+    // Written by the store on the schema of then (migration 1's `uri UNIQUE` in force).
+    const old = openMigratedDatabase(dir, LOCAL_MIGRATIONS.filter((m) => m.version <= 11));
+    assert.equal(version(old), 11);
+    const before = new EmbeddedTripleStore(old, join(dir, LOCAL_DB_FILE), GROUP_COMMIT);
+    for (let n = 1; n <= 3; n++) {
+      await before.createItem({
+        collection: n === 3 ? OTHER : COLLECTION,
+        uri: `${ITEM}-${n}`,
+        quads: graphOf(n),
+        hash: `h${n}`,
+      });
+    }
+    await assert.rejects(
+      before.createItem({ collection: OTHER, uri: `${ITEM}-1`, quads: graphOf(1), hash: "x" }),
+      /UNIQUE constraint failed: items.uri/, // the schema of then
+    );
+    await before.close();
+    old.close();
+
+    const db = openLocalDatabase(dir);
+    try {
+      assert.equal(version(db), SCHEMA_VERSION);
+      const store = new EmbeddedTripleStore(db, join(dir, LOCAL_DB_FILE), GROUP_COMMIT);
+      const listed = [];
+      for await (const record of store.listItems(COLLECTION)) listed.push(record.uri);
+      assert.deepEqual(listed, [`${ITEM}-1`, `${ITEM}-2`]);
+      for (let n = 1; n <= 3; n++) {
+        const read = await store.readItem(n === 3 ? OTHER : COLLECTION, `${ITEM}-${n}`);
+        assert.equal(read.record.hash, `h${n}`);
+        const quads = [];
+        for await (const q of read.quads) quads.push(q);
+        assert.equal(quads.length, 3);
+        assert.ok(quads.some((q) => q.object.value === `note ${n}`));
+      }
+      // Now the same IRI may be an item of a second collection, in a graph of its own.
+      const second = [quad(namedNode(`${ITEM}-1`), TITLE.predicate, literal("Second copy"))];
+      await store.createItem({ collection: OTHER, uri: `${ITEM}-1`, quads: second, hash: "h1b" });
+      assert.equal((await store.getItem(OTHER, `${ITEM}-1`))?.hash, "h1b");
+      assert.equal((await store.getItem(COLLECTION, `${ITEM}-1`))?.hash, "h1");
+      // The upgraded item kept its graph name (the IRI); the new one is named apart.
+      const answer = await store.query(
+        `SELECT ?g ?title WHERE { GRAPH ?g { <${ITEM}-1> <${TITLE.predicate.value}> ?title } }`,
+        { limit: 10, timeoutMs: 10_000 },
+      );
+      assert.equal(answer.kind, "bindings");
+      if (answer.kind === "bindings") {
+        const graphs = Object.fromEntries(
+          answer.rows.map((row) => [row.get("title")!.value, row.get("g")!.value]),
+        );
+        assert.deepEqual(Object.keys(graphs).sort(), ["Item 1", "Second copy"]);
+        assert.equal(graphs["Item 1"], `${ITEM}-1`);
+        assert.match(graphs["Second copy"], /^urn:rdf-content-service:item:/);
+      }
+      await store.close();
+    } finally {
+      db.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("migrations are applied once, in order; a gap or a clash is refused", () => {
-  assert.deepEqual(LOCAL_MIGRATIONS.map((m) => m.version), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  assert.deepEqual(LOCAL_MIGRATIONS.map((m) => m.version), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   assert.equal(SCHEMA_VERSION, LOCAL_MIGRATIONS.length);
   const db = openLocalDatabase(":memory:");
   const rows = db.prepare("SELECT version FROM schema_version ORDER BY version").all();
-  assert.deepEqual(rows.map((row) => row.version), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  assert.deepEqual(rows.map((row) => row.version), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   db.close();
   const clash = [...LOCAL_MIGRATIONS, { ...LOCAL_MIGRATIONS[0] }];
   assert.throws(() => openMigratedDatabase(":memory:", clash), /out of sequence/);

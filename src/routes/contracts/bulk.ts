@@ -60,8 +60,8 @@ const IMPORT_JOB = z.object({
     type: z.string().optional(),
     line: COUNT.optional(),
     collection: z.string().optional().meta({
-      description: "The collection that holds the item's IRI, when that is why it was not " +
-        "imported (another collection's item, or this one's with other content).",
+      description: "The collection that holds the item, when that is why it was not " +
+        "imported (`skipped`: this collection's item with other content).",
     }),
     count: COUNT.optional().meta({
       description: "Identical refusals (no item, same type and message) are listed once, " +
@@ -90,7 +90,7 @@ export const importItems = defineContract({
     "item is written, so a syntax error writes nothing, nor does a triple in a named graph " +
     "unless `graphs=ignore` (`named-graphs-not-allowed`, with its line). `mode=create` counts " +
     "an item the collection holds with the same content as `unchanged`, with other content " +
-    "as `skipped`; an IRI another collection holds is refused, naming it. An import that " +
+    "as `skipped` (an item of the same IRI in another collection is its own item). An import that " +
     "wrote nothing (and found nothing unchanged) ends `failed`.",
   tags: TAGS,
   access: "authenticated",
@@ -99,8 +99,8 @@ export const importItems = defineContract({
     collection: COLLECTION,
     mode: z.enum(["create", "replace", "upsert"]).optional().meta({
       description: "`create` (default): an item the collection holds is left as it is: " +
-        "`unchanged` when the same, `skipped` (`item-exists`) when not; an IRI another " +
-        "collection holds is refused (`item-exists`, naming it). `replace`: every item must exist (`item-not-found` otherwise). " +
+        "`unchanged` when the same, `skipped` (`item-exists`) when not. " +
+        "`replace`: every item must exist (`item-not-found` otherwise). " +
         "`upsert`: create or replace.",
     }),
     base: BASE,

@@ -76,12 +76,14 @@ async function fetchHolders(iris) {
 }
 
 /**
- * A link to the IRI where it is: the item page of the one collection holding it; the page
- * that lists the holders (or finds them, when not known here) for several or unknown; the
- * IRI itself when no readable collection holds it.
+ * A link to the IRI where it is: the item page of this page's collection when it holds it
+ * (several collections may hold items of one IRI: a vocabulary's own terms first), else of
+ * the one collection holding it; the page that lists the holders (or finds them, when not
+ * known here) for several or unknown; the IRI itself when no readable collection holds it.
  */
 function resourceLink(iri, text) {
   const held = holders[iri];
+  if (held?.includes(collection)) return itemLink(collection, iri, text);
   if (held?.length === 1) return itemLink(held[0], iri, text);
   if (held === undefined || held.length > 1) {
     return el("a", { href: withQuery("/ui/item", { item: iri }) }, text);
