@@ -337,4 +337,80 @@ for (const backend of storeBackends({ allStores: true })) {
     assert.match(error.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/);
     await error.body?.cancel();
   });
+
+  suite("the same IRI in two collections is two items, each its own graph", async (service) => {
+    const other = `https://data.example.org/collection/items-other-${crypto.randomUUID()}`;
+    const made = await service.fetch("/api/admin/collections", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        workspace: "https://data.example.org/workspace/demo",
+        uri: other,
+        label: "Other",
+        index: { name: `items-other-${crypto.randomUUID().slice(0, 8)}` },
+      }),
+    });
+    assert.equal(made.status, 201, await made.text());
+    const O = encodeURIComponent(other);
+    const uri = uniqueItemUri("shared");
+    const first = await put(service, `collection=${C}`, jsonld(uri, "In documents"));
+    assert.equal(first.status, 201, await first.text());
+    const second = await put(service, `collection=${O}`, jsonld(uri, "In other"));
+    assert.equal(second.status, 201, await second.text());
+    assert.notEqual(second.headers.get("etag"), first.headers.get("etag"));
+    const title = async (collection: string) => {
+      const response = await service.fetch(`/api/item?${itemQuery(uri, collection)}`, {
+        headers: { Accept: "application/n-triples" },
+      });
+      return response.status === 200
+        ? (await response.text()).match(/"([^"]+)"/)?.[1]
+        : response.status;
+    };
+    assert.deepEqual([await title(DEMO_COLLECTION), await title(other)], [
+      "In documents",
+      "In other",
+    ]);
+    // Each collection holds the IRI once.
+    await expectProblem(
+      await put(service, `collection=${O}`, jsonld(uri, "x")),
+      409,
+      "item-exists",
+    );
+
+    // The collections graph tells the two graphs apart by collection and names their item.
+    const graphs = async () => {
+      const query = `SELECT ?g ?c WHERE { GRAPH <urn:rdf-content-service:collections> {
+        ?g <http://purl.org/dc/terms/isPartOf> ?c ; <http://xmlns.com/foaf/0.1/primaryTopic> <${uri}> } }`;
+      const response = await service.fetch(`/sparql?${new URLSearchParams({ query })}`, {
+        headers: { Accept: "application/sparql-results+json" },
+      });
+      assert.equal(response.status, 200);
+      const rows = (await response.json()).results.bindings as Record<string, { value: string }>[];
+      return Object.fromEntries(rows.map((row) => [row.c.value, row.g.value]));
+    };
+    const both = await graphs();
+    assert.deepEqual(Object.keys(both).sort(), [DEMO_COLLECTION, other].sort());
+    assert.notEqual(both[DEMO_COLLECTION], both[other]);
+
+    // A write to one leaves the other as it was.
+    const updated = await service.fetch(`/api/item?${itemQuery(uri, other)}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/ld+json", "If-Match": second.headers.get("etag")! },
+      body: jsonld(uri, "Other, again"),
+    });
+    assert.equal(updated.status, 204);
+    assert.equal(await title(DEMO_COLLECTION), "In documents");
+    const deleted = await service.fetch(`/api/item?${itemQuery(uri)}`, { method: "DELETE" });
+    assert.equal(deleted.status, 204);
+    assert.deepEqual([await title(DEMO_COLLECTION), await title(other)], [404, "Other, again"]);
+    assert.deepEqual(Object.keys(await graphs()), [other]);
+
+    // The service's own namespace names its graphs: no item may be named there.
+    const reserved = await put(
+      service,
+      `collection=${C}`,
+      jsonld("urn:rdf-content-service:item:x:y", "x"),
+    );
+    await expectProblem(reserved, 400, "invalid-iri");
+  });
 }
