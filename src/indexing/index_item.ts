@@ -91,7 +91,12 @@ export async function readItemDocuments(
   const byUri = new Map(graphs.map((graph) => [graph.record.uri, graph]));
   // One loader for the batch: the linked resources of every item are read together.
   const loader = collection.fields.length > 0
-    ? new LinkedGraphLoader(store, collection.linkableCollections, collection.linkHits)
+    ? new LinkedGraphLoader(
+      store,
+      collection.linkableCollections,
+      collection.linkHits,
+      collection.uri,
+    )
     : undefined;
   return await Promise.all(uris.map(async (uri): Promise<ItemDocument> => {
     const graph = byUri.get(uri);

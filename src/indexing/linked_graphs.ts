@@ -93,19 +93,24 @@ export class LinkedGraphLoader {
   #loaded = 0;
   /** Linked graphs found per collection, kept by the caller from batch to batch. */
   readonly #hits: Map<string, number>;
+  /** The collection of the items whose links are read: asked first. */
+  readonly #own?: string;
 
   /**
    * `collections`: every collection an item may be stored in; `hits` counts where linked
-   * items were found, so that later reads ask those collections first.
+   * items were found, so that later reads ask those collections first; `own`: the linking
+   * items' collection, asked before any other.
    */
   constructor(
     store: TripleStore,
     collections: readonly string[],
     hits: Map<string, number> = new Map(),
+    own?: string,
   ) {
     this.#store = store;
     this.#collections = collections;
     this.#hits = hits;
+    this.#own = own;
   }
 
   /** The graph of the item `uri` (renamed blank nodes), or undefined when no item has it. */
@@ -139,8 +144,11 @@ export class LinkedGraphLoader {
     try {
       const found = new Map<string, Quad[]>();
       let remaining = [...pending.keys()];
-      // The collections that held links so far first: links of a batch tend to share them.
+      // The batch's own collection first: an IRI several collections hold is read where
+      // the item is (a vocabulary's own terms). Then the collections that held links so
+      // far: links of a batch tend to share them.
       const ordered = [...this.#collections].sort((a, b) =>
+        Number(b === this.#own) - Number(a === this.#own) ||
         (this.#hits.get(b) ?? 0) - (this.#hits.get(a) ?? 0)
       );
       for (const collection of ordered) {

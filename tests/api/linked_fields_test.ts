@@ -3,7 +3,8 @@
  * every (store, search engine) pair: property paths that leave the item and read the label
  * of the concept it points to, found by `q` in the label's language; renaming the concept
  * (one write) changes what the items are found by with no indexing job run; a concept
- * created after the items that point to it, and one deleted, update them too.
+ * created after the items that point to it, and one deleted, update them too; an IRI the
+ * items' own collection holds as well is read from there.
  */
 import { strict as assert } from "node:assert";
 import { startTestService, type TestService } from "../support/service.ts";
@@ -133,6 +134,19 @@ for (const backend of cases) {
             await drain();
             assert.deepEqual(await found(service, "biology"), []);
             assert.deepEqual(await found(service, "chlorophylls"), ["leaves", "roots"]);
+          },
+        );
+
+        await t.step(
+          "an IRI the papers' own collection holds too is read from there",
+          async () => {
+            // Items are keyed by (collection, IRI): the papers collection describes fungi too.
+            await put(service, DOCUMENTS, "fungi", `<${EX}fungi> <${SKOS}prefLabel> "Mycota"@en .`);
+            await drain();
+            assert.deepEqual(await found(service, "mycota"), ["fungi", "moulds"]);
+            assert.deepEqual(await found(service, "fungi"), []);
+            const hit = (await search(service, "q=moulds")).hits[0];
+            assert.deepEqual(hit.document.subject, ["Mycota"]);
           },
         );
 
