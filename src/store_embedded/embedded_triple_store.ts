@@ -82,7 +82,7 @@ const ITEMS_MIGRATION: Migration = {
  * Migration 9: the items by collection and graph, and by graph, that keep a SPARQL query
  * inside its scope of collections (`sparql_to_sql.ts`). A scoped query reads the scope's graphs
  * by collection (covered) when it matches every quad of them, and probes a row's graph
- * otherwise. An item's graph is the term id of its URI, which is unique: one item per graph.
+ * otherwise. An item's graph is the term id of its name (its IRI, or the key `store/item_keys.ts` derives), unique: one item per graph.
  * The probe's index is unique so that the query planner knows it finds at most one row (it
  * prefers it then to probing items(collection, graph) once per collection of the scope).
  */

@@ -3,7 +3,7 @@
  * four integer ids per quad, in four orders so that every triple pattern of a SPARQL query
  * finds its rows by a prefix of one of them.
  *
- * The graph of a quad is its item's URI (one named graph per item). The table itself is the
+ * The graph of a quad is its item's graph name (one named graph per item: `store/item_keys.ts`). The table itself is the
  * GSPO order (`WITHOUT ROWID`: the primary key is the row, no second copy); SPO(G), PO(S)(G)
  * and OS(P)(G) are indexes, which carry the key's remaining columns with them. That is the
  * shape of Oxigraph's and Jena TDB2's quad indexes (GSPO, GPOS, GOSP, SPOG, POSG, OSPG),
