@@ -19,6 +19,7 @@ import type {
 } from "../search/search_engine.ts";
 import { INDEX_LAYOUT } from "./mappings.ts";
 import { isIndexNotFound } from "./opensearch_errors.ts";
+import { logicalDocument } from "./physical_fields.ts";
 
 /** What the upgrade uses of the engine. */
 export interface UpgradeSite {
@@ -91,9 +92,17 @@ export class LayoutUpgrades {
         ...(after ? { search_after: after } : {}),
       };
       const { body } = await this.#site.client.search({ index: from, body: page });
-      const hits = body.hits.hits as unknown as { _source: SearchDocument; sort: unknown[] }[];
+      const hits = body.hits.hits as unknown as {
+        _source: Record<string, unknown>;
+        sort: unknown[];
+      }[];
       if (hits.length === 0) return;
-      const result = await this.#site.upsert(target, hits.map((hit) => hit._source));
+      // Read back as the service built them (an earlier layout's are so already) and written
+      // in the current layout by the engine's upsert.
+      const result = await this.#site.upsert(
+        target,
+        hits.map((hit) => logicalDocument(hit._source)),
+      );
       // A document the new index refuses would be lost: stop, the old index keeps serving.
       const failed = result.failed;
       if (failed.length > 0) {
