@@ -97,6 +97,8 @@ function splitField(field: string, value: SearchFieldValue, into: Record<string,
  * source without siblings (an index of an earlier layout) is already logical.
  */
 export function logicalDocument(source: Record<string, unknown>): SearchDocument {
+  // Objects live only under siblings: a source without one is the document (most are).
+  if (!hasSibling(source)) return source as SearchDocument;
   const logical: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(source)) {
     if (SERVICE_FIELDS.has(field)) logical[field] = value;
@@ -105,7 +107,13 @@ export function logicalDocument(source: Record<string, unknown>): SearchDocument
   return logical as SearchDocument;
 }
 
+function hasSibling(node: Record<string, unknown>): boolean {
+  for (const field in node) if (field.endsWith(OBJECT_SUFFIX)) return true;
+  return false;
+}
+
 function logicalObject(node: Fields): Fields {
+  if (!hasSibling(node)) return node;
   const logical: Fields = {};
   for (const [field, value] of Object.entries(node)) joinField(field, value, node, logical);
   return logical;

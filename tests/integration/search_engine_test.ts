@@ -1007,6 +1007,29 @@ export function defineSearchEngineSuite(
       "member",
       "related",
     ]);
+    // Query DSL bodies speak the OpenSearch layout: objects under `<field>@node`.
+    const dsl = {
+      query: { term: { "range@node.unionOf@node.first.keyword": `${SKOS}Concept` } },
+      sort: [{ uri: "asc" }],
+    };
+    if (engine.kind === "embedded") {
+      await assertProblem(rawSearch(engine, ref, dsl), 501, "not-implemented");
+    } else {
+      const { response } = await rawSearch(engine, ref, dsl);
+      const sources = (response.hits as { hits: { _source: Record<string, unknown> }[] }).hits
+        .map((hit) => hit._source);
+      assert.deepEqual(sources.map((source) => source.uri), [member.uri, mixed.uri]);
+      assert.deepEqual(sources[1].range, [`${SKOS}OrderedCollection`]);
+      assert.deepEqual(sources[1]["range@node"], [{
+        "unionOf@node": {
+          first: `${SKOS}Concept`,
+          "rest@node": {
+            first: `${SKOS}ConceptScheme`,
+            rest: "http://www.w3.org/1999/02/22-rdf-syntax-ns#nil",
+          },
+        },
+      }]);
+    }
     // Across two indices: one holds the field as a blank node only, the other as an IRI only.
     const other = { ...index(), collection: ARTICLES };
     await engine.upsert(other, [{ ...related, uri: `${related.uri}-2`, collection: ARTICLES }]);
