@@ -16,7 +16,7 @@ import type {
 } from "../search/search_engine.ts";
 import type { WriteTarget } from "./index_aliases.ts";
 import { isRetryable, isRetryableItemFailure, itemMessage } from "./opensearch_errors.ts";
-import { physicalDocument, PhysicalLayoutError } from "./physical_fields.ts";
+import { physicalDocument } from "./physical_fields.ts";
 
 /** How bulk writes are cut and retried. */
 export interface BulkPolicy {
@@ -63,7 +63,7 @@ export function documentId(uri: string): string {
 
 /**
  * Index operations of `documents` into `indices`, each in the index's physical layout
- * (`physical_fields.ts`); a document without a URI, or that the layout cannot hold, fails alone.
+ * (`physical_fields.ts`); a document without a URI fails alone.
  */
 export function upsertOperations(
   documents: SearchDocument[],
@@ -81,19 +81,7 @@ export function upsertOperations(
       });
       continue;
     }
-    let source: string;
-    try {
-      source = JSON.stringify(physicalDocument(document));
-    } catch (error) {
-      if (!(error instanceof PhysicalLayoutError)) throw error;
-      failed.push({
-        uri: document.uri,
-        kind: "invalid-input",
-        message: error.message,
-        retryable: false,
-      });
-      continue;
-    }
+    const source = JSON.stringify(physicalDocument(document));
     const version = documentVersion(document);
     const lines = indices.flatMap(({ name, alias }) => [
       JSON.stringify({

@@ -17,7 +17,7 @@ import type {
   RebuildTarget,
   SearchDocument,
 } from "../search/search_engine.ts";
-import { INDEX_LAYOUT } from "./mappings.ts";
+import { INDEX_LAYOUT, OBJECT_SIBLINGS_LAYOUT } from "./mappings.ts";
 import { isIndexNotFound } from "./opensearch_errors.ts";
 import { logicalDocument } from "./physical_fields.ts";
 
@@ -55,7 +55,7 @@ export class LayoutUpgrades {
 
   async #upgrade(index: CollectionIndexRef): Promise<void> {
     const older = await this.#olderIndices(index.indexName);
-    if (older.length === 0) return;
+    if (older.size === 0) return;
     const target = await this.#site.begin(index);
     try {
       await this.#copy(older, target);
@@ -66,23 +66,29 @@ export class LayoutUpgrades {
     }
   }
 
-  /** The physical indices behind `alias` whose mappings' layout is older; none when absent. */
-  async #olderIndices(alias: string): Promise<string[]> {
+  /**
+   * The physical indices behind `alias` whose mappings' layout is older, with that layout (0:
+   * none written); none when absent.
+   */
+  async #olderIndices(alias: string): Promise<Map<string, number>> {
     let body: Record<string, { mappings?: { _meta?: { layout?: unknown } } }>;
     try {
       body = (await this.#site.client.indices.getMapping({ index: alias })).body as typeof body;
     } catch (error) {
-      if (isIndexNotFound(error)) return [];
+      if (isIndexNotFound(error)) return new Map();
       throw error;
     }
-    return Object.entries(body).filter(([, { mappings }]) => {
+    const older = new Map<string, number>();
+    for (const [name, { mappings }] of Object.entries(body)) {
       const layout = mappings?._meta?.layout;
-      return typeof layout !== "number" || layout < INDEX_LAYOUT;
-    }).map(([name]) => name);
+      if (typeof layout !== "number") older.set(name, 0);
+      else if (layout < INDEX_LAYOUT) older.set(name, layout);
+    }
+    return older;
   }
 
-  /** Every document of `from`, in URI order, written to `target`. */
-  async #copy(from: string[], target: RebuildTarget): Promise<void> {
+  /** Every document of `from` (index → layout), in URI order, written to `target`. */
+  async #copy(from: Map<string, number>, target: RebuildTarget): Promise<void> {
     let after: unknown[] | undefined;
     while (true) {
       const page: Record<string, unknown> = {
@@ -91,17 +97,22 @@ export class LayoutUpgrades {
         sort: [{ uri: "asc" }],
         ...(after ? { search_after: after } : {}),
       };
-      const { body } = await this.#site.client.search({ index: from, body: page });
+      const { body } = await this.#site.client.search({ index: [...from.keys()], body: page });
       const hits = body.hits.hits as unknown as {
+        _index: string;
         _source: Record<string, unknown>;
         sort: unknown[];
       }[];
       if (hits.length === 0) return;
-      // Read back as the service built them (an earlier layout's are so already) and written
-      // in the current layout by the engine's upsert.
+      // Read back as the service built them (sources of layouts before object siblings are
+      // so already) and written in the current layout by the engine's upsert.
       const result = await this.#site.upsert(
         target,
-        hits.map((hit) => logicalDocument(hit._source)),
+        hits.map((hit) =>
+          (from.get(hit._index) ?? INDEX_LAYOUT) < OBJECT_SIBLINGS_LAYOUT
+            ? hit._source as SearchDocument
+            : logicalDocument(hit._source)
+        ),
       );
       // A document the new index refuses would be lost: stop, the old index keeps serving.
       const failed = result.failed;

@@ -32,6 +32,9 @@ import type {
  */
 export const INDEX_LAYOUT = 3;
 
+/** The first layout whose sources are physical documents (`physical_fields.ts`). */
+export const OBJECT_SIBLINGS_LAYOUT = 3;
+
 /** Words in lower case without diacritics (the analysis-common module's `asciifolding`). */
 const FOLDED_ANALYZER = "folded";
 

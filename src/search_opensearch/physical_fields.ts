@@ -11,9 +11,10 @@
  * `<field>@node`, at every depth: logical `{range: ["skos:Concept", {unionOf: …}]}` is
  * physical `{range: ["skos:Concept"], "range@node": [{…}]}`, and the logical path
  * `range.unionOf.first` is `range@node.unionOf@node.first`. `@` is no character a predicate's
- * local name keeps (`documents.ts` replaces it), so only a context term could spell such a
- * name: a document holding one is refused (the embedded engine, schemaless, needs none of
- * this and keeps the logical document as it is).
+ * local name keeps (`documents.ts` replaces it); a context term may still end in `@node`, so
+ * a name ending in `@node` and any number of `@` gets one more `@` (`x@node` → `x@node@`):
+ * no value's name ends in `@node`, and every name comes back (the embedded engine,
+ * schemaless, needs none of this and keeps the logical document as it is).
  *
  * Scalars keep their names so that the common case is untouched (`genre`, `genre.keyword` in
  * the query DSL); objects move always, not only when a field is mixed, because which shape
@@ -34,13 +35,23 @@ export const OBJECT_SUFFIX = "@node";
 
 const SERVICE_FIELDS = new Set(SERVICE_SEARCH_FIELDS);
 
-/** A document field that the physical layout cannot tell from an object sibling. */
-export class PhysicalLayoutError extends Error {}
-
 type Fields = Record<string, SearchFieldValue>;
 
 function isObject(value: SearchFieldValue): value is Fields {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Names that could be read as an object sibling: `…@node`, `…@node@`, … */
+const SIBLING_LIKE = /@node@*$/;
+
+/** A logical name as the physical layout spells it (see above); most stay as they are. */
+function escape(field: string): string {
+  return SIBLING_LIKE.test(field) ? `${field}@` : field;
+}
+
+/** {@link escape} undone. */
+function unescape(field: string): string {
+  return field.endsWith("@") && SIBLING_LIKE.test(field) ? field.slice(0, -1) : field;
 }
 
 /**
@@ -49,16 +60,17 @@ function isObject(value: SearchFieldValue): value is Fields {
  */
 export function physicalPath(path: string): string {
   const steps = path.split(".");
-  if (steps.length === 1 || SERVICE_FIELDS.has(steps[0])) return path;
-  return steps.map((step, n) => n < steps.length - 1 ? step + OBJECT_SUFFIX : step).join(".");
+  if (SERVICE_FIELDS.has(steps[0])) return path;
+  return steps.map((step, n) => escape(step) + (n < steps.length - 1 ? OBJECT_SUFFIX : ""))
+    .join(".");
 }
 
-/** The document as OpenSearch indexes it; throws {@link PhysicalLayoutError}. */
+/** The document as OpenSearch indexes it. */
 export function physicalDocument(document: SearchDocument): Record<string, unknown> {
   const physical: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(document)) {
     if (SERVICE_FIELDS.has(field)) physical[field] = value;
-    else splitField(field, value, physical);
+    else splitField(escape(field), value, physical);
   }
   return physical;
 }
@@ -66,29 +78,24 @@ export function physicalDocument(document: SearchDocument): Record<string, unkno
 /** A logical object's fields, each split into its scalar and object parts. */
 function physicalObject(node: Fields): Fields {
   const physical: Fields = {};
-  for (const [field, value] of Object.entries(node)) splitField(field, value, physical);
+  for (const [field, value] of Object.entries(node)) splitField(escape(field), value, physical);
   return physical;
 }
 
-function splitField(field: string, value: SearchFieldValue, into: Record<string, unknown>): void {
-  if (field.endsWith(OBJECT_SUFFIX)) {
-    throw new PhysicalLayoutError(
-      `field "${field}" ends in "${OBJECT_SUFFIX}", which OpenSearch indices keep for ` +
-        "blank node values; name the property otherwise in the collection's context",
-    );
-  }
+/** One field's values under its (escaped) name and its object sibling. */
+function splitField(name: string, value: SearchFieldValue, into: Record<string, unknown>): void {
   if (isObject(value)) {
-    into[field + OBJECT_SUFFIX] = physicalObject(value);
+    into[name + OBJECT_SUFFIX] = physicalObject(value);
     return;
   }
   if (!Array.isArray(value) || !value.some(isObject)) {
-    into[field] = value;
+    into[name] = value;
     return;
   }
   const scalars = value.filter((one) => !isObject(one));
   const objects = (value.filter(isObject) as Fields[]).map(physicalObject);
-  if (scalars.length > 0) into[field] = scalars;
-  into[field + OBJECT_SUFFIX] = objects;
+  if (scalars.length > 0) into[name] = scalars;
+  into[name + OBJECT_SUFFIX] = objects;
 }
 
 /**
@@ -98,7 +105,7 @@ function splitField(field: string, value: SearchFieldValue, into: Record<string,
  */
 export function logicalDocument(source: Record<string, unknown>): SearchDocument {
   // Objects live only under siblings: a source without one is the document (most are).
-  if (!hasSibling(source)) return source as SearchDocument;
+  if (!needsJoin(source)) return source as SearchDocument;
   const logical: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(source)) {
     if (SERVICE_FIELDS.has(field)) logical[field] = value;
@@ -107,13 +114,14 @@ export function logicalDocument(source: Record<string, unknown>): SearchDocument
   return logical as SearchDocument;
 }
 
-function hasSibling(node: Record<string, unknown>): boolean {
-  for (const field in node) if (field.endsWith(OBJECT_SUFFIX)) return true;
+/** Whether a physical object holds a sibling or an escaped name (both end in `e` or `@`). */
+function needsJoin(node: Record<string, unknown>): boolean {
+  for (const field in node) if (field.endsWith(OBJECT_SUFFIX) || field.endsWith("@")) return true;
   return false;
 }
 
 function logicalObject(node: Fields): Fields {
-  if (!hasSibling(node)) return node;
+  if (!needsJoin(node)) return node;
   const logical: Fields = {};
   for (const [field, value] of Object.entries(node)) joinField(field, value, node, logical);
   return logical;
@@ -127,7 +135,7 @@ function joinField(
 ): void {
   if (!field.endsWith(OBJECT_SUFFIX)) {
     // A field with object values too is written when its sibling is met.
-    if (!(field + OBJECT_SUFFIX in from)) into[field] = value;
+    if (!(field + OBJECT_SUFFIX in from)) into[unescape(field)] = value;
     return;
   }
   const name = field.slice(0, -OBJECT_SUFFIX.length);
@@ -135,7 +143,7 @@ function joinField(
     ? value.map((one) => logicalObject(one as Fields))
     : logicalObject(value as Fields);
   const scalars = from[name] as SearchFieldValue | undefined;
-  into[name] = scalars === undefined ? objects : [scalars, objects].flat();
+  into[unescape(name)] = scalars === undefined ? objects : [scalars, objects].flat();
 }
 
 /**
@@ -146,14 +154,16 @@ function joinField(
 export function physicalProperties(properties: Record<string, unknown>): Record<string, unknown> {
   const physical: Record<string, unknown> = {};
   for (const [field, mapping] of Object.entries(properties)) {
-    if (SERVICE_FIELDS.has(field) || !isObjectMapping(mapping)) {
+    if (SERVICE_FIELDS.has(field)) {
       physical[field] = mapping;
-      continue;
+    } else if (!isObjectMapping(mapping)) {
+      physical[escape(field)] = mapping;
+    } else {
+      const { properties: inner, ...rest } = mapping as Record<string, unknown>;
+      physical[escape(field) + OBJECT_SUFFIX] = inner === undefined || typeof inner !== "object"
+        ? rest
+        : { ...rest, properties: physicalProperties(inner as Record<string, unknown>) };
     }
-    const { properties: inner, ...rest } = mapping as Record<string, unknown>;
-    physical[field + OBJECT_SUFFIX] = inner === undefined || typeof inner !== "object"
-      ? rest
-      : { ...rest, properties: physicalProperties(inner as Record<string, unknown>) };
   }
   return physical;
 }

@@ -1052,6 +1052,31 @@ export function defineSearchEngineSuite(
     ]);
   });
 
+  test("a field named like OpenSearch's object sibling is a field like any other", async ({ engine, index }) => {
+    // A context term may end in `@node`, the suffix OpenSearch keeps objects under.
+    const ref = index();
+    const document = book(1, {
+      "note@node": "plain",
+      note: ["also plain", { by: "Ada" }],
+      "deep@node@": { "inner@node": "x" },
+    });
+    assert.deepEqual(await engine.upsert(ref, [document]), { succeeded: 1, failed: [] });
+    await engine.refresh(ref);
+    const total = async (field: string, value: string) =>
+      (await engine.search(ref, { filters: [{ field, value }] })).total;
+    assert.equal(await total("note@node", "plain"), 1);
+    assert.equal(await total("note", "also plain"), 1);
+    assert.equal(await total("note", "plain"), 0);
+    assert.equal(await total("note.by", "Ada"), 1);
+    assert.equal(await total("deep@node@.inner@node", "x"), 1);
+    const found = await engine.search(ref, { facets: ["note@node", "note"] });
+    assert.deepEqual(found.hits.map((hit) => hit.document), [document]);
+    assert.deepEqual(found.facets, {
+      "note@node": [{ value: "plain", count: 1 }],
+      note: [{ value: "also plain", count: 1 }],
+    });
+  });
+
   test("URIs longer than an OpenSearch _id are stored and removed", async ({ engine, index }) => {
     const ref = index();
     const long = `https://data.example.org/id/${"x".repeat(600)}`;

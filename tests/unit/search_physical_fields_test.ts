@@ -1,13 +1,12 @@
 /**
  * The OpenSearch layout of search documents (src/search_opensearch/physical_fields.ts): object
- * values beside scalar ones under `<field>@node`, logical paths translated, and the way back
- * to the document the service built.
+ * values beside scalar ones under `<field>@node`, logical paths translated, names that read
+ * like a sibling escaped, and the way back to the document the service built.
  */
 import { strict as assert } from "node:assert";
 import {
   logicalDocument,
   physicalDocument,
-  PhysicalLayoutError,
   physicalPath,
   physicalProperties,
 } from "../../src/search_opensearch/physical_fields.ts";
@@ -59,15 +58,25 @@ Deno.test("logicalDocument: a source of an earlier layout is already logical", (
   assert.deepEqual(logicalDocument({ ...document }), document);
 });
 
-Deno.test("physicalDocument refuses a field named like an object sibling", () => {
-  assert.throws(
-    () => physicalDocument({ ...BASE, "range@node": "urn:C" }),
-    PhysicalLayoutError,
-  );
-  assert.throws(
-    () => physicalDocument({ ...BASE, author: { "name@node": "Ada" } }),
-    PhysicalLayoutError,
-  );
+Deno.test("a name that reads like an object sibling is escaped, and comes back", () => {
+  // A context term may end in `@node`: it gets one more `@`, so it is never read as a sibling.
+  const document: SearchDocument = {
+    ...BASE,
+    "range@node": "urn:C",
+    "x@node@": ["urn:D", { "y@node": { z: 1 } }],
+    "plain@": "kept",
+  };
+  const physical = physicalDocument(document);
+  assert.deepEqual(physical, {
+    ...BASE,
+    "range@node@": "urn:C",
+    "x@node@@": ["urn:D"],
+    "x@node@@@node": [{ "y@node@@node": { z: 1 } }],
+    "plain@": "kept",
+  });
+  assert.deepEqual(logicalDocument(physical), document);
+  assert.equal(physicalPath("range@node"), "range@node@");
+  assert.equal(physicalPath("x@node@.y@node.z"), "x@node@@@node.y@node@@node.z");
 });
 
 Deno.test("declared object mappings move to the object sibling; value mappings stay", () => {
