@@ -1,14 +1,17 @@
 /**
  * Brings a collection's OpenSearch index of an older layout (`mappings.ts` `INDEX_LAYOUT`,
- * kept in the mappings' `_meta`) to the current one: analysers cannot change on an open
- * index and the node may lack the reindex module, so the service copies the documents
- * itself, into a new physical index made as a rebuild's is (behind the rebuilding alias, so
- * every instance's writes meanwhile reach it too), and swaps the alias to it as a rebuild
- * commits. Copies are versioned like every write (an older state never replaces a newer one,
- * a delete made meanwhile wins), so writes during the copy are kept.
+ * kept in the mappings' `_meta`) to the current one: analysers and a field's type cannot
+ * change on an open index, layout 3 moves blank nodes to other fields (`physical_fields.ts`),
+ * and the node may lack the reindex module, so the service copies the documents itself, each
+ * read back as the service built it and written in the current layout, into a new physical
+ * index made as a rebuild's is (behind the rebuilding alias, so every instance's writes
+ * meanwhile reach it too), and swaps the alias to it as a rebuild commits. Copies are
+ * versioned like every write (an older state never replaces a newer one, a delete made
+ * meanwhile wins), so writes during the copy are kept.
  *
  * Asked once per alias and process, when the engine ensures the index or first writes to it;
- * a search of an index not yet upgraded answers as before.
+ * a search of an index not yet upgraded answers as before (a nested path is searched where
+ * the old index keeps it: `mappings.ts`' resolver).
  */
 import type { Client } from "@opensearch-project/opensearch";
 import type {
