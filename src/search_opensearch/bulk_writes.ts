@@ -16,6 +16,7 @@ import type {
 } from "../search/search_engine.ts";
 import type { WriteTarget } from "./index_aliases.ts";
 import { isRetryable, isRetryableItemFailure, itemMessage } from "./opensearch_errors.ts";
+import { physicalDocument } from "./physical_fields.ts";
 
 /** How bulk writes are cut and retried. */
 export interface BulkPolicy {
@@ -60,7 +61,10 @@ export function documentId(uri: string): string {
     : `sha256:${createHash("sha256").update(uri).digest("hex")}`;
 }
 
-/** Index operations of `documents` into `indices`; a document without a URI fails alone. */
+/**
+ * Index operations of `documents` into `indices`, each in the index's physical layout
+ * (`physical_fields.ts`); a document without a URI fails alone.
+ */
 export function upsertOperations(
   documents: SearchDocument[],
   indices: WriteTarget[],
@@ -77,7 +81,7 @@ export function upsertOperations(
       });
       continue;
     }
-    const source = JSON.stringify(document);
+    const source = JSON.stringify(physicalDocument(document));
     const version = documentVersion(document);
     const lines = indices.flatMap(({ name, alias }) => [
       JSON.stringify({

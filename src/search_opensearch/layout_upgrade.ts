@@ -1,14 +1,17 @@
 /**
  * Brings a collection's OpenSearch index of an older layout (`mappings.ts` `INDEX_LAYOUT`,
- * kept in the mappings' `_meta`) to the current one: analysers cannot change on an open
- * index and the node may lack the reindex module, so the service copies the documents
- * itself, into a new physical index made as a rebuild's is (behind the rebuilding alias, so
- * every instance's writes meanwhile reach it too), and swaps the alias to it as a rebuild
- * commits. Copies are versioned like every write (an older state never replaces a newer one,
- * a delete made meanwhile wins), so writes during the copy are kept.
+ * kept in the mappings' `_meta`) to the current one: analysers and a field's type cannot
+ * change on an open index, layout 3 moves blank nodes to other fields (`physical_fields.ts`),
+ * and the node may lack the reindex module, so the service copies the documents itself, each
+ * read back as the service built it and written in the current layout, into a new physical
+ * index made as a rebuild's is (behind the rebuilding alias, so every instance's writes
+ * meanwhile reach it too), and swaps the alias to it as a rebuild commits. Copies are
+ * versioned like every write (an older state never replaces a newer one, a delete made
+ * meanwhile wins), so writes during the copy are kept.
  *
  * Asked once per alias and process, when the engine ensures the index or first writes to it;
- * a search of an index not yet upgraded answers as before.
+ * a search of an index not yet upgraded answers as before (a nested path is searched where
+ * the old index keeps it: `mappings.ts`' resolver).
  */
 import type { Client } from "@opensearch-project/opensearch";
 import type {
@@ -17,8 +20,9 @@ import type {
   RebuildTarget,
   SearchDocument,
 } from "../search/search_engine.ts";
-import { INDEX_LAYOUT } from "./mappings.ts";
+import { INDEX_LAYOUT, OBJECT_SIBLINGS_LAYOUT } from "./mappings.ts";
 import { isIndexNotFound } from "./opensearch_errors.ts";
+import { logicalDocument } from "./physical_fields.ts";
 
 /** What the upgrade uses of the engine. */
 export interface UpgradeSite {
@@ -54,7 +58,7 @@ export class LayoutUpgrades {
 
   async #upgrade(index: CollectionIndexRef): Promise<void> {
     const older = await this.#olderIndices(index.indexName);
-    if (older.length === 0) return;
+    if (older.size === 0) return;
     const target = await this.#site.begin(index);
     try {
       await this.#copy(older, target);
@@ -65,23 +69,29 @@ export class LayoutUpgrades {
     }
   }
 
-  /** The physical indices behind `alias` whose mappings' layout is older; none when absent. */
-  async #olderIndices(alias: string): Promise<string[]> {
+  /**
+   * The physical indices behind `alias` whose mappings' layout is older, with that layout (0:
+   * none written); none when absent.
+   */
+  async #olderIndices(alias: string): Promise<Map<string, number>> {
     let body: Record<string, { mappings?: { _meta?: { layout?: unknown } } }>;
     try {
       body = (await this.#site.client.indices.getMapping({ index: alias })).body as typeof body;
     } catch (error) {
-      if (isIndexNotFound(error)) return [];
+      if (isIndexNotFound(error)) return new Map();
       throw error;
     }
-    return Object.entries(body).filter(([, { mappings }]) => {
+    const older = new Map<string, number>();
+    for (const [name, { mappings }] of Object.entries(body)) {
       const layout = mappings?._meta?.layout;
-      return typeof layout !== "number" || layout < INDEX_LAYOUT;
-    }).map(([name]) => name);
+      if (typeof layout !== "number") older.set(name, 0);
+      else if (layout < INDEX_LAYOUT) older.set(name, layout);
+    }
+    return older;
   }
 
-  /** Every document of `from`, in URI order, written to `target`. */
-  async #copy(from: string[], target: RebuildTarget): Promise<void> {
+  /** Every document of `from` (index → layout), in URI order, written to `target`. */
+  async #copy(from: Map<string, number>, target: RebuildTarget): Promise<void> {
     let after: unknown[] | undefined;
     while (true) {
       const page: Record<string, unknown> = {
@@ -90,10 +100,23 @@ export class LayoutUpgrades {
         sort: [{ uri: "asc" }],
         ...(after ? { search_after: after } : {}),
       };
-      const { body } = await this.#site.client.search({ index: from, body: page });
-      const hits = body.hits.hits as unknown as { _source: SearchDocument; sort: unknown[] }[];
+      const { body } = await this.#site.client.search({ index: [...from.keys()], body: page });
+      const hits = body.hits.hits as unknown as {
+        _index: string;
+        _source: Record<string, unknown>;
+        sort: unknown[];
+      }[];
       if (hits.length === 0) return;
-      const result = await this.#site.upsert(target, hits.map((hit) => hit._source));
+      // Read back as the service built them (sources of layouts before object siblings are
+      // so already) and written in the current layout by the engine's upsert.
+      const result = await this.#site.upsert(
+        target,
+        hits.map((hit) =>
+          (from.get(hit._index) ?? INDEX_LAYOUT) < OBJECT_SIBLINGS_LAYOUT
+            ? hit._source as SearchDocument
+            : logicalDocument(hit._source)
+        ),
+      );
       // A document the new index refuses would be lost: stop, the old index keeps serving.
       const failed = result.failed;
       if (failed.length > 0) {

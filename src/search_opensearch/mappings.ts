@@ -13,6 +13,7 @@ import type { WindowLimits } from "../search/clamp.ts";
 import { KEYWORD_IGNORE_ABOVE } from "../search/mapped_fields.ts";
 import { LABELS_FIELD, SORT_LABEL_FIELD } from "../fields/field_names.ts";
 import { asObject, fitsType, SERVICE_FIELD_TYPES } from "../search/declared_mappings.ts";
+import { physicalPath, physicalProperties } from "./physical_fields.ts";
 import type {
   SearchAnyFilter,
   SearchFilter,
@@ -23,10 +24,16 @@ import type {
 /**
  * The layout of the service's indices, in the mappings' `_meta`: 1 (none written) analysed
  * `text` without folding and had no label fields; 2 folds `text` and `labels` to ASCII
- * (`datova` finds `datová`) and maps the label sort keys. An index of an older layout is
- * copied into one of this layout when the engine first meets it (`layout_upgrade.ts`).
+ * (`datova` finds `datová`) and maps the label sort keys; 3 keeps a field's object (blank
+ * node) values under `<field>@node`, apart from its scalar values (`physical_fields.ts`), so
+ * a field that is an IRI in one document and a blank node in another is indexed. An index
+ * of an older layout is copied into one of this layout when the engine first meets it
+ * (`layout_upgrade.ts`).
  */
-export const INDEX_LAYOUT = 2;
+export const INDEX_LAYOUT = 3;
+
+/** The first layout whose sources are physical documents (`physical_fields.ts`). */
+export const OBJECT_SIBLINGS_LAYOUT = 3;
 
 /** Words in lower case without diacritics (the analysis-common module's `asciifolding`). */
 const FOLDED_ANALYZER = "folded";
@@ -80,9 +87,12 @@ export function indexCreationBody(
   };
 }
 
-/** Default mappings with a collection's `mappings` merged over them. */
+/**
+ * Default mappings with a collection's `mappings` merged over them; its properties are named
+ * as the documents' logical fields and moved to the physical layout (`physical_fields.ts`).
+ */
 export function mergedMappings(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  const overrideProperties = asObject(overrides.properties);
+  const overrideProperties = physicalProperties(asObject(overrides.properties));
   const overrideTemplates = Array.isArray(overrides.dynamic_templates)
     ? overrides.dynamic_templates
     : [];
@@ -113,7 +123,10 @@ interface FieldMapping {
   fields?: Record<string, { type?: string }>;
 }
 
-/** Turns filters and sort keys into query DSL that respects how each field is mapped. */
+/**
+ * Turns filters and sort keys into query DSL that respects how each field is mapped. Fields
+ * are given as logical paths (`author.name`); the clauses name them in the physical layout.
+ */
 export interface FieldResolver {
   /** An exact-match clause; a value the field's type cannot hold matches nothing. */
   filter(filter: SearchFilter): Record<string, unknown>;
@@ -132,8 +145,9 @@ export interface FieldResolver {
 
 /**
  * A {@link FieldResolver} over a `_mapping/field` answer (`{field: {full_name, mapping}}`,
- * merged over the physical indices). Unmapped fields are treated as keywords: no document
- * has them, so filters match nothing and sorts leave the order to the URI.
+ * merged over the physical indices, asked for the {@link physicalPath}s). Unmapped fields are
+ * treated as keywords: no document has them, so filters match nothing and sorts leave the
+ * order to the URI.
  */
 export function fieldResolver(fieldMappings: Record<string, unknown>): FieldResolver {
   const mappingOf = (field: string): FieldMapping | undefined => {
@@ -141,12 +155,23 @@ export function fieldResolver(fieldMappings: Record<string, unknown>): FieldReso
     const leaf = Object.values(asObject(entry.mapping))[0];
     return leaf === undefined ? undefined : asObject(leaf) as FieldMapping;
   };
+  /**
+   * Where a logical path is indexed: its physical path; an index of an earlier layout not yet
+   * upgraded (`layout_upgrade.ts`) maps a nested path as it is, and is searched there.
+   */
+  const locate = (logical: string): [string, FieldMapping | undefined] => {
+    const field = physicalPath(logical);
+    const mapping = mappingOf(field);
+    if (mapping !== undefined || field === logical) return [field, mapping];
+    const earlier = mappingOf(logical);
+    return earlier === undefined ? [field, undefined] : [logical, earlier];
+  };
   const keywordOf = (field: string, mapping: FieldMapping): string | undefined => {
     const sub = Object.entries(mapping.fields ?? {}).find(([, child]) => child.type === "keyword");
     return sub ? `${field}.${sub[0]}` : undefined;
   };
-  const filter = ({ field, value }: SearchFilter): Record<string, unknown> => {
-    const mapping = mappingOf(field);
+  const filter = ({ field: logical, value }: SearchFilter): Record<string, unknown> => {
+    const [field, mapping] = locate(logical);
     const type = mapping?.type ?? "keyword";
     if (type === "text") {
       const keyword = keywordOf(field, mapping!);
@@ -158,12 +183,12 @@ export function fieldResolver(fieldMappings: Record<string, unknown>): FieldReso
   };
   return {
     filter,
-    anyOf({ field, values }) {
-      const mapping = mappingOf(field);
+    anyOf({ field: logical, values }) {
+      const [field, mapping] = locate(logical);
       const type = mapping?.type ?? "keyword";
       const target = type === "text" ? keywordOf(field, mapping!) : field;
       if (target === undefined) {
-        const clauses = values.map((value) => filter({ field, value }));
+        const clauses = values.map((value) => filter({ field: logical, value }));
         return { bool: { should: clauses, minimum_should_match: 1 } };
       }
       // One `terms` clause: no limit on clauses, and the values the type cannot hold left out.
@@ -172,8 +197,8 @@ export function fieldResolver(fieldMappings: Record<string, unknown>): FieldReso
         : values.filter((value) => value.trim() !== "" && fitsType(value, type));
       return fitting.length === 0 ? { match_none: {} } : { terms: { [target]: fitting } };
     },
-    range({ field, gte, lte }) {
-      const mapping = mappingOf(field);
+    range({ field: logical, gte, lte }) {
+      const [field, mapping] = locate(logical);
       const type = mapping?.type ?? "keyword";
       const target = type === "text" ? keywordOf(field, mapping!) : field;
       const bounds = [gte, lte].filter((bound) => bound !== undefined) as string[];
@@ -185,14 +210,14 @@ export function fieldResolver(fieldMappings: Record<string, unknown>): FieldReso
       if (lte !== undefined) clause.lte = lte;
       return { range: { [target]: clause } };
     },
-    facetField(field) {
-      const mapping = mappingOf(field);
+    facetField(logical) {
+      const [field, mapping] = locate(logical);
       if (mapping === undefined) return undefined;
       return mapping.type === "text" ? keywordOf(field, mapping) : field;
     },
-    sort({ field, order }) {
-      if (field === "_score") return { _score: { order } };
-      const mapping = mappingOf(field);
+    sort({ field: logical, order }) {
+      if (logical === "_score") return { _score: { order } };
+      const [field, mapping] = locate(logical);
       if (mapping === undefined) {
         return { [field]: { order, missing: "_last", unmapped_type: "keyword" } };
       }
@@ -200,7 +225,7 @@ export function fieldResolver(fieldMappings: Record<string, unknown>): FieldReso
       if (sortable === undefined) {
         throw new DomainError("invalid-sort", {
           detail:
-            `Field "${field}" is full-text only in this collection's mappings and cannot be sorted on.`,
+            `Field "${logical}" is full-text only in this collection's mappings and cannot be sorted on.`,
         });
       }
       return { [sortable]: { order, missing: "_last" } };

@@ -12,6 +12,7 @@ import {
   type SearchResponse,
 } from "../search/search_engine.ts";
 import { namedHit } from "../search/merge_parts.ts";
+import { physicalPath } from "./physical_fields.ts";
 
 /**
  * Gives each field sort clause of `body` an `unmapped_type` (the field's type where it is
@@ -25,11 +26,13 @@ export function sortAcrossIndices(
   fieldMappings: Record<string, unknown>,
 ): void {
   const clauses = body.sort as unknown[];
-  (request.sort ?? []).forEach(({ field }, position) => {
+  (request.sort ?? []).forEach(({ field: logical }, position) => {
     const clause = clauses[position] as Record<string, Record<string, unknown>>;
     const [name] = Object.keys(clause);
     if (name === "_score" || clause[name].unmapped_type !== undefined) return;
-    clause[name].unmapped_type = name === field ? mappedType(fieldMappings, field) : "keyword";
+    // The clause names the field (physical, or as an earlier layout maps it) or its keyword.
+    const mapped = name === physicalPath(logical) || name === logical;
+    clause[name].unmapped_type = mapped ? mappedType(fieldMappings, name) : "keyword";
   });
 }
 

@@ -15,6 +15,7 @@ import type { FieldResolver } from "./mappings.ts";
 import { LABELS_FIELD } from "../fields/field_names.ts";
 import { LABEL_WEIGHT } from "../search/label_fields.ts";
 import { mergeHighlights } from "../search/highlight.ts";
+import { logicalDocument, physicalPath } from "./physical_fields.ts";
 
 /** The fields `q` searches: every literal, and the literals of each search language. */
 const TEXT_FIELDS = ["text", ...SEARCH_LANGUAGES.map(languageTextField)];
@@ -26,14 +27,19 @@ export function queryText(request: SearchRequest): string | undefined {
   return request.q?.trim() ? request.q : undefined;
 }
 
-/** The fields whose mappings the body needs: those filtered, ranged, sorted and faceted on. */
+/**
+ * The fields whose mappings the body needs: those filtered, ranged, sorted and faceted on, in
+ * the physical layout (`physical_fields.ts`), and a nested path also as it is (an index of an
+ * earlier layout maps it so: `mappings.ts`' resolver), as `_mapping/field` is asked for them.
+ */
 export function fieldsOf(request: SearchRequest): string[] {
-  return [
+  const logical = [
     ...[...request.filters ?? [], ...request.anyOf ?? [], ...request.ranges ?? []]
       .map((entry) => entry.field),
     ...(request.sort ?? []).map((entry) => entry.field),
     ...request.facets ?? [],
   ];
+  return [...new Set(logical.flatMap((field) => [physicalPath(field), field]))];
 }
 
 /** What a search body is made of besides the request. */
@@ -118,10 +124,12 @@ export function readSearchAnswer(
     response.totalRelation = "gte";
   }
   response.hits = result.hits.map((hit) => {
+    // The document as the service built it, whatever the index's layout.
+    const document: SearchDocument = logicalDocument(hit._source as Record<string, unknown>);
     const found: SearchHit = {
-      uri: (hit._source as SearchDocument).uri,
+      uri: document.uri,
       score: q === undefined ? null : hit._score ?? null,
-      document: hit._source as SearchDocument,
+      document,
     };
     if (request.highlight) {
       found.highlights = mergeHighlights((hit.highlight ?? {}) as Record<string, string[]>);

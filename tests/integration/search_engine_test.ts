@@ -897,6 +897,186 @@ export function defineSearchEngineSuite(
     { maxResultsLimit: 3, maxWindow: 10000, trackTotalHits: 10_000 },
   );
 
+  test("a field that is an IRI in one document and a blank node in another", async ({ engine, index }) => {
+    // SKOS's rdfs:range: an IRI on most properties, an owl:unionOf blank node on skos:member;
+    // `mixed` has both in one field. The blank node's document is written first, so the
+    // index meets the object shape first, then the string, then both at once.
+    const quads = new Parser().parse(`
+      @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+      @prefix owl: <http://www.w3.org/2002/07/owl#> .
+      @prefix skos: <http://www.w3.org/2004/02/skos/core#> .
+      @prefix p: <https://data.example.org/id/property/> .
+      p:member rdfs:label "has member" ; rdfs:range [ owl:unionOf ( skos:Concept skos:Collection ) ] .
+      p:related rdfs:label "has related" ; rdfs:range skos:Concept .
+      p:mixed rdfs:label "has mixed" ;
+        rdfs:range skos:OrderedCollection, [ owl:unionOf ( skos:Concept skos:ConceptScheme ) ] .
+    `);
+    const documentOf = (name: string) => {
+      const uri = `https://data.example.org/id/property/${name}`;
+      return buildSearchDocument({
+        uri,
+        collection: COLLECTION,
+        workspace: WORKSPACE,
+        hash: "c".repeat(64),
+        modified: "2025-03-01T00:00:00.000Z",
+        quads: quads.filter((quad) =>
+          quad.subject.value === uri || quad.subject.termType === "BlankNode"
+        ),
+      });
+    };
+    const SKOS = "http://www.w3.org/2004/02/skos/core#";
+    const [member, related, mixed] = ["member", "related", "mixed"].map(documentOf);
+    assert.equal(related.range, `${SKOS}Concept`);
+    assert.equal(typeof member.range, "object");
+    assert.ok(Array.isArray(mixed.range) && mixed.range.length === 2);
+
+    const ref = index();
+    await engine.ensureIndex(ref);
+    for (const document of [member, related, mixed]) {
+      assert.deepEqual(await engine.upsert(ref, [document]), { succeeded: 1, failed: [] });
+    }
+    await engine.refresh(ref);
+    const found = async (request: Parameters<SearchEngine["search"]>[1]) =>
+      (await engine.search(ref, request)).hits.map((hit) => hit.uri.split("/").pop()).sort();
+
+    // Every document is indexed, found by `q`, and comes back as it was built.
+    assert.deepEqual(await found({ q: "has" }), ["member", "mixed", "related"]);
+    const all = await engine.search(ref, { sort: [{ field: "uri", order: "asc" }] });
+    assert.deepEqual(all.hits.map((hit) => hit.document), [member, mixed, related]);
+    // `range:<iri>` finds the IRI values; the nested path the blank nodes' values.
+    assert.deepEqual(await found({ filters: [{ field: "range", value: `${SKOS}Concept` }] }), [
+      "related",
+    ]);
+    assert.deepEqual(
+      await found({ filters: [{ field: "range", value: `${SKOS}OrderedCollection` }] }),
+      ["mixed"],
+    );
+    assert.deepEqual(
+      await found({ filters: [{ field: "range.unionOf.first", value: `${SKOS}Concept` }] }),
+      ["member", "mixed"],
+    );
+    assert.deepEqual(
+      await found({
+        filters: [{ field: "range.unionOf.rest.first", value: `${SKOS}ConceptScheme` }],
+      }),
+      ["mixed"],
+    );
+    assert.deepEqual(
+      await found({
+        anyOf: [{ field: "range", values: [`${SKOS}Concept`, `${SKOS}OrderedCollection`] }],
+      }),
+      ["mixed", "related"],
+    );
+    assert.deepEqual(
+      await found({
+        anyOf: [{ field: "range.unionOf.rest.first", values: [`${SKOS}Collection`, "none"] }],
+      }),
+      ["member"],
+    );
+    assert.deepEqual(
+      await found({ ranges: [{ field: "range.unionOf.rest.first", gte: `${SKOS}ConceptS` }] }),
+      ["mixed"],
+    );
+    assert.deepEqual(await found({ ranges: [{ field: "range", lte: `${SKOS}D` }] }), [
+      "related",
+    ]);
+    // Facets count the scalar values of a field, and of a nested path.
+    const faceted = await engine.search(ref, {
+      facets: ["range", "range.unionOf.first", "range.unionOf.rest.first"],
+      size: 0,
+    });
+    assert.deepEqual(faceted.facets, {
+      range: [{ value: `${SKOS}Concept`, count: 1 }, {
+        value: `${SKOS}OrderedCollection`,
+        count: 1,
+      }],
+      "range.unionOf.first": [{ value: `${SKOS}Concept`, count: 2 }],
+      "range.unionOf.rest.first": [{ value: `${SKOS}Collection`, count: 1 }, {
+        value: `${SKOS}ConceptScheme`,
+        count: 1,
+      }],
+    });
+    // Sorts on a scalar field and on a nested path; documents without a value come last.
+    const sorted = async (field: string, order: "asc" | "desc") =>
+      (await engine.search(ref, { sort: [{ field, order }] })).hits.map((hit) =>
+        hit.uri.split("/").pop()
+      );
+    assert.deepEqual(await sorted("range", "asc"), ["related", "mixed", "member"]);
+    assert.deepEqual(await sorted("range.unionOf.rest.first", "desc"), [
+      "mixed",
+      "member",
+      "related",
+    ]);
+    // Query DSL bodies speak the OpenSearch layout: objects under `<field>@node`.
+    const dsl = {
+      query: { term: { "range@node.unionOf@node.first.keyword": `${SKOS}Concept` } },
+      sort: [{ uri: "asc" }],
+    };
+    if (engine.kind === "embedded") {
+      await assertProblem(rawSearch(engine, ref, dsl), 501, "not-implemented");
+    } else {
+      const { response } = await rawSearch(engine, ref, dsl);
+      const sources = (response.hits as { hits: { _source: Record<string, unknown> }[] }).hits
+        .map((hit) => hit._source);
+      assert.deepEqual(sources.map((source) => source.uri), [member.uri, mixed.uri]);
+      assert.deepEqual(sources[1].range, [`${SKOS}OrderedCollection`]);
+      assert.deepEqual(sources[1]["range@node"], [{
+        "unionOf@node": {
+          first: `${SKOS}Concept`,
+          "rest@node": {
+            first: `${SKOS}ConceptScheme`,
+            rest: "http://www.w3.org/1999/02/22-rdf-syntax-ns#nil",
+          },
+        },
+      }]);
+    }
+    // Across two indices: one holds the field as a blank node only, the other as an IRI only.
+    const other = { ...index(), collection: ARTICLES };
+    await engine.upsert(other, [{ ...related, uri: `${related.uri}-2`, collection: ARTICLES }]);
+    await engine.refresh(other);
+    const across = await engine.searchMany([ref, other], {
+      filters: [{ field: "range.unionOf.first", value: `${SKOS}Concept` }],
+      facets: ["range"],
+    });
+    assert.deepEqual(across.hits.map((hit) => hit.uri.split("/").pop()).sort(), [
+      "member",
+      "mixed",
+    ]);
+    assert.deepEqual(across.facets?.range, [{ value: `${SKOS}OrderedCollection`, count: 1 }]);
+    const both = await engine.searchMany([ref, other], {
+      filters: [{ field: "range", value: `${SKOS}Concept` }],
+    });
+    assert.deepEqual(both.hits.map((hit) => hit.document), [
+      related,
+      { ...related, uri: `${related.uri}-2`, collection: ARTICLES },
+    ]);
+  });
+
+  test("a field named like OpenSearch's object sibling is a field like any other", async ({ engine, index }) => {
+    // A context term may end in `@node`, the suffix OpenSearch keeps objects under.
+    const ref = index();
+    const document = book(1, {
+      "note@node": "plain",
+      note: ["also plain", { by: "Ada" }],
+      "deep@node@": { "inner@node": "x" },
+    });
+    assert.deepEqual(await engine.upsert(ref, [document]), { succeeded: 1, failed: [] });
+    await engine.refresh(ref);
+    const total = async (field: string, value: string) =>
+      (await engine.search(ref, { filters: [{ field, value }] })).total;
+    assert.equal(await total("note@node", "plain"), 1);
+    assert.equal(await total("note", "also plain"), 1);
+    assert.equal(await total("note", "plain"), 0);
+    assert.equal(await total("note.by", "Ada"), 1);
+    assert.equal(await total("deep@node@.inner@node", "x"), 1);
+    const found = await engine.search(ref, { facets: ["note@node", "note"] });
+    assert.deepEqual(found.hits.map((hit) => hit.document), [document]);
+    assert.deepEqual(found.facets, {
+      "note@node": [{ value: "plain", count: 1 }],
+      note: [{ value: "also plain", count: 1 }],
+    });
+  });
+
   test("URIs longer than an OpenSearch _id are stored and removed", async ({ engine, index }) => {
     const ref = index();
     const long = `https://data.example.org/id/${"x".repeat(600)}`;

@@ -15,6 +15,10 @@ import { INDEX_LAYOUT } from "../../src/search_embedded/index_tables.ts";
 import { OpenSearchEngine } from "../../src/search_opensearch/opensearch_engine.ts";
 import { documentId } from "../../src/search_opensearch/bulk_writes.ts";
 import {
+  INDEX_LAYOUT as OPENSEARCH_LAYOUT,
+  indexCreationBody,
+} from "../../src/search_opensearch/mappings.ts";
+import {
   deleteIndicesWithPrefix,
   OPENSEARCH_DEFAULTS,
   openSearchUrl,
@@ -224,12 +228,121 @@ Deno.test({
       assert.equal(indices.length, 1);
       assert.notEqual(indices[0], physical, "the old index is gone");
       const mapping = await call("GET", `${alias}/_mapping`);
-      assert.equal(mapping[indices[0]].mappings._meta.layout, 2);
+      assert.equal(mapping[indices[0]].mappings._meta.layout, OPENSEARCH_LAYOUT);
       // Writes reach the upgraded index; a label now weighs.
       await engine.upsert(ref, [{ ...documents[0], uri: "urn:x:9", labels: "Datová sada" }], {
         refresh: true,
       });
       assert.equal((await engine.search(ref, { q: "datova sada" })).hits[0].uri, "urn:x:9");
+    } finally {
+      await engine.close();
+      await deleteIndicesWithPrefix(url!, prefix);
+    }
+  },
+});
+
+/**
+ * An OpenSearch index of layout 2 kept a blank node's values as an object under the field's
+ * own name, so a field that was an IRI in another document was refused. Upgraded, its
+ * documents are copied into layout 3 (objects under `<field>@node`): they read back as they
+ * were, a nested path filters as before (also before the upgrade), and a document with the
+ * field in both shapes is then indexed.
+ */
+Deno.test({
+  name: "OpenSearch: an index of layout 2 is copied into layout 3, blank nodes beside IRIs",
+  ignore: url === undefined,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const prefix = uniqueIndexPrefix("layout2");
+    const alias = `${prefix}old`;
+    const physical = `${alias}-19700101000000000`;
+    const limits = { maxResultsLimit: 2, maxWindow: 100, trackTotalHits: 10_000 };
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${url}/${path}`, {
+        method,
+        headers: { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const answer = await response.json();
+      assert.ok(response.ok, JSON.stringify(answer));
+      return answer;
+    };
+    const engine = new OpenSearchEngine({
+      ...OPENSEARCH_DEFAULTS,
+      node: url!,
+      limits,
+      warn: () => {},
+    });
+    try {
+      // The mappings of layout 2: today's, but `_meta.layout` 2.
+      const created = indexCreationBody(limits);
+      await call("PUT", physical, {
+        ...created,
+        mappings: { ...created.mappings, _meta: { layout: 2 } },
+        aliases: { [alias]: {} },
+      });
+      const base = {
+        collection: "c",
+        workspace: "w",
+        types: [],
+        hash: "h",
+        modified: "2025-01-01T00:00:00.000Z",
+      };
+      const documents = [1, 2, 3].map((n) => ({
+        ...base,
+        uri: `urn:x:${n}`,
+        author: { name: `Author ${n}`, knows: { name: "Ada" } },
+        year: 2000 + n,
+        text: `Author ${n} Ada`,
+      }));
+      for (const document of documents) {
+        await call("PUT", `${physical}/_doc/${documentId(document.uri)}?refresh=true`, document);
+      }
+      const ref = { collection: "c", indexName: alias };
+      const byName = { filters: [{ field: "author.name", value: "Author 2" }] };
+      // Not upgraded yet: the nested path is searched where layout 2 keeps it.
+      assert.deepEqual((await engine.search(ref, byName)).hits.map((hit) => hit.uri), [
+        "urn:x:2",
+      ]);
+
+      await engine.ensureIndex(ref);
+      const indices = Object.keys(await call("GET", `${alias}/_alias/${alias}`));
+      assert.equal(indices.length, 1);
+      assert.notEqual(indices[0], physical, "the old index is gone");
+      const mapping = await call("GET", `${alias}/_mapping`);
+      const mappings = mapping[indices[0]].mappings;
+      assert.equal(mappings._meta.layout, OPENSEARCH_LAYOUT);
+      assert.ok("author@node" in mappings.properties, JSON.stringify(mappings.properties));
+      assert.ok(!("author" in mappings.properties), "objects left the scalar field's name");
+      // Copied in pages of two: every document, read back as it was written.
+      const sort = [{ field: "uri", order: "asc" as const }];
+      const first = await engine.search(ref, { sort });
+      const second = await engine.search(ref, { sort, from: 2 });
+      assert.deepEqual([...first.hits, ...second.hits].map((hit) => hit.document), documents);
+      assert.deepEqual((await engine.search(ref, byName)).hits.map((hit) => hit.uri), [
+        "urn:x:2",
+      ]);
+      const ada = await engine.search(ref, {
+        filters: [{ field: "author.knows.name", value: "Ada" }],
+        facets: ["author.knows.name"],
+      });
+      assert.equal(ada.total, 3);
+      assert.deepEqual(ada.facets?.["author.knows.name"], [{ value: "Ada", count: 3 }]);
+      // The field as an IRI, and as both, is indexed now.
+      const mixed = [
+        { ...base, uri: "urn:x:8", author: "urn:person:8", text: "" },
+        { ...base, uri: "urn:x:9", author: ["urn:person:9", { name: "Nine" }], text: "" },
+      ];
+      assert.deepEqual(await engine.upsert(ref, mixed, { refresh: true }), {
+        succeeded: 2,
+        failed: [],
+      });
+      const iri = await engine.search(ref, {
+        anyOf: [{ field: "author", values: ["urn:person:8", "urn:person:9"] }],
+        sort,
+      });
+      assert.deepEqual(iri.hits.map((hit) => hit.document), mixed);
     } finally {
       await engine.close();
       await deleteIndicesWithPrefix(url!, prefix);
