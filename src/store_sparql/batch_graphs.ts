@@ -8,7 +8,9 @@
  * blank node the template makes afresh for every solution and `R` a namespace made up for
  * this query (no item data can use it). The records come in the same answer, as
  * `<item> <R:hash> "…"` and the like, so on a store that reads a query from one transaction
- * (Fuseki) each record is the record of the triples beside it.
+ * (Fuseki) each record is the record of the triples beside it. Records are found by the item
+ * IRI they name (`?key rcs:item ?item`, `item_records.ts`), graphs by the name each record
+ * gives (`rcs:graph`).
  *
  * A store's row cap (Virtuoso: 10,000 triples per answer, in no particular order) would cut
  * such an answer anywhere, so the items' triple counts are looked up first and the items
@@ -98,8 +100,9 @@ async function tripleCounts(
   const rows = await selectRows(
     context.client,
     `SELECT ?item ?count WHERE { VALUES ?item { ${uris.map(iriToSparql).join(" ")} }
-       GRAPH ${context.meta} { ?item rcs:collection ${stringToSparql(collection)} ;
-         rcs:tripleCount ?count } }`,
+       GRAPH ${context.meta} { ?key rcs:item ?item ; rcs:collection ${
+      stringToSparql(collection)
+    } ; rcs:tripleCount ?count } }`,
   );
   const counts = new Map<string, number>();
   for (const row of rows) {
@@ -133,7 +136,7 @@ async function readChunk(
 ): Promise<Map<string, ItemGraph>> {
   const read = `${METADATA_NAMESPACE}read:${crypto.randomUUID()}:`;
   const values = uris.map((uri, n) => `(${iriToSparql(uri)} <${read}${n}>)`).join(" ");
-  const inCollection = `GRAPH ${context.meta} { ?item rcs:collection ${
+  const inCollection = `GRAPH ${context.meta} { ?key rcs:item ?item ; rcs:collection ${
     stringToSparql(collection)
   } ; rcs:graph ?g }`;
   // Each branch binds its items itself: no store has to carry VALUES into a UNION.
@@ -143,7 +146,7 @@ async function readChunk(
       ?s ?link _:t . _:t ?p ?o }
     WHERE {
       { VALUES (?item ?link) { ${values} } ${inCollection}
-        GRAPH ${context.meta} { ?item rcs:hash ?hash ; rcs:tripleCount ?count ;
+        GRAPH ${context.meta} { ?key rcs:hash ?hash ; rcs:tripleCount ?count ;
           rcs:created ?created ; rcs:modified ?modified } }
       UNION { VALUES (?item ?link) { ${values} } ${inCollection} GRAPH ?g { ?s ?p ?o } } }`;
   const fields = new Map<string, SparqlRow>();
