@@ -97,7 +97,8 @@ async function oneGroupWithRefusals(store: GroupStore, run: string): Promise<voi
     write(uri("stale"), "v2").then((w) => store.replaceItem(w, { ifMatch: "0".repeat(64) })), // 412
     store.deleteItem(COLLECTION, uri("delete")),
     store.deleteItem(COLLECTION, uri("missing")), // 404
-    write(uri("elsewhere"), "v2").then((w) => store.createItem(w)), // 409: in another collection
+    // 409: the other collection holds it (an item of the IRI in this one would be another item)
+    write(uri("elsewhere"), "v2", OTHER_COLLECTION).then((w) => store.createItem(w)),
     store.createItem(badTerm), // 400: a variable is not item data
     write(uri("new-2"), "v1").then((w) => store.createItem(w)),
   ];
