@@ -20,10 +20,14 @@ import { iriToSparql } from "../sparql_protocol/terms.ts";
 import { log } from "../log/logger.ts";
 import { StoreIncapable } from "./capabilities.ts";
 
-/** Adds `rcs:item` to every item record in `metadataGraph` that lacks it; how many it had to. */
+/**
+ * Adds `rcs:item` to every item record in `metadataGraph` that lacks it, `chunk` records per
+ * update; returns how many lacked it.
+ */
 export async function upgradeItemRecords(
   client: SparqlHttpClient,
   metadataGraph: string,
+  chunk = PAGE_ROWS,
 ): Promise<number> {
   const meta = iriToSparql(metadataGraph);
   const lacking = `GRAPH ${meta} { ?k rcs:collection ?collection ; rcs:hash ?hash
@@ -44,7 +48,7 @@ export async function upgradeItemRecords(
   for (let left = found; left > 0;) {
     await client.update(
       `${PROLOGUE}INSERT { GRAPH ${meta} { ?k rcs:item ?k } }
-      WHERE { { SELECT DISTINCT ?k WHERE { ${lacking} } LIMIT ${PAGE_ROWS} } }`,
+      WHERE { { SELECT DISTINCT ?k WHERE { ${lacking} } LIMIT ${chunk} } }`,
       { idempotent: true },
     );
     const now = await count();
@@ -52,7 +56,7 @@ export async function upgradeItemRecords(
     if (now >= left) {
       throw new StoreIncapable(
         "record upgrade",
-        `an update adding rcs:item to ${Math.min(left, PAGE_ROWS)} item records added none`,
+        `an update adding rcs:item to ${Math.min(left, chunk)} item records added none`,
       );
     }
     left = now;

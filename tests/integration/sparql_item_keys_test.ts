@@ -260,6 +260,45 @@ sparqlStoreTests(
 );
 
 sparqlStoreTests(
+  "the record upgrade in chunks, from several instances at once",
+  async (endpoints) => {
+    const { meta, base } = run();
+    const uris = Array.from({ length: 7 }, (_, n) => `${base}/legacy-${n}`);
+    const collection = `${base}/collection/old`;
+    const clients = [rawClient(endpoints), rawClient(endpoints)];
+    try {
+      await clients[0].update(`PREFIX rcs: <${RCS}>
+        INSERT DATA { GRAPH <${meta}> { ${
+        uris.map((uri) =>
+          `<${uri}> rcs:collection "${collection}" ; rcs:graph <${uri}> ; rcs:hash "h" ;
+            rcs:tripleCount 0 ; rcs:created "c" ; rcs:modified "m" .`
+        ).join("\n")
+      } } }`);
+      // Two instances starting at once, two records per update: the first to count finds
+      // all 7 records lacking rcs:item (the other may find fewer left); between them they
+      // add it to every one, and neither fails.
+      const found = await Promise.all(
+        clients.map((client) => upgradeItemRecords(client, meta, 2)),
+      );
+      assert.equal(Math.max(...found), 7, `found ${found}`);
+      assert.equal(await upgradeItemRecords(clients[0], meta, 2), 0);
+      const store = await openCheckedStore(endpoints, { metadataGraph: meta });
+      try {
+        assert.deepEqual(
+          (await collect(store.listItems(collection))).map((record) => record.uri),
+          [...uris].sort(),
+        );
+      } finally {
+        await store.close();
+      }
+    } finally {
+      for (const client of clients) client.close();
+      await dropAll(endpoints, [meta]);
+    }
+  },
+);
+
+sparqlStoreTests(
   "concurrent creates of one IRI: in several collections all apply, in one collection exactly one",
   async (endpoints) => {
     const { meta, base } = run();
