@@ -38,11 +38,14 @@ export const PAGE_ROWS = 2000;
 export const UPDATE_CHUNK = 200;
 
 /**
- * A group that matches exactly once when `pattern` has no match, and never otherwise. The
- * `VALUES` row is there for Virtuoso, which ignores a `FILTER NOT EXISTS` alone in a group.
+ * A group that matches exactly once when none of `patterns` has a match, and never
+ * otherwise. The `VALUES` row is there for Virtuoso, which ignores a `FILTER NOT EXISTS`
+ * alone in a group.
  */
-export function whenAbsent(pattern: string): string {
-  return `VALUES ?rcsOnce { 1 } FILTER NOT EXISTS { ${pattern} }`;
+export function whenAbsent(...patterns: string[]): string {
+  return `VALUES ?rcsOnce { 1 } ${
+    patterns.map((pattern) => `FILTER NOT EXISTS { ${pattern} }`).join(" ")
+  }`;
 }
 
 /**

@@ -6,28 +6,27 @@
  * guard, so the entry exists exactly when the write was applied, whichever instance sent it
  * and whatever becomes of that instance afterwards.
  *
- * An item's record and graph are named by its key (`item_records.ts`), which a create
- * chooses inside its own guard, in the one update request, so two instances creating the
- * same IRI in two collections at once cannot both take the IRI's name: the IRI when no
- * record has it, else the key derived from collection and IRI. Replace and delete find the
- * key the same way, in their guards: their WHERE clauses bind it (`?rcsKey`) and the graph
- * the record names (`?rcsGraph`), and their templates write through those variables.
+ * An item's record and graph are named by its key (`item_records.ts`): a create takes the
+ * IRI when no record has it, else the key derived from collection and IRI, each attempt
+ * guarded so that two instances creating the same IRI at once never both take one key.
+ * Replace and delete find the key in their guards: their WHERE clauses bind it (`?rcsKey`)
+ * and the graph the record names, and their templates write through those variables.
  */
 import { integerLiteral, iriToSparql, stringToSparql } from "../sparql_protocol/terms.ts";
-import { templateGraph } from "../sparql_protocol/portable_sparql.ts";
+import { templateGraph, whenAbsent } from "../sparql_protocol/portable_sparql.ts";
 import type { DomainError } from "../errors/domain_error.ts";
 import { collectionItemKey } from "../store/item_keys.ts";
 import { itemExists, itemNotFound, preconditionFailed } from "../store/store_problems.ts";
 import type { ItemRecord, ItemWrite, WriteCondition } from "../store/triple_store.ts";
-import { graphBody } from "./graph_bodies.ts";
+import { type GraphBody, graphBody } from "./graph_bodies.ts";
 import { type GuardedWrites, newReceipt, type WriteOutcome } from "./guarded_writes.ts";
 import { recordKeys } from "./item_records.ts";
 import type { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
 import { graphOf, type StoreContext } from "./store_context.ts";
 
 /**
- * The variables a guard binds: the item's key (its record's subject), its graph as templates
- * write into it, and (replace, delete) its graph as the record names it, to match in.
+ * The variables a replace's or delete's guard binds: the item's key (its record's subject),
+ * its graph as templates write into it, and its graph as the record names it, to match in.
  */
 const KEY = "?rcsKey";
 const GRAPH = "?rcsGraph";
@@ -47,28 +46,31 @@ export class ItemWrites {
     this.#outbox = outbox;
   }
 
+  /**
+   * Tries the IRI as the new item's key, then, when another collection's record has it, the
+   * key derived from collection and IRI (`#createAs`). Each attempt is one guarded write
+   * whose guard only asks that records be absent, as every create's did before items were
+   * keyed by collection: what keeps two concurrent creates of one key apart on every store
+   * tried (a guard that also asked for a record to be present let two creates of one IRI in
+   * one collection through on Virtuoso, which reads at "read committed"). A create of an IRI
+   * no collection holds is one update and one receipt query, as before.
+   */
   async createItem(write: ItemWrite): Promise<ItemRecord> {
-    const body = await graphBody(this.#context, write, this.#blankNodePrefix());
+    let body = await graphBody(this.#context, write, this.#blankNodePrefix());
     const now = new Date().toISOString();
-    const receipt = newReceipt();
-    const guard = this.#newKeyGuard(write.collection, write.uri);
-    // The guard reads only the metadata graph, which only the last operation changes, so
-    // every operation sees the same answer.
-    const outcome = await this.#guarded.submit(write, receipt, body.staging, [
-      // Triples left in the graph by anything but this service would otherwise merge in.
-      `DELETE { GRAPH ${GRAPH} { ?s ?p ?o } } WHERE { ${guard} GRAPH ${GRAPH} { ?s ?p ?o } }`,
-      body.insert(GRAPH, guard),
-      `INSERT { GRAPH ${this.#context.meta} {
-          ${KEY} rcs:collection ${stringToSparql(write.collection)} ;
-            rcs:item ${iriToSparql(write.uri)} ; rcs:graph ${GRAPH} ;
-            rcs:hash ${stringToSparql(body.hash)} ; rcs:tripleCount ${integerLiteral(body.count)} ;
-            rcs:created ${stringToSparql(now)} ; rcs:modified ${stringToSparql(now)} .
-          ${receipt} rcs:receiptFor ${KEY} .
-          ${this.#outbox.entryTriples(write.collection, write.uri)} } }
-      WHERE { ${guard} }`,
-    ]);
-    // The guard fails only when the collection holds the IRI already.
-    if (!outcome.applied) throw itemExists(write.uri, write.collection);
+    const outcome = await this.#createAs(write, write.uri, body, now);
+    if (!outcome.applied && !outcome.held) {
+      // The IRI's name is another collection's item's. The attempt's request dropped the
+      // staging graph, if any: stage again.
+      if (body.staging) body = await graphBody(this.#context, write, this.#blankNodePrefix());
+      const derived = collectionItemKey(write.collection, write.uri);
+      if (!(await this.#createAs(write, derived, body, now)).applied) {
+        // This collection's item was there when the guard ran (it may be gone by now).
+        throw itemExists(write.uri, write.collection);
+      }
+    } else if (!outcome.applied) {
+      throw itemExists(write.uri, write.collection);
+    }
     return {
       ...pick(write),
       hash: body.hash,
@@ -76,6 +78,46 @@ export class ItemWrites {
       created: now,
       modified: now,
     };
+  }
+
+  /**
+   * One create attempt under `key` (the item IRI, or the key derived from collection and
+   * IRI: `store/item_keys.ts`), guarded so that it applies only when this collection holds
+   * no item of the IRI and no record has the key. A record at the derived key is always the
+   * collection's; the IRI's own name is free when no record has it and the collection holds
+   * none under the derived key.
+   */
+  async #createAs(
+    write: ItemWrite,
+    key: string,
+    body: GraphBody,
+    now: string,
+  ): Promise<WriteOutcome> {
+    const meta = this.#context.meta;
+    const [iri, derived] = recordKeys(write.collection, write.uri);
+    const item = iriToSparql(key);
+    const graph = iriToSparql(graphOf(this.#context.config, key));
+    const recordAt = (subject: string, holder = "?rcsAny") =>
+      `GRAPH ${meta} { ${subject} rcs:collection ${holder} }`;
+    const guard = key === write.uri
+      ? whenAbsent(recordAt(iri), recordAt(derived))
+      : whenAbsent(recordAt(derived), recordAt(iri, stringToSparql(write.collection)));
+    const receipt = newReceipt();
+    // The guard reads only the metadata graph, which only the last operation changes, so
+    // every operation sees the same answer.
+    return await this.#guarded.submit(write, receipt, body.staging, [
+      // Triples left in the graph by anything but this service would otherwise merge in.
+      `DELETE { GRAPH ${graph} { ?s ?p ?o } } WHERE { ${guard} GRAPH ${graph} { ?s ?p ?o } }`,
+      body.insert(graph, guard),
+      `INSERT { GRAPH ${meta} {
+          ${item} rcs:collection ${stringToSparql(write.collection)} ;
+            rcs:item ${iriToSparql(write.uri)} ; rcs:graph ${graph} ;
+            rcs:hash ${stringToSparql(body.hash)} ; rcs:tripleCount ${integerLiteral(body.count)} ;
+            rcs:created ${stringToSparql(now)} ; rcs:modified ${stringToSparql(now)} .
+          ${receipt} rcs:receiptFor ${item} .
+          ${this.#outbox.entryTriples(write.collection, write.uri)} } }
+      WHERE { ${guard} }`,
+    ]);
   }
 
   async replaceItem(write: ItemWrite, condition: WriteCondition = {}): Promise<ItemRecord> {
@@ -128,30 +170,6 @@ export class ItemWrites {
       WHERE { GRAPH ${this.#context.meta} { ${receipt} rcs:receiptFor ${KEY} . ${KEY} ?p ?o } }`,
     ]);
     if (!outcome.applied) throw refusal(collection, uri, condition, outcome);
-  }
-
-  /**
-   * Matches once, binding the new item's key and graph, if `collection` holds no item
-   * `uri`: the IRI and its graph when no record has the IRI as its key, else the key derived
-   * from both (`store/item_keys.ts`). A record at the derived key is always the
-   * collection's, so the IRI is free when no record is at either key, and the derived key
-   * is taken when a record at the IRI is another collection's. Each branch starts with its
-   * `VALUES` row, so Virtuoso evaluates its filters (`whenAbsent`).
-   */
-  #newKeyGuard(collection: string, uri: string): string {
-    const meta = this.#context.meta;
-    const [iri, derived] = recordKeys(collection, uri);
-    const graphOfKey = (key: string) => iriToSparql(graphOf(this.#context.config, key));
-    const recordAt = (key: string, holder = "?rcsAny") =>
-      `GRAPH ${meta} { ${key} rcs:collection ${holder} }`;
-    const ownRecordAt = (key: string) => recordAt(key, stringToSparql(collection));
-    return `{ VALUES (${KEY} ${GRAPH}) { (${iri} ${graphOfKey(uri)}) }
-        FILTER NOT EXISTS { ${recordAt(iri)} } FILTER NOT EXISTS { ${recordAt(derived)} } }
-      UNION { VALUES (${KEY} ${GRAPH}) { (${derived} ${
-      graphOfKey(collectionItemKey(collection, uri))
-    }) }
-        FILTER EXISTS { ${recordAt(iri)} } FILTER NOT EXISTS { ${ownRecordAt(iri)} }
-        FILTER NOT EXISTS { ${recordAt(derived)} } }`;
   }
 
   /**

@@ -98,7 +98,9 @@ sparqlStoreTests(
   "one IRI in several collections: a graph, record and ETag each; the first name comes free again",
   async (endpoints) => {
     const { meta, base } = run();
-    const store = await openCheckedStore(endpoints, { metadataGraph: meta });
+    // Every write staged (Graph Store Protocol): the create under the derived key stages
+    // again, the first attempt's request having dropped its staging graph.
+    const store = await openCheckedStore(endpoints, { metadataGraph: meta, maxInlineTriples: 1 });
     const uri = `${base}/item`;
     const [a, b, c] = ["a", "b", "c"].map((name) => `${base}/collection/${name}`);
     const keyOf = (collection: string) => collectionItemKey(collection, uri);
@@ -240,6 +242,23 @@ sparqlStoreTests(
           [[uri, uri]],
           "only the item record got rcs:item",
         );
+        // A record an instance of the earlier version writes meanwhile (no rcs:item): reads
+        // by collection and IRI, one or a batch, find it all the same.
+        const late = `${base}/late`;
+        await client.update(`PREFIX rcs: <${RCS}>
+          INSERT DATA { GRAPH <${meta}> {
+            <${late}> rcs:collection "${collection}" ; rcs:graph <${late}> ; rcs:hash "late" ;
+              rcs:tripleCount 1 ; rcs:created "c" ; rcs:modified "m" . }
+          GRAPH <${late}> { <${late}> <urn:p:title> "Late" } }`);
+        assert.equal((await store.getItem(collection, late))?.hash, "late");
+        const lateGraphs = await store.readItemGraphs(collection, [late, uri]);
+        assert.deepEqual(lateGraphs.map((graph) => [graph.record.uri, graph.quads.length]), [
+          [late, 1],
+          [uri, 1],
+        ]);
+        await store.deleteItem(collection, late);
+        assert.equal((await titlesByGraph(store, late)).size, 0);
+
         // Another collection's item of the IRI takes the derived key.
         const other = `${base}/collection/new`;
         await store.createItem(write(other, uri, "New"));
@@ -254,7 +273,7 @@ sparqlStoreTests(
       }
     } finally {
       client.close();
-      await dropAll(endpoints, [meta, uri]);
+      await dropAll(endpoints, [meta, uri, `${base}/late`]);
     }
   },
 );
@@ -308,7 +327,7 @@ sparqlStoreTests(
     ];
     const graphs = [meta];
     try {
-      for (let round = 0; round < 4; round++) {
+      for (let round = 0; round < 6; round++) {
         const uri = `${base}/item-${round}`;
         const collections = [0, 1, 2, 3].map((n) => `${base}/collection/${round}-${n}`);
         graphs.push(uri, ...collections.map((collection) => collectionItemKey(collection, uri)));
@@ -335,22 +354,30 @@ sparqlStoreTests(
           assert.equal(titles.get(key) ?? titles.get(uri), collection);
         }
 
+        // Three creates of one IRI in one collection: under the IRI's name, and (another
+        // collection holding that) under the derived key.
         const contested = `${base}/contested-${round}`;
+        const elsewhere = `${base}/elsewhere-${round}`;
         const same = `${base}/collection/same`;
-        graphs.push(contested, collectionItemKey(same, contested));
-        const outcomes = await Promise.allSettled([
-          first.createItem(write(same, contested, "first")),
-          second.createItem(write(same, contested, "second")),
-          first.createItem(write(same, contested, "third")),
-        ]);
-        assert.equal(outcomes.filter((outcome) => outcome.status === "fulfilled").length, 1);
-        for (const outcome of outcomes) {
-          if (outcome.status === "rejected") {
-            assert.equal(problemOf(outcome.reason)?.slug, "item-exists", String(outcome.reason));
+        const holder = `${base}/collection/holder`;
+        await first.createItem(write(holder, elsewhere, "holder"));
+        graphs.push(contested, collectionItemKey(same, contested), elsewhere);
+        graphs.push(collectionItemKey(same, elsewhere));
+        for (const iri of [contested, elsewhere]) {
+          const outcomes = await Promise.allSettled([
+            first.createItem(write(same, iri, "first")),
+            second.createItem(write(same, iri, "second")),
+            first.createItem(write(same, iri, "third")),
+          ]);
+          assert.equal(outcomes.filter((outcome) => outcome.status === "fulfilled").length, 1);
+          for (const outcome of outcomes) {
+            if (outcome.status === "rejected") {
+              assert.equal(problemOf(outcome.reason)?.slug, "item-exists", String(outcome.reason));
+            }
           }
+          assert.equal((await titlesByGraph(first, iri)).size, iri === contested ? 1 : 2);
         }
-        assert.equal((await collect(first.listItems(same))).length, round + 1);
-        assert.equal((await titlesByGraph(first, contested)).size, 1, "one graph");
+        assert.equal((await collect(first.listItems(same))).length, 2 * (round + 1));
       }
     } finally {
       await first.close();
