@@ -7,6 +7,11 @@
  * - **Lone `FILTER NOT EXISTS`** ({@link whenAbsent}): Virtuoso 7.2 ignores a filter that
  *   stands alone in a group (`WHERE { FILTER NOT EXISTS { … } }` matches even when the
  *   pattern exists); with one `VALUES` row before it, it evaluates the filter.
+ * - **Template graphs from stored IRIs** ({@link templateGraph}): Virtuoso 7.2 applies
+ *   `INSERT { GRAPH ?g { … } } WHERE { … ?x rcs:graph ?g }` (a graph name read from the store)
+ *   and then answers an error (`SR002: Function string_output_string needs a string output`,
+ *   raised while it words its "Insert into <g>" report), so a guarded write would seem
+ *   refused although applied; a graph name computed by `IRI(STR(?g))` it words, and takes.
  * - **Receipts by boundness** ({@link isBound}): `BIND(true AS ?x)` comes back as `"true"` from
  *   Fuseki and as `"1"^^xsd:integer` from Virtuoso; only whether it is bound is portable.
  * - **No reliance on `OPTIONAL` order**: Virtuoso drops a second `OPTIONAL`'s bindings when
@@ -33,11 +38,22 @@ export const PAGE_ROWS = 2000;
 export const UPDATE_CHUNK = 200;
 
 /**
- * A group that matches exactly once when `pattern` has no match, and never otherwise. The
- * `VALUES` row is there for Virtuoso, which ignores a `FILTER NOT EXISTS` alone in a group.
+ * A group that matches exactly once when none of `patterns` has a match, and never
+ * otherwise. The `VALUES` row is there for Virtuoso, which ignores a `FILTER NOT EXISTS`
+ * alone in a group.
  */
-export function whenAbsent(pattern: string): string {
-  return `VALUES ?rcsOnce { 1 } FILTER NOT EXISTS { ${pattern} }`;
+export function whenAbsent(...patterns: string[]): string {
+  return `VALUES ?rcsOnce { 1 } ${
+    patterns.map((pattern) => `FILTER NOT EXISTS { ${pattern} }`).join(" ")
+  }`;
+}
+
+/**
+ * Binds `as` to the graph name `stored` (read from the store) for an update's template to
+ * write into: see the module comment (Virtuoso words a stored one as an error).
+ */
+export function templateGraph(stored: string, as: string): string {
+  return `BIND(IRI(STR(${stored})) AS ${as})`;
 }
 
 /** Whether a row binds `name`: receipts are read this way, never by the bound value. */

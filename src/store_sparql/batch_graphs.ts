@@ -8,7 +8,10 @@
  * blank node the template makes afresh for every solution and `R` a namespace made up for
  * this query (no item data can use it). The records come in the same answer, as
  * `<item> <R:hash> "…"` and the like, so on a store that reads a query from one transaction
- * (Fuseki) each record is the record of the triples beside it.
+ * (Fuseki) each record is the record of the triples beside it. Each item's record is looked
+ * up at both keys it may have (`item_records.ts`; only one can hold a record of the
+ * collection), so a record written without `rcs:item` is read too; its graph is the one the
+ * record names (`rcs:graph`).
  *
  * A store's row cap (Virtuoso: 10,000 triples per answer, in no particular order) would cut
  * such an answer anywhere, so the items' triple counts are looked up first and the items
@@ -25,7 +28,7 @@ import type { SparqlRow } from "../sparql_protocol/results_json.ts";
 import { iriToSparql, stringToSparql } from "../sparql_protocol/terms.ts";
 import type { ItemGraph } from "../store/triple_store.ts";
 import { constructEach } from "./graph_triples.ts";
-import { RECORD_FIELDS, recordFromRow } from "./item_records.ts";
+import { RECORD_FIELDS, recordFromRow, recordKeys } from "./item_records.ts";
 
 /** Items per look-up of counts: short enough a query, few enough round trips. */
 export const GRAPHS_PER_QUERY = 100;
@@ -97,9 +100,12 @@ async function tripleCounts(
 ): Promise<Map<string, number>> {
   const rows = await selectRows(
     context.client,
-    `SELECT ?item ?count WHERE { VALUES ?item { ${uris.map(iriToSparql).join(" ")} }
-       GRAPH ${context.meta} { ?item rcs:collection ${stringToSparql(collection)} ;
-         rcs:tripleCount ?count } }`,
+    `SELECT ?item ?count WHERE { VALUES (?item ?key) { ${
+      uris.flatMap((uri) => withKeys(collection, uri, "")).join(" ")
+    } }
+       GRAPH ${context.meta} { ?key rcs:collection ${
+      stringToSparql(collection)
+    } ; rcs:tripleCount ?count } }`,
   );
   const counts = new Map<string, number>();
   for (const row of rows) {
@@ -125,6 +131,11 @@ function* packed(counts: Map<string, number>, budget: number): Generator<string[
   if (chunk.length > 0) yield chunk;
 }
 
+/** `VALUES` rows of the item `uri`: one per key it may have, each ending with `tail`. */
+function withKeys(collection: string, uri: string, tail: string): string[] {
+  return recordKeys(collection, uri).map((key) => `(${iriToSparql(uri)} ${key}${tail})`);
+}
+
 /** One query's items: their records and graphs as the answer holds them (see the module). */
 async function readChunk(
   context: BatchReadContext,
@@ -132,8 +143,9 @@ async function readChunk(
   uris: string[],
 ): Promise<Map<string, ItemGraph>> {
   const read = `${METADATA_NAMESPACE}read:${crypto.randomUUID()}:`;
-  const values = uris.map((uri, n) => `(${iriToSparql(uri)} <${read}${n}>)`).join(" ");
-  const inCollection = `GRAPH ${context.meta} { ?item rcs:collection ${
+  const values = uris.flatMap((uri, n) => withKeys(collection, uri, ` <${read}${n}>`))
+    .join(" ");
+  const inCollection = `GRAPH ${context.meta} { ?key rcs:collection ${
     stringToSparql(collection)
   } ; rcs:graph ?g }`;
   // Each branch binds its items itself: no store has to carry VALUES into a UNION.
@@ -142,10 +154,10 @@ async function readChunk(
         <${read}modified> ?modified .
       ?s ?link _:t . _:t ?p ?o }
     WHERE {
-      { VALUES (?item ?link) { ${values} } ${inCollection}
-        GRAPH ${context.meta} { ?item rcs:hash ?hash ; rcs:tripleCount ?count ;
+      { VALUES (?item ?key ?link) { ${values} } ${inCollection}
+        GRAPH ${context.meta} { ?key rcs:hash ?hash ; rcs:tripleCount ?count ;
           rcs:created ?created ; rcs:modified ?modified } }
-      UNION { VALUES (?item ?link) { ${values} } ${inCollection} GRAPH ?g { ?s ?p ?o } } }`;
+      UNION { VALUES (?item ?key ?link) { ${values} } ${inCollection} GRAPH ?g { ?s ?p ?o } } }`;
   const fields = new Map<string, SparqlRow>();
   /** Statement node → the item (its index) and the triple's subject. */
   const links = new Map<string, { item: number; subject: Term }>();

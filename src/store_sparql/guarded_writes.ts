@@ -9,10 +9,10 @@
  * with the If-Match hash, for replace and delete; `item_writes.ts`) in its WHERE clauses,
  * inside that transaction: no other write can slip in between check and write. SPARQL Update
  * does not say whether a guarded operation matched, so a write whose guard held also leaves
- * a receipt (`<urn:rdf-content-service:receipt:UUID> rcs:receiptFor <item>`); a query for
- * the receipt then tells success from conflict/not-found/precondition-failed exactly, even
- * if another write changes the item in the meantime. Receipts are deleted by the next update
- * this store sends.
+ * a receipt (`<urn:rdf-content-service:receipt:UUID> rcs:receiptFor <key>`, the key of the
+ * record it wrote: `item_records.ts`); a query for the receipt then tells success from
+ * conflict/not-found/precondition-failed exactly, even if another write changes the item in
+ * the meantime. Receipts are deleted by the next update this store sends.
  *
  * A write that fails with unavailable may still have been applied when the connection broke
  * after the request was sent (an update is never retried for that reason); the item's state
@@ -24,8 +24,9 @@ import { selectRows } from "../sparql_protocol/bounded_queries.ts";
 import { isBound, mergeRows } from "../sparql_protocol/portable_sparql.ts";
 import type { SparqlRow } from "../sparql_protocol/results_json.ts";
 import { METADATA_NAMESPACE, PROLOGUE } from "../sparql_protocol/service_vocabulary.ts";
-import { iriToSparql } from "../sparql_protocol/terms.ts";
+import { iriToSparql, stringToSparql } from "../sparql_protocol/terms.ts";
 import { GroupCommitter, type WriteOutcome as Settled } from "../store/group_commit.ts";
+import { recordKeys } from "./item_records.ts";
 import type { StoreContext } from "./store_context.ts";
 
 const RECEIPT_PREFIX = `${METADATA_NAMESPACE}receipt:`;
@@ -46,15 +47,25 @@ const MAX_RECEIPTS_BYTES = 4 << 20;
 /** What a guarded write found afterwards. */
 export interface WriteOutcome {
   applied: boolean;
-  collection?: string;
+  /** The collection holds the item now (a record of it at either of its keys). */
+  held: boolean;
+  /** The item's hash and creation time now, when the collection holds it. */
   hash?: string;
   created?: string;
 }
 
+/** The item a write is about. */
+export interface WriteTarget {
+  collection: string;
+  uri: string;
+}
+
 /** One write of a group: its operations, and the receipt its guard leaves. */
 interface GuardedWrite {
-  /** The item, as SPARQL. */
-  item: string;
+  /** The keys the item's record may have, as SPARQL (`item_records.ts`). */
+  keys: string[];
+  /** The item's collection, as SPARQL. */
+  collection: string;
   receipt: string;
   text: string;
   /** When the write was queued (`performance.now()`): its time budget starts there. */
@@ -89,12 +100,13 @@ export class GuardedWrites {
   }
 
   /**
-   * Queues a write's `operations` (guarded; they carry its receipt and outbox entry) for
-   * the next group, and tells whether its guard held ({@link #commitGroup}). A staging
-   * graph is dropped by the same request, or after it when the request failed.
+   * Queues a write's `operations` (guarded; they carry its receipt, left for the key of the
+   * record they write, and its outbox entry) for the next group, and tells whether its
+   * guard held ({@link #commitGroup}). A staging graph is dropped by the same request, or
+   * after it when the request failed.
    */
   async submit(
-    uri: string,
+    target: WriteTarget,
     receipt: string,
     staging: string | undefined,
     operations: string[],
@@ -103,7 +115,13 @@ export class GuardedWrites {
     const text = operations.join(" ;\n");
     try {
       return await this.#writes.submit(
-        { item: iriToSparql(uri), receipt, text, queuedAt: performance.now() },
+        {
+          keys: recordKeys(target.collection, target.uri),
+          collection: stringToSparql(target.collection),
+          receipt,
+          text,
+          queuedAt: performance.now(),
+        },
         text.length,
       );
     } catch (error) {
@@ -220,33 +238,45 @@ export class GuardedWrites {
   }
 
   #receiptsOnce(writes: GuardedWrite[]): Promise<SparqlRow[]> {
-    // Each fact in a branch of its own, merged per write: no OPTIONAL order to rely on.
+    // Each fact in a branch of its own, merged per write: no OPTIONAL order to rely on. A
+    // row per key the item may have: the receipt names the one written, and only a record
+    // of the write's collection is the item's.
+    const values = writes.flatMap((write, n) =>
+      write.keys.map((key) => `(${n} ${write.receipt} ${key} ${write.collection})`)
+    );
     return selectRows(
       this.#context.client,
-      `SELECT ?n ?applied ?collection ?hash ?created WHERE {
-         VALUES (?n ?receipt ?item) { ${
-        writes.map((write, n) => `(${n} ${write.receipt} ${write.item})`).join(" ")
-      } }
-         { GRAPH ${this.#context.meta} { ?receipt rcs:receiptFor ?item } BIND(true AS ?applied) }
-         UNION { GRAPH ${this.#context.meta} { ?item rcs:collection ?collection ; rcs:hash ?hash } }
-         UNION { GRAPH ${this.#context.meta} { ?item rcs:created ?created } } }`,
+      `SELECT ?n ?key ?applied ?hash ?created WHERE {
+         VALUES (?n ?receipt ?key ?collection) { ${values.join(" ")} }
+         { GRAPH ${this.#context.meta} { ?receipt rcs:receiptFor ?key } BIND(true AS ?applied) }
+         UNION { GRAPH ${this.#context.meta} { ?key rcs:collection ?collection ; rcs:hash ?hash } }
+         UNION { GRAPH ${this.#context.meta} { ?key rcs:collection ?collection ;
+           rcs:created ?created } } }`,
       MAX_RECEIPTS_BYTES,
     );
   }
 
   /** Each write's outcome from the receipts read; applied receipts are deleted later. */
   #outcomes(writes: GuardedWrite[], rows: SparqlRow[]): Settled<WriteOutcome>[] {
+    const receiptKeys = new Map<string, string>();
+    for (const row of rows) {
+      const [n, key] = [row.get("n")?.value, row.get("key")?.value];
+      if (n !== undefined && key !== undefined && isBound(row, "applied")) receiptKeys.set(n, key);
+    }
     const byIndex = mergeRows(rows, "n");
     return writes.map((write, n) => {
       const row = byIndex.get(String(n));
-      const applied = isBound(row, "applied");
-      if (applied) this.#settledReceipts.push(`${write.receipt} rcs:receiptFor ${write.item} .`);
+      const receiptKey = receiptKeys.get(String(n));
+      if (receiptKey !== undefined) {
+        this.#settledReceipts.push(`${write.receipt} rcs:receiptFor ${iriToSparql(receiptKey)} .`);
+      }
+      const hash = row?.get("hash")?.value;
       return {
         ok: true,
         value: {
-          applied,
-          collection: row?.get("collection")?.value,
-          hash: row?.get("hash")?.value,
+          applied: receiptKey !== undefined,
+          held: hash !== undefined,
+          hash,
           created: row?.get("created")?.value,
         },
       };

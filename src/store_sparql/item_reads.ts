@@ -11,6 +11,10 @@
  * does the same for a batch. `readItem` holds the item in memory to group its triples by
  * subject (SPARQL promises no order); `listItems` and `collectionQuads` stream.
  *
+ * An item is read by its collection and IRI: its record is at one of the two keys it may have
+ * (`item_records.ts`), and its graph is the one the record names (`rcs:graph`). A listing
+ * reads the item's IRI from `rcs:item`, never the key.
+ *
  * Every listing pages by key (`listItems`, the export, `collectionQuads`), and an item read
  * whose answer holds fewer triples than its record counts (a store's row cap: Virtuoso
  * answers at most 10,000 with 200) is read again page by page, so nothing is cut silently.
@@ -26,8 +30,8 @@ import { itemNotFound } from "../store/store_problems.ts";
 import type { ItemGraph, ItemRead, ItemRecord } from "../store/triple_store.ts";
 import { GRAPHS_PER_QUERY, readItemGraphs } from "./batch_graphs.ts";
 import { constructEach, graphTriples } from "./graph_triples.ts";
-import { recordFromRow, sameVersion } from "./item_records.ts";
-import { graphOf, type StoreContext } from "./store_context.ts";
+import { recordFromRow, recordKeys, sameVersion } from "./item_records.ts";
+import type { StoreContext } from "./store_context.ts";
 
 /** Subjects that carry an item's record in the answer to a read. */
 const RECORD_PREFIX = `${METADATA_NAMESPACE}read:`;
@@ -43,13 +47,24 @@ export class ItemReads {
   }
 
   async getItem(collection: string, uri: string): Promise<ItemRecord | undefined> {
+    return (await this.#recordAndGraph(collection, uri))?.record;
+  }
+
+  /** The item's record, and the graph it names. */
+  async #recordAndGraph(
+    collection: string,
+    uri: string,
+  ): Promise<{ record: ItemRecord; graph: string } | undefined> {
     const rows = await selectRows(
       this.#context.client,
-      `SELECT ?hash ?count ?created ?modified WHERE { GRAPH ${this.#context.meta} {
-         ${iriToSparql(uri)} rcs:collection ${stringToSparql(collection)} ; rcs:hash ?hash ;
-           rcs:tripleCount ?count ; rcs:created ?created ; rcs:modified ?modified } } LIMIT 1`,
+      `SELECT ?g ?hash ?count ?created ?modified WHERE {
+         VALUES ?key { ${recordKeys(collection, uri).join(" ")} }
+         GRAPH ${this.#context.meta} {
+           ?key rcs:collection ${stringToSparql(collection)} ; rcs:graph ?g ; rcs:hash ?hash ;
+             rcs:tripleCount ?count ; rcs:created ?created ; rcs:modified ?modified } } LIMIT 1`,
     );
-    return rows.length === 0 ? undefined : recordFromRow(collection, uri, rows[0]);
+    if (rows.length === 0) return undefined;
+    return { record: recordFromRow(collection, uri, rows[0]), graph: rows[0].get("g")!.value };
   }
 
   /**
@@ -121,7 +136,10 @@ export class ItemReads {
     collection: string,
     uri: string,
   ): Promise<{ record: ItemRecord; quads: Quad[] }> {
-    const item = iriToSparql(uri);
+    const keys = `VALUES ?key { ${recordKeys(collection, uri).join(" ")} }`;
+    const inCollection = `GRAPH ${this.#context.meta} { ?key rcs:collection ${
+      stringToSparql(collection)
+    }`;
     const recordSubject = `${RECORD_PREFIX}${crypto.randomUUID()}`;
     // The record's fields by local name (hash, count, created, modified), as a row has them.
     const fields: SparqlRow = new Map();
@@ -131,10 +149,9 @@ export class ItemReads {
       `CONSTRUCT { ?s ?p ?o . ${iriToSparql(recordSubject)} rcs:hash ?hash ;
            rcs:count ?count ; rcs:created ?created ; rcs:modified ?modified }
        WHERE {
-         GRAPH ${this.#context.meta} { ${item} rcs:collection ${stringToSparql(collection)} }
-         { GRAPH ${this.#context.meta} { ${item} rcs:hash ?hash ; rcs:tripleCount ?count ;
+         { ${keys} ${inCollection} ; rcs:hash ?hash ; rcs:tripleCount ?count ;
              rcs:created ?created ; rcs:modified ?modified } }
-         UNION { GRAPH ${iriToSparql(graphOf(this.#context.config, uri))} { ?s ?p ?o } } }`,
+         UNION { ${keys} ${inCollection} ; rcs:graph ?g } GRAPH ?g { ?s ?p ?o } } }`,
       (quad) => {
         if (quad.subject.value !== recordSubject) quads.push(quad);
         else fields.set(quad.predicate.value.slice(METADATA_NAMESPACE.length), quad.object);
@@ -156,9 +173,10 @@ export class ItemReads {
     uri: string,
   ): Promise<{ record: ItemRecord; quads: Quad[] }> {
     for (let attempt = 0; attempt < PAGED_READ_ATTEMPTS; attempt++) {
-      const before = await this.getItem(collection, uri);
-      if (!before) throw itemNotFound(collection, uri);
-      const quads = await graphTriples(this.#context.client, graphOf(this.#context.config, uri));
+      const found = await this.#recordAndGraph(collection, uri);
+      if (!found) throw itemNotFound(collection, uri);
+      const { record: before, graph } = found;
+      const quads = await graphTriples(this.#context.client, graph);
       const after = await this.getItem(collection, uri);
       if (!after) throw itemNotFound(collection, uri);
       if (
@@ -178,7 +196,7 @@ export class ItemReads {
       "item",
       (page) =>
         `SELECT ?item ?hash ?count ?created ?modified WHERE { GRAPH ${this.#context.meta} {
-         ?item rcs:collection ${stringToSparql(collection)} ; rcs:hash ?hash ;
+         ?key rcs:collection ${stringToSparql(collection)} ; rcs:item ?item ; rcs:hash ?hash ;
            rcs:tripleCount ?count ; rcs:created ?created ; rcs:modified ?modified }
          ${page.filter} } ${page.modifiers}`,
     );

@@ -5,16 +5,32 @@
  * (`sparql_index_outbox.ts`): each write's INSERT carries its entry under the write's own
  * guard, so the entry exists exactly when the write was applied, whichever instance sent it
  * and whatever becomes of that instance afterwards.
+ *
+ * An item's record and graph are named by its key (`item_records.ts`): a create takes the
+ * IRI when no record has it, else the key derived from collection and IRI, each attempt
+ * guarded so that two instances creating the same IRI at once never both take one key.
+ * Replace and delete find the key in their guards: their WHERE clauses bind it (`?rcsKey`)
+ * and the graph the record names, and their templates write through those variables.
  */
 import { integerLiteral, iriToSparql, stringToSparql } from "../sparql_protocol/terms.ts";
-import { whenAbsent } from "../sparql_protocol/portable_sparql.ts";
+import { templateGraph, whenAbsent } from "../sparql_protocol/portable_sparql.ts";
 import type { DomainError } from "../errors/domain_error.ts";
+import { collectionItemKey } from "../store/item_keys.ts";
 import { itemExists, itemNotFound, preconditionFailed } from "../store/store_problems.ts";
 import type { ItemRecord, ItemWrite, WriteCondition } from "../store/triple_store.ts";
-import { graphBody } from "./graph_bodies.ts";
+import { type GraphBody, graphBody } from "./graph_bodies.ts";
 import { type GuardedWrites, newReceipt, type WriteOutcome } from "./guarded_writes.ts";
+import { recordKeys } from "./item_records.ts";
 import type { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
 import { graphOf, type StoreContext } from "./store_context.ts";
+
+/**
+ * The variables a replace's or delete's guard binds: the item's key (its record's subject),
+ * its graph as templates write into it, and its graph as the record names it, to match in.
+ */
+const KEY = "?rcsKey";
+const GRAPH = "?rcsGraph";
+const STORED_GRAPH = "?rcsStoredGraph";
 
 /** Creates, replaces and deletes items through guarded writes. */
 export class ItemWrites {
@@ -30,28 +46,31 @@ export class ItemWrites {
     this.#outbox = outbox;
   }
 
+  /**
+   * Tries the IRI as the new item's key, then, when another collection's record has it, the
+   * key derived from collection and IRI (`#createAs`). Each attempt is one guarded write
+   * whose guard only asks that records be absent, as every create's did before items were
+   * keyed by collection: what keeps two concurrent creates of one key apart on every store
+   * tried (a guard that also asked for a record to be present let two creates of one IRI in
+   * one collection through on Virtuoso, which reads at "read committed"). A create of an IRI
+   * no collection holds is one update and one receipt query, as before.
+   */
   async createItem(write: ItemWrite): Promise<ItemRecord> {
-    const item = iriToSparql(write.uri);
-    const graph = iriToSparql(graphOf(this.#context.config, write.uri));
-    const body = await graphBody(this.#context, write, this.#blankNodePrefix());
+    let body = await graphBody(this.#context, write, this.#blankNodePrefix());
     const now = new Date().toISOString();
-    const receipt = newReceipt();
-    const absent = whenAbsent(`GRAPH ${this.#context.meta} { ${item} rcs:collection ?any }`);
-    // The guard reads only the metadata graph, which only the last operation changes, so
-    // every operation sees the same answer.
-    const outcome = await this.#guarded.submit(write.uri, receipt, body.staging, [
-      // Triples left in the graph by anything but this service would otherwise merge in.
-      `DELETE { GRAPH ${graph} { ?s ?p ?o } } WHERE { ${absent} GRAPH ${graph} { ?s ?p ?o } }`,
-      body.insert(graph, absent),
-      `INSERT { GRAPH ${this.#context.meta} {
-          ${item} rcs:collection ${stringToSparql(write.collection)} ; rcs:graph ${graph} ;
-            rcs:hash ${stringToSparql(body.hash)} ; rcs:tripleCount ${integerLiteral(body.count)} ;
-            rcs:created ${stringToSparql(now)} ; rcs:modified ${stringToSparql(now)} .
-          ${receipt} rcs:receiptFor ${item} .
-          ${this.#outbox.entryTriples(write.collection, write.uri)} } }
-      WHERE { ${absent} }`,
-    ]);
-    if (!outcome.applied) throw itemExists(write.uri, outcome.collection ?? write.collection);
+    const outcome = await this.#createAs(write, write.uri, body, now);
+    if (!outcome.applied && !outcome.held) {
+      // The IRI's name is another collection's item's. The attempt's request dropped the
+      // staging graph, if any: stage again.
+      if (body.staging) body = await graphBody(this.#context, write, this.#blankNodePrefix());
+      const derived = collectionItemKey(write.collection, write.uri);
+      if (!(await this.#createAs(write, derived, body, now)).applied) {
+        // This collection's item was there when the guard ran (it may be gone by now).
+        throw itemExists(write.uri, write.collection);
+      }
+    } else if (!outcome.applied) {
+      throw itemExists(write.uri, write.collection);
+    }
     return {
       ...pick(write),
       hash: body.hash,
@@ -61,29 +80,68 @@ export class ItemWrites {
     };
   }
 
+  /**
+   * One create attempt under `key` (the item IRI, or the key derived from collection and
+   * IRI: `store/item_keys.ts`), guarded so that it applies only when this collection holds
+   * no item of the IRI and no record has the key. A record at the derived key is always the
+   * collection's; the IRI's own name is free when no record has it and the collection holds
+   * none under the derived key.
+   */
+  async #createAs(
+    write: ItemWrite,
+    key: string,
+    body: GraphBody,
+    now: string,
+  ): Promise<WriteOutcome> {
+    const meta = this.#context.meta;
+    const [iri, derived] = recordKeys(write.collection, write.uri);
+    const item = iriToSparql(key);
+    const graph = iriToSparql(graphOf(this.#context.config, key));
+    const recordAt = (subject: string, holder = "?rcsAny") =>
+      `GRAPH ${meta} { ${subject} rcs:collection ${holder} }`;
+    const guard = key === write.uri
+      ? whenAbsent(recordAt(iri), recordAt(derived))
+      : whenAbsent(recordAt(derived), recordAt(iri, stringToSparql(write.collection)));
+    const receipt = newReceipt();
+    // The guard reads only the metadata graph, which only the last operation changes, so
+    // every operation sees the same answer.
+    return await this.#guarded.submit(write, receipt, body.staging, [
+      // Triples left in the graph by anything but this service would otherwise merge in.
+      `DELETE { GRAPH ${graph} { ?s ?p ?o } } WHERE { ${guard} GRAPH ${graph} { ?s ?p ?o } }`,
+      body.insert(graph, guard),
+      `INSERT { GRAPH ${meta} {
+          ${item} rcs:collection ${stringToSparql(write.collection)} ;
+            rcs:item ${iriToSparql(write.uri)} ; rcs:graph ${graph} ;
+            rcs:hash ${stringToSparql(body.hash)} ; rcs:tripleCount ${integerLiteral(body.count)} ;
+            rcs:created ${stringToSparql(now)} ; rcs:modified ${stringToSparql(now)} .
+          ${receipt} rcs:receiptFor ${item} .
+          ${this.#outbox.entryTriples(write.collection, write.uri)} } }
+      WHERE { ${guard} }`,
+    ]);
+  }
+
   async replaceItem(write: ItemWrite, condition: WriteCondition = {}): Promise<ItemRecord> {
-    const item = iriToSparql(write.uri);
-    const graph = iriToSparql(graphOf(this.#context.config, write.uri));
     const body = await graphBody(this.#context, write, this.#blankNodePrefix());
     const now = new Date().toISOString();
     const receipt = newReceipt();
-    const guard = this.#presentGuard(write.collection, item, condition);
-    const outcome = await this.#guarded.submit(write.uri, receipt, body.staging, [
-      `DELETE { GRAPH ${graph} { ?s ?p ?o } } WHERE { ${guard} GRAPH ${graph} { ?s ?p ?o } }`,
-      body.insert(graph, guard),
-      `INSERT { GRAPH ${this.#context.meta} { ${receipt} rcs:receiptFor ${item} .
+    const guard = this.#presentGuard(write.collection, write.uri, condition);
+    const outcome = await this.#guarded.submit(write, receipt, body.staging, [
+      `DELETE { GRAPH ${GRAPH} { ?s ?p ?o } }
+      WHERE { ${guard} GRAPH ${STORED_GRAPH} { ?s ?p ?o } }`,
+      body.insert(GRAPH, guard),
+      `INSERT { GRAPH ${this.#context.meta} { ${receipt} rcs:receiptFor ${KEY} .
           ${this.#outbox.entryTriples(write.collection, write.uri)} } }
       WHERE { ${guard} }`,
       // One operation per field, each bound on its own: no OPTIONAL whose bindings a store
-      // could drop (portable_sparql.ts).
+      // could drop (portable_sparql.ts). The receipt names the key the guard found.
       ...[
         ["hash", stringToSparql(body.hash)],
         ["tripleCount", integerLiteral(body.count)],
         ["modified", stringToSparql(now)],
       ].map(([field, value]) =>
-        `DELETE { GRAPH ${this.#context.meta} { ${item} rcs:${field} ?old } }
-        INSERT { GRAPH ${this.#context.meta} { ${item} rcs:${field} ${value} } }
-        WHERE { GRAPH ${this.#context.meta} { ${receipt} rcs:receiptFor ${item} . ${item} rcs:${field} ?old } }`
+        `DELETE { GRAPH ${this.#context.meta} { ${KEY} rcs:${field} ?old } }
+        INSERT { GRAPH ${this.#context.meta} { ${KEY} rcs:${field} ${value} } }
+        WHERE { GRAPH ${this.#context.meta} { ${receipt} rcs:receiptFor ${KEY} . ${KEY} rcs:${field} ?old } }`
       ),
     ]);
     if (!outcome.applied) throw refusal(write.collection, write.uri, condition, outcome);
@@ -101,28 +159,31 @@ export class ItemWrites {
     uri: string,
     condition: WriteCondition = {},
   ): Promise<void> {
-    const item = iriToSparql(uri);
-    const graph = iriToSparql(graphOf(this.#context.config, uri));
     const receipt = newReceipt();
-    const guard = this.#presentGuard(collection, item, condition);
-    const outcome = await this.#guarded.submit(uri, receipt, undefined, [
-      `DELETE { GRAPH ${graph} { ?s ?p ?o } } WHERE { ${guard} GRAPH ${graph} { ?s ?p ?o } }`,
-      `INSERT { GRAPH ${this.#context.meta} { ${receipt} rcs:receiptFor ${item} .
+    const guard = this.#presentGuard(collection, uri, condition);
+    const outcome = await this.#guarded.submit({ collection, uri }, receipt, undefined, [
+      `DELETE { GRAPH ${GRAPH} { ?s ?p ?o } }
+      WHERE { ${guard} GRAPH ${STORED_GRAPH} { ?s ?p ?o } }`,
+      `INSERT { GRAPH ${this.#context.meta} { ${receipt} rcs:receiptFor ${KEY} .
           ${this.#outbox.entryTriples(collection, uri)} } } WHERE { ${guard} }`,
-      `DELETE { GRAPH ${this.#context.meta} { ${item} ?p ?o } }
-      WHERE { GRAPH ${this.#context.meta} { ${receipt} rcs:receiptFor ${item} . ${item} ?p ?o } }`,
+      `DELETE { GRAPH ${this.#context.meta} { ${KEY} ?p ?o } }
+      WHERE { GRAPH ${this.#context.meta} { ${receipt} rcs:receiptFor ${KEY} . ${KEY} ?p ?o } }`,
     ]);
     if (!outcome.applied) throw refusal(collection, uri, condition, outcome);
   }
 
-  /** Matches once if the item is in `collection` (with the If-Match hash, when given). */
-  #presentGuard(collection: string, item: string, condition: WriteCondition): string {
+  /**
+   * Matches once, binding the item's key and graph, if `collection` holds the item `uri`
+   * (with the If-Match hash, when given): its record is at one of the two keys it may have.
+   * The graph templates write into is computed from the stored name (`templateGraph`).
+   */
+  #presentGuard(collection: string, uri: string, condition: WriteCondition): string {
     const hash = condition.ifMatch === undefined
       ? ""
       : ` ; rcs:hash ${stringToSparql(condition.ifMatch)}`;
-    return `GRAPH ${this.#context.meta} { ${item} rcs:collection ${
-      stringToSparql(collection)
-    }${hash} }`;
+    return `VALUES ${KEY} { ${recordKeys(collection, uri).join(" ")} }
+      GRAPH ${this.#context.meta} { ${KEY} rcs:collection ${stringToSparql(collection)} ;
+        rcs:graph ${STORED_GRAPH}${hash} } ${templateGraph(STORED_GRAPH, GRAPH)}`;
   }
 
   /** Blank node labels of one write, apart from those of the other writes of its group. */
@@ -142,7 +203,7 @@ function refusal(
   condition: WriteCondition,
   outcome: WriteOutcome,
 ): DomainError {
-  if (condition.ifMatch !== undefined && outcome.collection === collection) {
+  if (condition.ifMatch !== undefined && outcome.held) {
     return preconditionFailed(uri, outcome.hash ?? "");
   }
   return itemNotFound(collection, uri);

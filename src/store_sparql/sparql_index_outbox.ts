@@ -73,14 +73,16 @@ export class SparqlIndexOutbox implements IndexOutbox {
       }`,
       { idempotent: true },
     );
-    // Each item's record comes along, read in the same transaction as the claim.
+    // Each item's record comes along, read in the same transaction as the claim: the record
+    // of the entry's collection that names the item (its key may be another IRI).
     const rows = await selectRows(
       this.#client,
       `SELECT ?entry ?item ?collection ?hash ?count ?created ?modified WHERE {
          GRAPH ${this.#meta} {
            ?entry rcs:claim ${token} ; rcs:outboxItem ?item ; rcs:outboxCollection ?collection }
-         OPTIONAL { GRAPH ${this.#meta} { ?item rcs:collection ?collection ; rcs:hash ?hash ;
-           rcs:tripleCount ?count ; rcs:created ?created ; rcs:modified ?modified } } }`,
+         OPTIONAL { GRAPH ${this.#meta} { ?key rcs:item ?item ; rcs:collection ?collection ;
+           rcs:hash ?hash ; rcs:tripleCount ?count ; rcs:created ?created ;
+           rcs:modified ?modified } } }`,
       MAX_CLAIM_BYTES,
     );
     const entries: OutboxEntry[] = [];

@@ -5,10 +5,15 @@
  * what it checks of a store before the service starts is in `capabilities.ts`.
  *
  * Layout in the endpoint's dataset:
- * - each item is one named graph, by default named by the item URI (`graphTemplate`);
- * - a metadata graph (`urn:rdf-content-service:meta`) says, per item, which collection it
- *   belongs to and its hash, triple count, created and modified times, so listing a
- *   collection is one SELECT;
+ * - each item is one named graph, named through `graphTemplate` (by default the name
+ *   itself) by the item's key: its IRI for the first collection that holds the IRI, the key
+ *   `store/item_keys.ts` derives from collection and IRI for an item created while another
+ *   collection's item had the IRI's name (the same IRI may be an item of several
+ *   collections, each its own graph);
+ * - a metadata graph (`urn:rdf-content-service:meta`) holds a record per item, its subject
+ *   the key (`item_records.ts`): its collection, its IRI (`rcs:item`), its graph, hash,
+ *   triple count, created and modified times, so listing a collection is one SELECT;
+ *   records written before `rcs:item` get it at start (`record_upgrade.ts`);
  * - the index outbox lives in the metadata graph too (`sparql_index_outbox.ts`).
  *
  * This class composes the parts, which share one {@link StoreContext}:
@@ -39,6 +44,7 @@ import type {
 } from "../store/triple_store.ts";
 import { probeCapabilities, type StoreCapabilities, StoreIncapable } from "./capabilities.ts";
 import { GuardedWrites } from "./guarded_writes.ts";
+import { upgradeItemRecords } from "./record_upgrade.ts";
 import { ItemReads } from "./item_reads.ts";
 import { ItemWrites } from "./item_writes.ts";
 import { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
@@ -86,12 +92,15 @@ export class SparqlTripleStore implements TripleStore {
    * Probes, on scratch graphs, the behaviours this store relies on (capabilities.ts) and
    * throws a `StoreIncapable` naming the first one the endpoint lacks; the service does not
    * start then. Also learns whether the store rewrites literal forms, and its product.
+   * Then brings item records written before to the current layout (record_upgrade.ts).
    */
   checkCapabilities(): Promise<StoreCapabilities> {
-    this.#checking ??= probeCapabilities(this.#context.client, this.#queries.client, {
-      metadataGraph: this.#context.config.metadataGraph,
+    const { client, config } = this.#context;
+    this.#checking ??= probeCapabilities(client, this.#queries.client, {
+      metadataGraph: config.metadataGraph,
       separateUserAccount: this.#queries.separateAccount,
-    }).then((found) => {
+    }).then(async (found) => {
+      await upgradeItemRecords(client, config.metadataGraph);
       this.#capabilities = found;
       return found;
     }, (error) => {

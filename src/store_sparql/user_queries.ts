@@ -18,7 +18,7 @@ import { selectPages } from "../sparql_protocol/bounded_queries.ts";
 import { SparqlHttpClient } from "../sparql_protocol/client.ts";
 import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
 import { queryRemoteEndpoint } from "../sparql_protocol/remote_query.ts";
-import { METADATA_NAMESPACE } from "../sparql_protocol/service_vocabulary.ts";
+import { isCollectionItemKey, isServiceIri } from "../store/item_keys.ts";
 import { stringToSparql } from "../sparql_protocol/terms.ts";
 import type { StoreContext } from "./store_context.ts";
 // @ts-types="@types/sparqljs"
@@ -114,7 +114,7 @@ export class UserQueries {
       "g",
       (page) =>
         `SELECT ?g WHERE { VALUES ?collection { ${values} }
-         GRAPH ${this.#context.meta} { ?item rcs:collection ?collection ; rcs:graph ?g }
+         GRAPH ${this.#context.meta} { ?key rcs:collection ?collection ; rcs:graph ?g }
          ${page.filter} } ${page.modifiers}`,
     );
     for await (const row of pages) graphs.push(row.get("g")!.value);
@@ -149,7 +149,8 @@ export class UserQueries {
         "g",
         (page) =>
           `SELECT ?g ?collection ?item WHERE { ${values}
-           GRAPH ${this.#context.meta} { ?item rcs:collection ?collection ; rcs:graph ?g }
+           GRAPH ${this.#context.meta} { ?key rcs:collection ?collection ; rcs:item ?item ;
+             rcs:graph ?g }
            ${page.filter} } ${page.modifiers}`,
       );
       for await (const row of pages) {
@@ -184,12 +185,15 @@ function tooManyCollectionRows(): DomainError {
  * The answer without rows or triples that name the service's records or a reserved graph:
  * where the store cannot keep them out of the user's view (Fuseki's in-memory union graph
  * holds the metadata graph; Virtuoso lists every graph's name for `DISTINCT ?g`), they are
- * dropped here, so the user never sees them whatever the store.
+ * dropped here, so the user never sees them whatever the store. An item graph named by a
+ * collection's key (`store/item_keys.ts`) is in the service's namespace too, but it is the
+ * user's graph: it stays.
  */
 function withoutServiceTerms(result: SparqlQueryResult, reserved: Set<string>): SparqlQueryResult {
   const hidden = (term: { termType: string; value: string } | undefined) =>
     term !== undefined && term.termType === "NamedNode" &&
-    (term.value.startsWith(METADATA_NAMESPACE) || reserved.has(term.value));
+    ((isServiceIri(term.value) && !isCollectionItemKey(term.value)) ||
+      reserved.has(term.value));
   if (result.kind === "bindings") {
     const rows = result.rows.filter((row) => ![...row.values()].some(hidden));
     return rows.length === result.rows.length ? result : { ...result, rows };
