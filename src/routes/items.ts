@@ -17,6 +17,7 @@ import {
 import { createItem, deleteItem, readItem, updateItem } from "./contracts/items.ts";
 import { collectionPrefixes, itemRdfResponse } from "./rdf_response.ts";
 import { DomainError } from "../errors/domain_error.ts";
+import { author } from "../http/auth.ts";
 
 /** The 406's list of what an item is available as. */
 const READ_TYPES = registeredTypesOf(ITEM_READ_FORMATS).join(", ");
@@ -38,7 +39,7 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
     const { collection, item, base } = readQuery(c, createItem);
     const record = await deps.rdfWork.writing(async () => {
       const body = await readRdfBody(c, { ...bodyOptions, baseIri: base });
-      return await deps.items.create(collection, item, body.quads);
+      return await deps.items.create(collection, item, body.quads, { principal: author(c) });
     });
     const location = `/api/item?collection=${encodeURIComponent(collection)}&item=${
       encodeURIComponent(record.uri)
@@ -72,14 +73,17 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
     const ifMatch = parseEtagCondition(c.req.header("if-match"));
     const record = await deps.rdfWork.writing(async () => {
       const body = await readRdfBody(c, { ...bodyOptions, baseIri: base });
-      return await deps.items.update(collection, item, body.quads, ifMatch);
+      return await deps.items.update(collection, item, body.quads, ifMatch, {
+        principal: author(c),
+      });
     });
     return c.body(null, 204, { ETag: formatEtag(record.hash) });
   });
 
   handle(app, deleteItem, async (c) => {
     const { collection, item } = readQuery(c, deleteItem);
-    await deps.items.delete(collection, item, parseEtagCondition(c.req.header("if-match")));
+    const ifMatch = parseEtagCondition(c.req.header("if-match"));
+    await deps.items.delete(collection, item, ifMatch, author(c));
     return c.body(null, 204);
   });
 
