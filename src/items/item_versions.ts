@@ -127,9 +127,14 @@ function asRead(version: ItemVersion, quads: Quad[]): ItemRead {
     created: version.time,
     modified: version.time,
   };
-  return { record, quads: each(groupBySubject(quads)) };
-}
-
-async function* each<T>(values: readonly T[]): AsyncGenerator<T> {
-  yield* values;
+  const grouped = groupBySubject(quads);
+  // Iterable again and again: a large version is read twice for RDF/XML (rdf_response.ts).
+  return {
+    record,
+    quads: {
+      async *[Symbol.asyncIterator]() {
+        yield* grouped;
+      },
+    },
+  };
 }

@@ -5,7 +5,7 @@ import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { readRdfBody } from "../http/rdf_body.ts";
-import { formatEtag, notModified, parseEtagCondition } from "../http/etag.ts";
+import { formatEtag, parseEtagCondition } from "../http/etag.ts";
 import { negotiateFormat, type RdfFormat } from "../rdf/formats.ts";
 import type { ParseOptions } from "../rdf/parse.ts";
 import {
@@ -15,7 +15,7 @@ import {
   registeredTypesOf,
 } from "./media_types.ts";
 import { createItem, deleteItem, readItem, updateItem } from "./contracts/items.ts";
-import { collectionPrefixes, itemRdfResponse } from "./rdf_response.ts";
+import { itemReadResponse } from "./item_reads.ts";
 import { DomainError } from "../errors/domain_error.ts";
 import { author } from "../http/auth.ts";
 
@@ -50,22 +50,19 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   handle(app, readItem, async (c) => {
-    const { collection, item } = readQuery(c, readItem);
+    const { collection, item, version } = readQuery(c, readItem);
     const format = negotiateFormat(c.req.header("accept"), ITEM_READ_FORMATS, ITEM_READ_DEFAULT);
     if (!format) {
       throw new DomainError("not-acceptable", {
         detail: `No acceptable RDF format; this resource is available as ${READ_TYPES}.`,
       });
     }
-    // A 304 needs only the record. A body comes with the record of its own version, which
-    // may be newer than the one just looked up: its hash is the ETag.
-    const known = await deps.items.record(collection, item);
-    return notModified(c, formatEtag(known.hash)) ??
-      await itemRdfResponse(() => deps.items.read(known), format, (record) => ({
-        "Content-Type": mediaTypeOf(format),
-        ETag: formatEtag(record.hash),
-        Vary: "Accept",
-      }), collectionPrefixes(deps, collection));
+    const request = { collection, item, version, timeGate: true };
+    return await itemReadResponse(c, deps, request, format, (record) => ({
+      "Content-Type": mediaTypeOf(format),
+      ETag: formatEtag(record.hash),
+      Vary: "Accept",
+    }));
   });
 
   handle(app, updateItem, async (c) => {
