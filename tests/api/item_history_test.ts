@@ -24,12 +24,14 @@ const TITLE = "http://purl.org/dc/terms/title";
 const SHIPPED = Deno.readTextFileSync(new URL("../../customer.yml", import.meta.url));
 const TOKENS = { e1: "editor-one-token-0123456789", e2: "editor-two-token-0123456789" };
 const READER = "reader-token-012345678901";
+const ADMIN = "admin-token-0123456789012";
 const YAML = SHIPPED.replace(
   "    tokens: []",
   `    tokens:
       - { name: e1, token: "${TOKENS.e1}", role: editor }
       - { name: e2, token: "${TOKENS.e2}", role: editor }
-      - { name: r, token: "${READER}", role: reader }`,
+      - { name: r, token: "${READER}", role: reader }
+      - { name: a, token: "${ADMIN}", role: admin }`,
 );
 
 /** The stores that keep history (the SPARQL store is added here when it does). */
@@ -474,6 +476,43 @@ for (const backend of HISTORY_BACKENDS) {
         [[5, "restore", "token:e2", secondEtag], [4, "restore", "token:e2", firstEtag]],
       );
       await eventually(async () => (await searchTotal(e1, word)) === 0, "the second restore");
+    },
+  );
+}
+
+for (const backend of HISTORY_BACKENDS) {
+  historyTest(
+    backend,
+    "a bulk import's writes are versions with operation import, by the importer",
+    async (service) => {
+      const admin = as(service, ADMIN);
+      const e1 = as(service, TOKENS.e1);
+      const uri = uniqueItemUri("imported");
+      const importGraph = async (title: string, mode: string) => {
+        const response = await admin(
+          `/api/admin/import?collection=${
+            encodeURIComponent(DEMO_COLLECTION)
+          }&mode=${mode}&wait=true`,
+          {
+            method: "POST",
+            headers: { "Content-Type": "application/n-quads" },
+            body: `<${uri}> <${TITLE}> "${title}" <${uri}> .\n`,
+          },
+        );
+        const text = await response.text();
+        assert.equal(response.status, 200, text);
+        assert.equal(JSON.parse(text).written, 1, text);
+      };
+      await importGraph("Imported", "create");
+      await importGraph("Imported again", "replace");
+      assert.equal((await update(e1, uri, "Edited")).status, 204);
+      const { versions } = await history(e1, uri);
+      assert.deepEqual(
+        versions.map((v) => [v.version, v.operation, v.principal]),
+        [[3, "update", "token:e1"], [2, "import", "token:a"], [1, "import", "token:a"]],
+      );
+      const first = await e1(`/api/item.nt?${itemQuery(uri)}&version=1`);
+      assert.equal(await first.text(), body(uri, "Imported"));
     },
   );
 }
