@@ -15,6 +15,7 @@ import { itemNotFound, preconditionFailed } from "../store/store_problems.ts";
 import { groupBySubject } from "../rdf/subject_groups.ts";
 import type { ItemService } from "./item_service.ts";
 import { itemDeleted } from "./deleted_items.ts";
+import { type GraphChange, graphChange } from "./version_diff.ts";
 
 /** The most versions one listing gives. */
 export const MAX_VERSIONS_PER_PAGE = 1000;
@@ -52,12 +53,7 @@ export class ItemVersions {
   /** One version and its graph; 404 for no such version, 410 for a delete. */
   async read(collection: string, uri: string, version: number): Promise<VersionRead> {
     const content = await this.#history(collection).read(collection, uri, version);
-    if (!content) {
-      throw new DomainError("version-not-found", {
-        detail: `The item <${uri}> of <${collection}> has no version ${version}.`,
-        errors: [{ path: "version", message: "no such version" }],
-      });
-    }
+    if (!content) throw versionNotFound(collection, uri, version, "version");
     if (content.version.operation === "delete") throw itemDeleted(content.version);
     return { version: content.version, read: asRead(content.version, content.quads) };
   }
@@ -74,6 +70,31 @@ export class ItemVersions {
       });
     }
     return await this.read(collection, uri, found.version);
+  }
+
+  /**
+   * What changed from version `from` to version `to` (either may be older); a delete version
+   * is the empty graph. 404 `version-not-found` naming the parameter of a missing one.
+   */
+  async diff(
+    collection: string,
+    uri: string,
+    from: number,
+    to: number,
+  ): Promise<GraphChange & { from: ItemVersion; to: ItemVersion }> {
+    const history = this.#history(collection);
+    const [first, second] = await Promise.all([
+      history.read(collection, uri, from),
+      history.read(collection, uri, to),
+    ]);
+    for (const [name, found, version] of [["from", first, from], ["to", second, to]] as const) {
+      if (!found) throw versionNotFound(collection, uri, version, name);
+    }
+    return {
+      ...graphChange(first!.quads, second!.quads),
+      from: first!.version,
+      to: second!.version,
+    };
   }
 
   /**
@@ -115,6 +136,19 @@ export class ItemVersions {
         "versions, restore and point-in-time reads need the embedded store.",
     });
   }
+}
+
+/** 404 for a version the item does not have; `parameter` names where it was asked for. */
+function versionNotFound(
+  collection: string,
+  uri: string,
+  version: number,
+  parameter: string,
+): DomainError {
+  return new DomainError("version-not-found", {
+    detail: `The item <${uri}> of <${collection}> has no version ${version}.`,
+    errors: [{ path: parameter, message: "no such version" }],
+  });
 }
 
 /** A version as an item read: the record of that version and its triples, subjects grouped. */

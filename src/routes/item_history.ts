@@ -15,7 +15,10 @@ import { negotiateMediaType } from "../rdf/formats.ts";
 import { DomainError } from "../errors/domain_error.ts";
 import { MAX_VERSIONS_PER_PAGE } from "../items/item_versions.ts";
 import { historyPath } from "../items/deleted_items.ts";
-import { itemHistory, restoreItem } from "./contracts/item_history.ts";
+import { itemDiff, itemHistory, restoreItem } from "./contracts/item_history.ts";
+import { RDF_PATCH, rdfPatchText } from "../rdf/writers/rdf_patch.ts";
+import { encodeTerm } from "../rdf/writers/ntriples.ts";
+import type { Quad } from "n3";
 import { LINK_FORMAT, timeMap } from "./memento.ts";
 
 const JSON_TYPE = "application/json";
@@ -64,6 +67,35 @@ export function itemHistoryRoutes(deps: AppDeps): Hono<AppEnv> {
     });
   });
 
+  handle(app, itemDiff, async (c) => {
+    const { collection, item, from, to } = readQuery(c, itemDiff);
+    const type = negotiateMediaType(
+      c.req.header("accept"),
+      [[JSON_TYPE, [JSON_TYPE]], [RDF_PATCH, [RDF_PATCH]]] as const,
+      JSON_TYPE,
+    );
+    if (!type) {
+      throw new DomainError("not-acceptable", {
+        detail: `The change is available as ${JSON_TYPE} or ${RDF_PATCH}.`,
+      });
+    }
+    inRange("from", from, 1, Number.MAX_SAFE_INTEGER);
+    inRange("to", to, 1, Number.MAX_SAFE_INTEGER);
+    const change = await deps.itemVersions.diff(collection, item, from, to);
+    if (type === RDF_PATCH) {
+      return c.body(rdfPatchText(change), 200, { "Content-Type": RDF_PATCH, Vary: "Accept" });
+    }
+    c.header("Vary", "Accept");
+    return c.json({
+      collection,
+      item,
+      from,
+      to,
+      removed: change.removed.map(statement),
+      added: change.added.map(statement),
+    });
+  });
+
   handle(app, restoreItem, async (c) => {
     const { collection, item, version } = readQuery(c, restoreItem);
     inRange("version", version, 1, Number.MAX_SAFE_INTEGER);
@@ -75,6 +107,11 @@ export function itemHistoryRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   return app;
+}
+
+/** A triple as one N-Triples statement. */
+function statement(quad: Quad): string {
+  return `${encodeTerm(quad.subject)} ${encodeTerm(quad.predicate)} ${encodeTerm(quad.object)} .`;
 }
 
 /** A history page's URL. */

@@ -41,6 +41,7 @@ const API_MD: [string, string, Record<string, boolean>][] = [
   ] => ["GET", `/api/item.${extension}`, { collection: true, item: true, version: false }]),
   ["GET", "/api/item/history", { collection: true, item: true, limit: false, before: false }],
   ["POST", "/api/item/restore", { collection: true, item: true, version: true }],
+  ["GET", "/api/item/diff", { collection: true, item: true, from: true, to: true }],
   ["POST", "/api/item/initialize", { collection: true, uri: true }],
   ["GET", "/api/item/hash", { collection: true }],
   ["POST", "/api/item/hash", { collection: true }],

@@ -89,5 +89,47 @@ export const restoreItem = defineContract({
   },
 });
 
+/** `GET /api/item/diff`: what changed between two versions. */
+export const itemDiff = defineContract({
+  method: "GET",
+  path: "/api/item/diff",
+  operationId: "itemDiff",
+  summary: "What changed between two versions of an item",
+  description: "JSON `{added, removed}` (N-Triples statements) by default; `Accept: " +
+    "application/rdf-patch` gives an RDF Patch (`D` rows, then `A` rows) that turns version " +
+    "`from` into a graph isomorphic to version `to`. Triples with blank nodes are never " +
+    "matched: all of `from`'s are removed and all of `to`'s added. A delete version is the " +
+    "empty graph.",
+  tags: TAGS,
+  access: "authenticated",
+  collectionRight: "read",
+  query: z.object({
+    collection: COLLECTION,
+    item: ITEM,
+    from: requiredInteger("The version the change starts from."),
+    to: requiredInteger("The version the change leads to."),
+  }),
+  responses: {
+    200: {
+      description: "The change.",
+      content: ["application/json", "application/rdf-patch"],
+      schema: z.object({
+        collection: z.string(),
+        item: z.string(),
+        from: z.int(),
+        to: z.int(),
+        removed: z.array(z.string()),
+        added: z.array(z.string()),
+      }),
+    },
+  },
+  problems: {
+    400: BAD_PARAMETERS,
+    404: "No such collection, or no such version (`version-not-found`, naming `from` or `to`).",
+    406: "`Accept` allows neither JSON nor RDF Patch (`not-acceptable`).",
+    501: NO_HISTORY,
+  },
+});
+
 /** The history contracts. */
-export const ITEM_HISTORY_CONTRACTS = [itemHistory, restoreItem];
+export const ITEM_HISTORY_CONTRACTS = [itemHistory, itemDiff, restoreItem];
