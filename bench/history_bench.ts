@@ -75,7 +75,9 @@ function measureEncode(runs = 5_000): { microseconds: number; bytes: number; raw
  * Per version of one 50-triple item written `versions` times: the history table's pages
  * (rows, compressed graphs and the key index, by dbstat) and the compressed graph alone.
  */
-async function measureGrowth(versions = 1_000): Promise<{ pages: number; content: number }> {
+async function measureGrowth(
+  versions = 1_000,
+): Promise<{ pages: number; content: number; listMs: number }> {
   const dir = await Deno.makeTempDir({ prefix: "rcs-history-bench-" });
   try {
     const db = openLocalDatabase(dir);
@@ -89,9 +91,18 @@ async function measureGrowth(versions = 1_000): Promise<{ pages: number; content
     ).get() as { n: number };
     const content = db.prepare("SELECT avg(length(content)) AS n FROM item_versions")
       .get() as { n: number };
+    // Listing all 1,000 versions, as the history route's largest page does: the median of 21.
+    const times: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      const start = performance.now();
+      const listed = await store.history.list(COLLECTION, ITEM, { limit: 1_000 });
+      times.push(performance.now() - start);
+      if (listed.length !== 1_000) throw new Error(`listed ${listed.length}`);
+    }
+    const listMs = times.sort((a, b) => a - b)[10];
     await store.close();
     db.close();
-    return { pages: pages.n / versions, content: content.n };
+    return { pages: pages.n / versions, content: content.n, listMs };
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -111,5 +122,8 @@ if (import.meta.main) {
   console.log(
     `| history pages per version (1,000 versions of one item) | ${growth.pages.toFixed(0)} B ` +
       `(compressed graph ${growth.content.toFixed(0)} B) |`,
+  );
+  console.log(
+    `| list 1,000 versions of one item (store, median) | ${growth.listMs.toFixed(1)} ms |`,
   );
 }
