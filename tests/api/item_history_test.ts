@@ -507,10 +507,20 @@ for (const backend of HISTORY_BACKENDS) {
       await importGraph("Imported", "create");
       await importGraph("Imported again", "replace");
       assert.equal((await update(e1, uri, "Edited")).status, 204);
+      const deleted = await e1(`/api/item?${itemQuery(uri)}`, { method: "DELETE" });
+      assert.equal(deleted.status, 204);
+      // A deleted item is imported again as a new one, its history going on.
+      await importGraph("Imported after the delete", "create");
       const { versions } = await history(e1, uri);
       assert.deepEqual(
         versions.map((v) => [v.version, v.operation, v.principal]),
-        [[3, "update", "token:e1"], [2, "import", "token:a"], [1, "import", "token:a"]],
+        [
+          [5, "import", "token:a"],
+          [4, "delete", "token:e1"],
+          [3, "update", "token:e1"],
+          [2, "import", "token:a"],
+          [1, "import", "token:a"],
+        ],
       );
       const first = await e1(`/api/item.nt?${itemQuery(uri)}&version=1`);
       assert.equal(await first.text(), body(uri, "Imported"));
