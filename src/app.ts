@@ -15,6 +15,7 @@ import { corsForOrigins } from "./http/cors.ts";
 import { handleError, handleNotFound } from "./http/errors.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { itemRoutes } from "./routes/items.ts";
+import { itemHistoryRoutes } from "./routes/item_history.ts";
 import { downloadRoutes } from "./routes/downloads.ts";
 import { hashRoutes } from "./routes/hash.ts";
 import { initializeRoutes } from "./routes/initialize.ts";
@@ -73,6 +74,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", searchRoutes(deps));
   app.route("/", labelRoutes(deps));
   app.route("/", itemCollectionRoutes(deps));
+  app.route("/", itemHistoryRoutes(deps));
   app.route("/", itemRoutes(deps));
   // A request no route takes needs a valid token too, so that 404 tells strangers nothing.
   app.notFound((c) => {

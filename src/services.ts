@@ -18,6 +18,7 @@ import { openEngines } from "./engines.ts";
 import { ItemCache } from "./store/item_cache.ts";
 import { CachingTripleStore } from "./store/caching_triple_store.ts";
 import { ItemService } from "./items/item_service.ts";
+import { ItemVersions } from "./items/item_versions.ts";
 import { SparqlEndpointRegistry } from "./tools/sparql_endpoints.ts";
 import { CollectionShapes, collectionShapesProblem } from "./items/shacl_validator.ts";
 import { Initializer, initializeRulesProblem } from "./initialize/initializer.ts";
@@ -125,6 +126,7 @@ export function buildServices(config: ServiceConfig): Services {
     catalogAdmin,
     store,
     items,
+    itemVersions: new ItemVersions(store, catalog, items),
     rdfWork,
     initializer: new Initializer(catalog, store),
     search,

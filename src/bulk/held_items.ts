@@ -48,7 +48,10 @@ async function recordIn(
   try {
     return await items.record(collection, uri);
   } catch (error) {
-    if (isProblem(error, "item-not-found", "collection-not-found")) return undefined;
+    // A deleted item (410 on a store with history) is held nowhere, as a missing one.
+    if (isProblem(error, "item-not-found", "item-deleted", "collection-not-found")) {
+      return undefined;
+    }
     throw error;
   }
 }

@@ -60,6 +60,8 @@ export interface ImportRequest {
   base?: string;
   /** The body's declared length, when there is one: a shorter body fails the job. */
   declaredBytes?: number;
+  /** Who imports, recorded in each written item's history (`local` when unset). */
+  principal?: string;
 }
 
 /** 409 while an import of the collection runs; `runningJob` names it. */

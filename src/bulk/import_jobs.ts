@@ -362,7 +362,7 @@ export class ImportJobRunner {
   ): Promise<true | DomainError> {
     const { items } = this.#options;
     const { collection, mode } = request;
-    const bulk = { bulk: true, again, linkedInDocument: links };
+    const bulk = { bulk: true, again, linkedInDocument: links, principal: request.principal };
     if (mode === "replace") {
       await items.update(collection, uri, quads, undefined, bulk);
       return true;

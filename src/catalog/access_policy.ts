@@ -63,6 +63,14 @@ export function principalName(principal: Principal): string {
   return principal.kind === "user" ? `user:${principal.name}` : `token:${principal.name}`;
 }
 
+/**
+ * Who wrote, as item history records it: {@link principalName}, or `local` for the caller of
+ * a service without security (every caller is then the same local admin).
+ */
+export function authorName(principal: Principal): string {
+  return principal.kind === "local" ? "local" : principalName(principal);
+}
+
 /** Whether one grant entry names `principal`. */
 function names(entry: string, principal: Principal): boolean {
   if (entry === "authenticated") return true;

@@ -22,6 +22,8 @@ export type ErrorKind =
   | "not-found"
   /** No representation the request accepts can be given. */
   | "not-acceptable"
+  /** What the request names existed and was deleted (its history remains). */
+  | "gone"
   /** The request clashes with the current state (an item exists, a job runs). */
   | "conflict"
   /** The caller's expected version is not the current one. */
@@ -103,11 +105,15 @@ const TITLES_BY_KIND = {
     "collection-not-found": "Collection not found",
     "workspace-not-found": "Workspace not found",
     "item-not-found": "Item not found",
+    "version-not-found": "Item version not found",
     "job-not-found": "Job not found",
     "endpoint-not-found": "SPARQL endpoint not found",
     "search-index-not-found": "Search index not found",
     "asset-not-found": "File not found",
     "not-found": "Not found",
+  },
+  "gone": {
+    "item-deleted": "Item deleted",
   },
   "not-acceptable": {
     "not-acceptable": "Not acceptable",
@@ -145,6 +151,7 @@ const TITLES_BY_KIND = {
   },
   "not-implemented": {
     "not-implemented": "Not implemented",
+    "history-unsupported": "This store keeps no item history",
   },
   "backend-failed": {
     "store-error": "Triple store error",

@@ -14,7 +14,13 @@ import type { Context, MiddlewareHandler } from "hono";
 import { timingSafeEqual } from "node:crypto";
 import type { AppEnv } from "./app_env.ts";
 import { DomainError, isProblem } from "../errors/domain_error.ts";
-import { hasRole, type Principal, principalName, type Role } from "../catalog/access_policy.ts";
+import {
+  authorName,
+  hasRole,
+  type Principal,
+  principalName,
+  type Role,
+} from "../catalog/access_policy.ts";
 import { refusal } from "./access_audit.ts";
 
 export type { Role };
@@ -139,6 +145,11 @@ export function requirePrincipal(c: Context<AppEnv>): Principal {
     new DomainError("unauthorized", { detail: "Send Authorization: Bearer <token>." });
   refusal(c, { status: isProblem(problem, "unauthorized") ? 401 : 503 });
   throw problem;
+}
+
+/** Who the caller is as item history records a write (`token:NAME`, `user:SUB`, `local`). */
+export function author(c: Context<AppEnv>): string {
+  return authorName(requirePrincipal(c));
 }
 
 /** Throws 401 unless the caller is authenticated, 403 unless with at least `needed`. */

@@ -33,6 +33,9 @@ export const handleError: ErrorHandler<AppEnv> = (error, c) => {
     // A problem that knows when to come back (an engine marked down, an unknown outcome).
     const retryAfter = problem.extensions.retryAfter;
     if (typeof retryAfter === "number") response.headers.set("Retry-After", String(retryAfter));
+    // A deleted item points at the history that remains (`item-deleted`).
+    const history = problem.extensions.history;
+    if (typeof history === "string") response.headers.set("Link", `<${history}>; rel="history"`);
     return response;
   }
   if (error instanceof HTTPException) {

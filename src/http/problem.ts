@@ -29,6 +29,7 @@ export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
   "forbidden": 403,
   "not-found": 404,
   "not-acceptable": 406,
+  "gone": 410,
   "conflict": 409,
   "precondition-failed": 412,
   "too-large": 413,

@@ -98,6 +98,18 @@ export function integerParam<T extends number | undefined>(description: string, 
     );
 }
 
+/** A required non-negative integer parameter; empty counts as missing. */
+export function requiredInteger(description: string) {
+  return z.string()
+    .refine((value) => value !== "", tagged("missing-parameter", "required"))
+    .refine(
+      (value) => value === "" || NON_NEGATIVE_INTEGER.test(value),
+      tagged("invalid-integer", "must be a non-negative integer"),
+    )
+    .meta({ description, type: "integer", minimum: 0 })
+    .transform((value) => Number(value));
+}
+
 /** A required text parameter; empty counts as missing. */
 export function requiredText(description: string) {
   return z.string()

@@ -10,6 +10,8 @@ import { chooseItemUri } from "./item_uri.ts";
 import { isServiceIri } from "../store/item_keys.ts";
 import { distinctQuads } from "../rdf/dedupe.ts";
 import { itemNotFound } from "../store/store_problems.ts";
+import type { ItemOperation } from "../store/item_history.ts";
+import { itemDeleted } from "./deleted_items.ts";
 
 /**
  * Hashes a graph (the items' ETag): SHA-256 over its RDFC-1.0 canonical form. It may
@@ -49,6 +51,15 @@ export interface WriteOptions {
    * SHACL reads before the store's (they may come later in the document).
    */
   linkedInDocument?: ReadonlyMap<string, Quad[]>;
+  /** Who writes, for the item's history (`store/item_history.ts`); `local` when unset. */
+  principal?: string;
+  /** What the write is for the history; by default `import` for a bulk write, else the call's. */
+  operation?: ItemOperation;
+}
+
+/** The history's operation of a write made as `call`. */
+function operationOf(options: WriteOptions, call: "create" | "update"): ItemOperation {
+  return options.operation ?? (options.bulk ? "import" : call);
 }
 
 /** The item operations the routes call. */
@@ -84,6 +95,8 @@ export class ItemService {
         quads: chosen.quads,
         hash,
         bulk: options.bulk,
+        principal: options.principal,
+        operation: operationOf(options, "create"),
       });
     } catch (error) {
       if (options.again && isProblem(error, "item-exists")) {
@@ -94,12 +107,13 @@ export class ItemService {
     }
   }
 
-  /** The item's record, or 404. */
+  /** The item's record; 404, or 410 `item-deleted` for a deleted item whose history remains. */
   async record(collection: string, uri: string): Promise<ItemRecord> {
     this.catalog.require(collection);
     const record = await this.store.getItem(collection, uri);
-    if (!record) throw itemNotFound(collection, uri);
-    return record;
+    if (record) return record;
+    const latest = await this.store.history?.latest(collection, uri);
+    throw latest?.operation === "delete" ? itemDeleted(latest) : itemNotFound(collection, uri);
   }
 
   /**
@@ -135,7 +149,15 @@ export class ItemService {
       this.#linkedItems(collection, uri, options.linkedInDocument),
     );
     return this.store.replaceItem(
-      { collection, uri, quads, hash: await this.hash(quads), bulk: options.bulk },
+      {
+        collection,
+        uri,
+        quads,
+        hash: await this.hash(quads),
+        bulk: options.bulk,
+        principal: options.principal,
+        operation: operationOf(options, "update"),
+      },
       { ifMatch },
     );
   }
@@ -167,10 +189,15 @@ export class ItemService {
     };
   }
 
-  /** Deletes the item. */
-  async delete(collection: string, uri: string, ifMatch?: string): Promise<void> {
+  /** Deletes the item; `principal` is who, for its history. */
+  async delete(
+    collection: string,
+    uri: string,
+    ifMatch?: string,
+    principal?: string,
+  ): Promise<void> {
     this.catalog.require(collection);
-    await this.store.deleteItem(collection, uri, { ifMatch });
+    await this.store.deleteItem(collection, uri, { ifMatch }, { principal });
   }
 }
 

@@ -4,6 +4,7 @@ import type { Catalog } from "../catalog/catalog.ts";
 import type { CatalogAdmin } from "../catalog/catalog_admin.ts";
 import type { TripleStore } from "../store/triple_store.ts";
 import type { ItemService } from "../items/item_service.ts";
+import type { ItemVersions } from "../items/item_versions.ts";
 import type { RdfWork } from "../items/rdf_work.ts";
 import type { Initializer } from "../initialize/initializer.ts";
 import type { SearchEngine } from "../search/search_engine.ts";
@@ -25,6 +26,8 @@ export interface AppDeps {
   catalogAdmin: CatalogAdmin;
   store: TripleStore;
   items: ItemService;
+  /** Items' versions, point-in-time reads and restore (the store's history). */
+  itemVersions: ItemVersions;
   /** Parsing and hashing of writes, on worker threads (`service.workers`). */
   rdfWork: RdfWork;
   initializer: Initializer;

@@ -22,6 +22,7 @@ import { exportItems, getImportJob, importItems, listImportJobs } from "./contra
 import { DomainError } from "../errors/domain_error.ts";
 import { mayUseCollection, readableScope } from "../http/collection_access.ts";
 import { workspaceNotFound } from "../catalog/catalog.ts";
+import { author } from "../http/auth.ts";
 
 /** Most jobs `GET /api/admin/import/jobs` lists. */
 const MAX_LISTED_JOBS = 1000;
@@ -44,6 +45,7 @@ export function bulkRoutes(deps: AppDeps): Hono<AppEnv> {
       graphs,
       base,
       declaredBytes: Number.isFinite(declared) ? declared : undefined,
+      principal: author(c),
     }, bodyStream(c));
     // The answer waits for the body at least: a request body is not read on once answered.
     const read = await bodyRead;

@@ -7,8 +7,8 @@ import type { AppEnv } from "../http/app_env.ts";
 import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
-import { formatEtag, notModified } from "../http/etag.ts";
-import { collectionPrefixes, itemRdfResponse } from "./rdf_response.ts";
+import { formatEtag } from "../http/etag.ts";
+import { itemReadResponse } from "./item_reads.ts";
 import { DOWNLOAD_FORMATS, mediaTypeOf } from "./media_types.ts";
 import { DOWNLOAD_CONTRACTS } from "./contracts/downloads.ts";
 
@@ -28,16 +28,13 @@ export function downloadRoutes(deps: AppDeps): Hono<AppEnv> {
   for (const [extension, format] of Object.entries(DOWNLOAD_FORMATS)) {
     const contract = DOWNLOAD_CONTRACTS[extension];
     handle(app, contract, async (c) => {
-      const { collection, item } = readQuery(c, contract);
-      // A 304 needs only the record. A body comes with the record of its own version, which
-      // may be newer than the one just looked up: its hash is the ETag.
-      const known = await deps.items.record(collection, item);
-      return notModified(c, formatEtag(known.hash)) ??
-        await itemRdfResponse(() => deps.items.read(known), format, (record) => ({
-          "Content-Type": mediaTypeOf(format),
-          "Content-Disposition": `attachment; filename="${safeFileName(item)}.${extension}"`,
-          ETag: formatEtag(record.hash),
-        }), collectionPrefixes(deps, collection));
+      const { collection, item, version } = readQuery(c, contract);
+      const request = { collection, item, version, timeGate: false };
+      return await itemReadResponse(c, deps, request, format, (record) => ({
+        "Content-Type": mediaTypeOf(format),
+        "Content-Disposition": `attachment; filename="${safeFileName(item)}.${extension}"`,
+        ETag: formatEtag(record.hash),
+      }));
     });
   }
   return app;

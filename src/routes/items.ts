@@ -5,7 +5,7 @@ import type { AppDeps } from "./app_deps.ts";
 import { readQuery } from "../http/read_query.ts";
 import { handle } from "../http/route_contract.ts";
 import { readRdfBody } from "../http/rdf_body.ts";
-import { formatEtag, notModified, parseEtagCondition } from "../http/etag.ts";
+import { formatEtag, parseEtagCondition } from "../http/etag.ts";
 import { negotiateFormat, type RdfFormat } from "../rdf/formats.ts";
 import type { ParseOptions } from "../rdf/parse.ts";
 import {
@@ -15,8 +15,9 @@ import {
   registeredTypesOf,
 } from "./media_types.ts";
 import { createItem, deleteItem, readItem, updateItem } from "./contracts/items.ts";
-import { collectionPrefixes, itemRdfResponse } from "./rdf_response.ts";
+import { itemReadResponse } from "./item_reads.ts";
 import { DomainError } from "../errors/domain_error.ts";
+import { author } from "../http/auth.ts";
 
 /** The 406's list of what an item is available as. */
 const READ_TYPES = registeredTypesOf(ITEM_READ_FORMATS).join(", ");
@@ -38,7 +39,7 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
     const { collection, item, base } = readQuery(c, createItem);
     const record = await deps.rdfWork.writing(async () => {
       const body = await readRdfBody(c, { ...bodyOptions, baseIri: base });
-      return await deps.items.create(collection, item, body.quads);
+      return await deps.items.create(collection, item, body.quads, { principal: author(c) });
     });
     const location = `/api/item?collection=${encodeURIComponent(collection)}&item=${
       encodeURIComponent(record.uri)
@@ -49,22 +50,19 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   handle(app, readItem, async (c) => {
-    const { collection, item } = readQuery(c, readItem);
+    const { collection, item, version } = readQuery(c, readItem);
     const format = negotiateFormat(c.req.header("accept"), ITEM_READ_FORMATS, ITEM_READ_DEFAULT);
     if (!format) {
       throw new DomainError("not-acceptable", {
         detail: `No acceptable RDF format; this resource is available as ${READ_TYPES}.`,
       });
     }
-    // A 304 needs only the record. A body comes with the record of its own version, which
-    // may be newer than the one just looked up: its hash is the ETag.
-    const known = await deps.items.record(collection, item);
-    return notModified(c, formatEtag(known.hash)) ??
-      await itemRdfResponse(() => deps.items.read(known), format, (record) => ({
-        "Content-Type": mediaTypeOf(format),
-        ETag: formatEtag(record.hash),
-        Vary: "Accept",
-      }), collectionPrefixes(deps, collection));
+    const request = { collection, item, version, timeGate: true };
+    return await itemReadResponse(c, deps, request, format, (record) => ({
+      "Content-Type": mediaTypeOf(format),
+      ETag: formatEtag(record.hash),
+      Vary: "Accept",
+    }));
   });
 
   handle(app, updateItem, async (c) => {
@@ -72,14 +70,17 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
     const ifMatch = parseEtagCondition(c.req.header("if-match"));
     const record = await deps.rdfWork.writing(async () => {
       const body = await readRdfBody(c, { ...bodyOptions, baseIri: base });
-      return await deps.items.update(collection, item, body.quads, ifMatch);
+      return await deps.items.update(collection, item, body.quads, ifMatch, {
+        principal: author(c),
+      });
     });
     return c.body(null, 204, { ETag: formatEtag(record.hash) });
   });
 
   handle(app, deleteItem, async (c) => {
     const { collection, item } = readQuery(c, deleteItem);
-    await deps.items.delete(collection, item, parseEtagCondition(c.req.header("if-match")));
+    const ifMatch = parseEtagCondition(c.req.header("if-match"));
+    await deps.items.delete(collection, item, ifMatch, author(c));
     return c.body(null, 204);
   });
 

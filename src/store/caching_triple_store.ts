@@ -27,6 +27,7 @@
  */
 import type { Quad } from "n3";
 import type {
+  DeleteOrigin,
   ItemGraph,
   ItemRead,
   ItemRecord,
@@ -59,6 +60,11 @@ export class CachingTripleStore implements TripleStore {
 
   get outbox(): TripleStore["outbox"] {
     return this.#inner.outbox;
+  }
+
+  /** The inner store's history: versions are never cached (each read names its own). */
+  get history(): TripleStore["history"] {
+    return this.#inner.history;
   }
 
   /** The cache, for its statistics. */
@@ -121,10 +127,15 @@ export class CachingTripleStore implements TripleStore {
     }
   }
 
-  async deleteItem(collection: string, uri: string, condition?: WriteCondition): Promise<void> {
+  async deleteItem(
+    collection: string,
+    uri: string,
+    condition?: WriteCondition,
+    origin?: DeleteOrigin,
+  ): Promise<void> {
     this.#cache.invalidate(uri);
     try {
-      await this.#inner.deleteItem(collection, uri, condition);
+      await this.#inner.deleteItem(collection, uri, condition, origin);
     } finally {
       this.#cache.invalidate(uri);
     }

@@ -10,6 +10,7 @@ import type { IndexOutbox } from "./index_outbox.ts";
 import type { ItemRecord } from "./item_record.ts";
 import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
 import type { BackendHealth } from "../backend/backend_health.ts";
+import type { ItemHistory, ItemOperation } from "./item_history.ts";
 
 export type { ItemRecord } from "./item_record.ts";
 
@@ -37,6 +38,18 @@ export interface ItemWrite {
   hash: string;
   /** Part of a bulk load: stored as any write, but not kept among the graphs readers use. */
   bulk?: boolean;
+  /**
+   * Who writes (`item_history.ts`: `token:NAME`, `user:SUBJECT`, `local`), recorded in the
+   * item's history by a store that keeps one; `local` when unset.
+   */
+  principal?: string;
+  /** What the write is for the history; `create` / `update` by the call when unset. */
+  operation?: ItemOperation;
+}
+
+/** Who deletes, for the history of a store that keeps one (`local` when unset). */
+export interface DeleteOrigin {
+  principal?: string;
 }
 
 /** Optimistic concurrency: the write succeeds only if the stored hash equals this. */
@@ -68,6 +81,11 @@ export interface TripleStore {
    * for its item in the same atomic write (see `index_outbox.ts`).
    */
   readonly outbox: IndexOutbox;
+  /**
+   * The versions of every item, written in each write's own atomic write
+   * (`item_history.ts`); absent on a store that keeps none.
+   */
+  readonly history?: ItemHistory;
   /** Metadata of an item, or undefined when the collection holds no such item. */
   getItem(collection: string, uri: string): Promise<ItemRecord | undefined>;
   /**
@@ -100,7 +118,12 @@ export interface TripleStore {
   /** Replaces an item's whole graph; not-found if missing, precondition-failed if `ifMatch` differs. Atomic. */
   replaceItem(write: ItemWrite, condition?: WriteCondition): Promise<ItemRecord>;
   /** Deletes an item; not-found if missing, precondition-failed if `ifMatch` differs. Atomic. */
-  deleteItem(collection: string, uri: string, condition?: WriteCondition): Promise<void>;
+  deleteItem(
+    collection: string,
+    uri: string,
+    condition?: WriteCondition,
+    origin?: DeleteOrigin,
+  ): Promise<void>;
   /** Every item of a collection, in URI order. */
   listItems(collection: string): AsyncIterable<ItemRecord>;
   /** All triples of every item of a collection (for initialise rules with `from: store`). */

@@ -22,6 +22,8 @@ import { collectionItemKey } from "../store/item_keys.ts";
 import { invalidTerm } from "../sparql_protocol/terms.ts";
 import { inUnsyncedTransaction, type Migration } from "../sqlite/local_db.ts";
 import { SqliteIndexOutbox } from "./sqlite_index_outbox.ts";
+import { ITEM_VERSIONS_MIGRATION, SqliteItemHistory } from "./sqlite_item_history.ts";
+import { LOCAL_PRINCIPAL } from "../store/item_history.ts";
 import { decodeObject, decodePredicate, decodeSubject, encodeTerm } from "./term_ids.ts";
 import { termColumn, TermDictionary, termText } from "./term_dictionary.ts";
 import {
@@ -37,6 +39,7 @@ import {
   type WriteOutcome,
 } from "../store/group_commit.ts";
 import type {
+  DeleteOrigin,
   ItemGraph,
   ItemRead,
   ItemRecord,
@@ -127,7 +130,8 @@ const KEYED_ITEMS_MIGRATION: Migration = {
  * (sqlite_index_outbox.ts), (migration 8, `quad_tables.ts`) the term dictionary and the
  * integer quads that replaced migration 1's text triples, (migration 9) the items' indexes
  * by graph that keep a query inside its scope of collections, (migration 10) the triples
- * several items state, and (migration 12) items keyed by (collection, IRI).
+ * several items state, (migration 12) items keyed by (collection, IRI), and (migration 13)
+ * every version of every item (`sqlite_item_history.ts`).
  */
 export const EMBEDDED_STORE_MIGRATIONS: Migration[] = [
   ITEMS_MIGRATION,
@@ -135,6 +139,7 @@ export const EMBEDDED_STORE_MIGRATIONS: Migration[] = [
   SCOPE_INDEXES_MIGRATION,
   SHARED_TRIPLES_MIGRATION,
   KEYED_ITEMS_MIGRATION,
+  ITEM_VERSIONS_MIGRATION,
 ];
 
 /** Items up to this many triples are read in one statement; larger ones are paged. */
@@ -181,7 +186,13 @@ const TRIPLE_JOINS = `JOIN terms ts ON ts.id = q.s JOIN terms tp ON tp.id = q.p
 type PendingWrite =
   | { kind: "create"; write: ItemWrite }
   | { kind: "replace"; write: ItemWrite; condition: WriteCondition }
-  | { kind: "delete"; collection: string; uri: string; condition: WriteCondition };
+  | {
+    kind: "delete";
+    collection: string;
+    uri: string;
+    condition: WriteCondition;
+    origin: DeleteOrigin;
+  };
 
 /** About what a write costs to commit: its triples' text (for the group's byte bound). */
 function writeBytes(write: ItemWrite): number {
@@ -226,6 +237,8 @@ export class EmbeddedTripleStore implements TripleStore {
   readonly sharedAcrossInstances = false;
   /** The index outbox, in the same file: entries commit in each write's transaction. */
   readonly outbox: SqliteIndexOutbox;
+  /** Every version of every item, in the same file: written in each write's savepoint. */
+  readonly history: SqliteItemHistory;
   readonly #db: DatabaseSync;
   /** File path for snapshot readers; undefined for an in-memory database. */
   readonly #path?: string;
@@ -242,6 +255,7 @@ export class EmbeddedTripleStore implements TripleStore {
     this.#path = path;
     this.#writes = new GroupCommitter((writes) => this.#commitGroup(writes), groupCommit);
     this.outbox = new SqliteIndexOutbox(db);
+    this.history = new SqliteItemHistory(db);
     this.#sparql = new EmbeddedSparqlEngine(db, path);
     this.#terms = new TermDictionary(db);
     this.#statements = {
@@ -448,8 +462,13 @@ export class EmbeddedTripleStore implements TripleStore {
       .then(toRecord);
   }
 
-  async deleteItem(collection: string, uri: string, condition: WriteCondition = {}): Promise<void> {
-    await this.#writes.submit({ kind: "delete", collection, uri, condition }, uri.length);
+  async deleteItem(
+    collection: string,
+    uri: string,
+    condition: WriteCondition = {},
+    origin: DeleteOrigin = {},
+  ): Promise<void> {
+    await this.#writes.submit({ kind: "delete", collection, uri, condition, origin }, uri.length);
   }
 
   /**
@@ -506,7 +525,11 @@ export class EmbeddedTripleStore implements TripleStore {
     }
   }
 
-  /** Checks and applies one write; throws its conflict/not-found/precondition-failed. Returns the row and outbox entry. */
+  /**
+   * Checks and applies one write with its version (`sqlite_item_history.ts`), inside the
+   * caller's savepoint; throws its conflict/not-found/precondition-failed. Returns the row
+   * and outbox entry.
+   */
   #apply(pending: PendingWrite): { row: ItemRow; entry: number } {
     if (pending.kind === "create") {
       const { write } = pending;
@@ -524,6 +547,7 @@ export class EmbeddedTripleStore implements TripleStore {
         this.#graphOfNew(write.collection, write.uri),
       ) as unknown as ItemRow;
       this.#insertTriples(row, write.quads);
+      this.#recordVersion(write, now, "create");
       return { row, entry: this.outbox.record(write.collection, write.uri) };
     }
     const [collection, uri] = pending.kind === "delete"
@@ -538,17 +562,38 @@ export class EmbeddedTripleStore implements TripleStore {
     this.#statements.deleteTriples.run(current.graph);
     if (pending.kind === "delete") {
       this.#statements.deleteItem.run(current.id);
+      this.history.record({
+        collection,
+        uri,
+        time: new Date().toISOString(),
+        principal: pending.origin.principal ?? LOCAL_PRINCIPAL,
+        operation: "delete",
+      });
       return { row: current, entry: this.outbox.record(collection, uri) };
     }
     const { write } = pending;
     this.#insertTriples(current, write.quads);
+    const now = new Date().toISOString();
     const row = this.#statements.updateItem.get(
       write.hash,
       write.quads.length,
-      new Date().toISOString(),
+      now,
       current.id,
     ) as unknown as ItemRow;
+    this.#recordVersion(write, now, "update");
     return { row, entry: this.outbox.record(collection, uri) };
+  }
+
+  /** The version a create or replace adds to its item's history. */
+  #recordVersion(write: ItemWrite, time: string, operation: "create" | "update"): void {
+    this.history.record({
+      collection: write.collection,
+      uri: write.uri,
+      graph: write,
+      time,
+      principal: write.principal ?? LOCAL_PRINCIPAL,
+      operation: write.operation ?? operation,
+    });
   }
 
   /**

@@ -365,6 +365,44 @@ for (const pair of PAIRS) {
     assert.equal((await put(s, as.admin, OPEN, 1)).status, 201);
     const openRead = await s.fetch(`/api/item?${q(OPEN, itemOf(OPEN, 1))}`, { headers: as.reader });
     assert.equal(openRead.status, 200, await openRead.text());
+
+    // An item's history needs what reading the item needs; a restore what writing needs.
+    const keepsHistory = pair.store.kind === "embedded";
+    for (
+      const path of [
+        `/api/item/history?${q(B, itemOf(B, 1))}`,
+        `/api/item?${q(B, itemOf(B, 1))}&version=1`,
+        `/api/item.nt?${q(B, itemOf(B, 1))}&version=1`,
+        `/api/item/diff?${q(B, itemOf(B, 1))}&from=1&to=1`,
+      ]
+    ) {
+      await expectProblem(await s.fetch(path, { headers: as.alice }), 404, "collection-not-found");
+    }
+    const restoreB = await s.fetch(`/api/item/restore?${q(B, itemOf(B, 1))}&version=1`, {
+      method: "POST",
+      headers: as.bob,
+    });
+    await expectProblem(restoreB, 404, "collection-not-found");
+    const restoreA = await s.fetch(`/api/item/restore?${q(A, itemOf(A, 1))}&version=1`, {
+      method: "POST",
+      headers: as.alice,
+    });
+    await expectProblem(restoreA, 403, "forbidden");
+    const history = await s.fetch(`/api/item/history?${q(A, itemOf(A, 1))}`, {
+      headers: as.alice,
+    });
+    if (keepsHistory) {
+      assert.equal(history.status, 200, await history.clone().text());
+      const { versions } = await history.json();
+      assert.equal(versions[0].operation, "create");
+      const restored = await s.fetch(`/api/item/restore?${q(A, itemOf(A, 1))}&version=1`, {
+        method: "POST",
+        headers: as.bob,
+      });
+      assert.equal(restored.status, 204, await restored.text());
+    } else {
+      await expectProblem(history, 501, "history-unsupported");
+    }
   });
 
   accessTest(

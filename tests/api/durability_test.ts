@@ -31,6 +31,30 @@ async function countTriples(url: string, uri: string): Promise<number | undefine
   return (await response.text()).split("\n").filter((line) => line.trim() !== "").length;
 }
 
+/**
+ * The item's versions (operation and hash), oldest first: none for an item that never was
+ * written (404). The embedded store keeps them in the write's own transaction.
+ */
+async function versionsOf(url: string, uri: string): Promise<[string, string | null][]> {
+  const response = await fetch(`${url}/api/item/history?${itemQuery(uri)}`);
+  if (response.status === 404) {
+    await response.body?.cancel();
+    return [];
+  }
+  assert.equal(response.status, 200);
+  const { versions } = await response.json() as {
+    versions: { operation: string; hash: string | null }[];
+  };
+  return versions.map((v): [string, string | null] => [v.operation, v.hash]).reverse();
+}
+
+/** The item's ETag value, or undefined for a missing item. */
+async function hashOf(url: string, uri: string): Promise<string | undefined> {
+  const response = await fetch(`${url}/api/item?${itemQuery(uri)}`);
+  await response.body?.cancel();
+  return response.status === 200 ? response.headers.get("etag")!.replaceAll('"', "") : undefined;
+}
+
 Deno.test({
   name: "SIGKILL during acknowledged writes loses nothing and half-writes nothing",
   sanitizeResources: false,
@@ -74,6 +98,9 @@ Deno.test({
       try {
         for (const uri of acknowledged) {
           assert.equal(await countTriples(second.url, uri), TRIPLES_PER_ITEM, `${uri} lost`);
+          // Exactly one version, the write's own (item history, issue 41).
+          const hash = await hashOf(second.url, uri);
+          assert.deepEqual(await versionsOf(second.url, uri), [["create", hash]], uri);
         }
         let inFlightWhole = 0;
         for (const uri of attempted) {
@@ -81,6 +108,13 @@ Deno.test({
           const count = await countTriples(second.url, uri);
           assert.ok(count === undefined || count === TRIPLES_PER_ITEM, `${uri} half-written`);
           if (count) inFlightWhole++;
+          // A version exactly when the write was committed, and never without it.
+          const hash = await hashOf(second.url, uri);
+          assert.deepEqual(
+            await versionsOf(second.url, uri),
+            hash === undefined ? [] : [["create", hash]],
+            `${uri}: versions of a write in flight at the kill`,
+          );
         }
         console.log(
           `acknowledged ${acknowledged.size}, in flight at the kill ${

@@ -270,10 +270,11 @@ Deno.test("embedded SPARQL: a file from before migration 10 finds its shared tri
       });
     }
     await store.close();
-    // Back to version 9: neither the table nor migration 11's search layout column existed.
+    // Back to version 9: neither the table, migration 11's search layout column nor
+    // migration 13's item versions existed.
     db.exec(
       "DROP TABLE shared_triples; ALTER TABLE search_physical_indices DROP COLUMN layout; " +
-        "UPDATE schema_version SET version = 9",
+        "DROP TABLE item_versions; UPDATE schema_version SET version = 9",
     );
     db.close();
     db = openLocalDatabase(dir);

@@ -15,6 +15,7 @@ import { LOCAL_DB_FILE } from "../../src/sqlite/local_db.ts";
 import { openLocalDatabase } from "../../src/local_database.ts";
 import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
 import type { ItemRecord, TripleStore } from "../../src/store/triple_store.ts";
+import type { ItemHistory } from "../../src/store/item_history.ts";
 import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
 import { GROUP_COMMIT } from "../support/config_defaults.ts";
 import {
@@ -146,12 +147,40 @@ async function oneGroupWithRefusals(store: GroupStore, run: string): Promise<voi
   assert.equal(updated?.hash, (await write(uri("update"), "v2")).hash);
 }
 
+/**
+ * After {@link oneGroupWithRefusals}: every acknowledged write of the group has exactly one
+ * version in the item's history, in the write's own savepoint; a refused one has none.
+ */
+async function versionsPerWrite(history: ItemHistory, run: string): Promise<void> {
+  const uri = (name: string) => `https://data.example.org/id/group-commit/${run}/${name}`;
+  const operations = async (name: string, collection = COLLECTION) =>
+    (await history.list(collection, uri(name), { limit: 10 })).map((v) => v.operation).reverse();
+  const expected: Record<string, string[]> = {
+    lead: ["create"],
+    "new-1": ["create"],
+    "new-2": ["create"],
+    taken: ["create"], // the second create was refused
+    update: ["create", "update"],
+    stale: ["create"], // the update was refused
+    delete: ["create", "delete"],
+    missing: [],
+    "bad-term": [],
+    elsewhere: ["create"],
+  };
+  for (const [name, wanted] of Object.entries(expected)) {
+    assert.deepEqual(await operations(name), wanted, name);
+  }
+  assert.deepEqual(await operations("elsewhere", OTHER_COLLECTION), ["create"]);
+}
+
 Deno.test("group commit, embedded store: one write refused, the rest of its group stored", async () => {
   const dir = await Deno.makeTempDir({ prefix: "rcs-group-" });
   const db = openLocalDatabase(dir);
   const store = new EmbeddedTripleStore(db, `${dir}/${LOCAL_DB_FILE}`, GROUP_COMMIT);
   try {
-    await oneGroupWithRefusals(store, crypto.randomUUID());
+    const run = crypto.randomUUID();
+    await oneGroupWithRefusals(store, run);
+    await versionsPerWrite(store.history, run);
     // Every acknowledged write left its outbox entry; refused ones left none.
     const entries = (db.prepare("SELECT uri FROM index_outbox").all() as { uri: string }[])
       .map((row) => row.uri.split("/").pop());

@@ -11,6 +11,7 @@ import { DataFactory } from "n3";
 import { LOCAL_MIGRATIONS, openLocalDatabase, SCHEMA_VERSION } from "../../src/local_database.ts";
 import { LOCAL_DB_FILE, openMigratedDatabase } from "../../src/sqlite/local_db.ts";
 import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
+import { ITEM_VERSIONS_MIGRATION } from "../../src/store_embedded/sqlite_item_history.ts";
 import { EmbeddedSearchEngine } from "../../src/search_embedded/embedded_search_engine.ts";
 import type { SearchDocument } from "../../src/search/search_engine.ts";
 import { SqliteJobStore } from "../../src/job_stores/sqlite_job_store.ts";
@@ -21,6 +22,23 @@ const COLLECTION = "https://data.example.org/collection/upgrade";
 const ITEM = "https://data.example.org/id/upgrade/1";
 const LIMITS = { maxResultsLimit: 100, maxWindow: 10_000, trackTotalHits: 10_000 };
 const REF = { collection: COLLECTION, indexName: "upgrade-test" };
+
+/**
+ * Opens a file at schema `version` (below 13) for today's store to write as the code of then
+ * did: the store records versions, so the history table is there while it writes and is
+ * dropped after, leaving the file as that release wrote it.
+ */
+function olderFile(dir: string, version: number): { db: DatabaseSync; done: () => void } {
+  const db = openMigratedDatabase(dir, LOCAL_MIGRATIONS.filter((m) => m.version <= version));
+  db.exec(ITEM_VERSIONS_MIGRATION.sql);
+  return {
+    db,
+    done: () => {
+      db.exec("DROP TABLE item_versions");
+      db.close();
+    },
+  };
+}
 
 /** A data directory holding a version-4 file: with the search tables or without. */
 async function versionFourFile(withSearchTables: boolean): Promise<string> {
@@ -164,7 +182,7 @@ Deno.test("a version-11 file (the release before items were keyed by collection)
   ];
   try {
     // Written by the store on the schema of then (migration 1's `uri UNIQUE` in force).
-    const old = openMigratedDatabase(dir, LOCAL_MIGRATIONS.filter((m) => m.version <= 11));
+    const { db: old, done } = olderFile(dir, 11);
     assert.equal(version(old), 11);
     const before = new EmbeddedTripleStore(old, join(dir, LOCAL_DB_FILE), GROUP_COMMIT);
     for (let n = 1; n <= 3; n++) {
@@ -180,7 +198,7 @@ Deno.test("a version-11 file (the release before items were keyed by collection)
       /UNIQUE constraint failed: items.uri/, // the schema of then
     );
     await before.close();
-    old.close();
+    done();
 
     const db = openLocalDatabase(dir);
     try {
@@ -225,12 +243,66 @@ Deno.test("a version-11 file (the release before items were keyed by collection)
   }
 });
 
+Deno.test("a version-12 file (the release before item history) keeps its items; their history starts at the next write", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "rcs-upgrade-12-" });
+  const path = join(dir, LOCAL_DB_FILE);
+  const titled = (title: string) => [quad(namedNode(ITEM), TITLE.predicate, literal(title))];
+  try {
+    const { db: old, done } = olderFile(dir, 12);
+    assert.equal(version(old), 12);
+    const before = new EmbeddedTripleStore(old, path, GROUP_COMMIT);
+    await before.createItem({
+      collection: COLLECTION,
+      uri: ITEM,
+      quads: titled("Old"),
+      hash: "h1",
+    });
+    await before.close();
+    done();
+    const plain = new DatabaseSync(path);
+    const tables = plain.prepare("SELECT name FROM sqlite_master WHERE name = 'item_versions'");
+    assert.equal(tables.all().length, 0, "a version-12 file has no history table");
+    plain.close();
+
+    const db = openLocalDatabase(dir);
+    try {
+      assert.equal(version(db), SCHEMA_VERSION);
+      const store = new EmbeddedTripleStore(db, path, GROUP_COMMIT);
+      assert.equal((await store.getItem(COLLECTION, ITEM))?.hash, "h1");
+      // Written before history was kept: no version of it is known.
+      assert.deepEqual(await store.history.list(COLLECTION, ITEM, { limit: 10 }), []);
+      assert.equal(await store.history.latest(COLLECTION, ITEM), undefined);
+      await store.replaceItem({
+        collection: COLLECTION,
+        uri: ITEM,
+        quads: titled("New"),
+        hash: "h2",
+        principal: "token:e",
+      });
+      await store.deleteItem(COLLECTION, ITEM, {}, { principal: "user:ann" });
+      const versions = await store.history.list(COLLECTION, ITEM, { limit: 10 });
+      assert.deepEqual(
+        versions.map((v) => [v.version, v.operation, v.hash, v.principal, v.tripleCount]),
+        [[2, "delete", null, "user:ann", 0], [1, "update", "h2", "token:e", 1]],
+      );
+      const first = await store.history.read(COLLECTION, ITEM, 1);
+      assert.deepEqual(first?.quads.map((q) => q.object.value), ["New"]);
+      await store.close();
+    } finally {
+      db.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("migrations are applied once, in order; a gap or a clash is refused", () => {
-  assert.deepEqual(LOCAL_MIGRATIONS.map((m) => m.version), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  const all = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
+  assert.deepEqual(LOCAL_MIGRATIONS.map((m) => m.version), all);
   assert.equal(SCHEMA_VERSION, LOCAL_MIGRATIONS.length);
   const db = openLocalDatabase(":memory:");
   const rows = db.prepare("SELECT version FROM schema_version ORDER BY version").all();
-  assert.deepEqual(rows.map((row) => row.version), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  assert.deepEqual(rows.map((row) => row.version), all);
   db.close();
   const clash = [...LOCAL_MIGRATIONS, { ...LOCAL_MIGRATIONS[0] }];
   assert.throws(() => openMigratedDatabase(":memory:", clash), /out of sequence/);

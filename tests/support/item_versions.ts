@@ -29,13 +29,16 @@ export async function hashOf(baseUrl: string, ntriples: string): Promise<string>
   return JSON.parse(text).hash;
 }
 
-/** An item as served: its ETag (unquoted) and N-Triples; undefined for 404. */
+/** An item as served: its ETag (unquoted) and N-Triples; undefined for 404 or 410. */
 export interface ServedItem {
   hash: string;
   ntriples: string;
 }
 
-/** Reads an item as N-Triples; fails on anything but 200 and 404. */
+/**
+ * Reads an item as N-Triples; fails on anything but 200, 404 and 410 (a deleted item whose
+ * history a store keeps: absent as well).
+ */
 export async function readServedItem(
   baseUrl: string,
   uri: string,
@@ -44,7 +47,7 @@ export async function readServedItem(
     headers: { Accept: "application/n-triples" },
   });
   const text = await response.text();
-  if (response.status === 404) return undefined;
+  if (response.status === 404 || response.status === 410) return undefined;
   assert.equal(response.status, 200, `GET ${uri}: ${text}`);
   return { hash: (response.headers.get("etag") ?? "").replaceAll('"', ""), ntriples: text };
 }

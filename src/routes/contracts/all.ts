@@ -9,6 +9,7 @@ import { INDEXING_CONTRACTS } from "./indexing.ts";
 import { BULK_CONTRACTS } from "./bulk.ts";
 import { initializeItem } from "./initialize.ts";
 import { ITEM_CONTRACTS } from "./items.ts";
+import { ITEM_HISTORY_CONTRACTS } from "./item_history.ts";
 import { OPERATION_CONTRACTS } from "./operations.ts";
 import { searchItems, searchItemsWithDsl } from "./search.ts";
 import { SPARQL_CONTRACTS } from "./sparql.ts";
@@ -24,6 +25,7 @@ export const ALL_CONTRACTS: readonly RouteContract[] = [
   listWorkspaces,
   ...CATALOG_ADMIN_CONTRACTS,
   ...ITEM_CONTRACTS,
+  ...ITEM_HISTORY_CONTRACTS,
   ...Object.values(DOWNLOAD_CONTRACTS),
   initializeItem,
   hashGet,

@@ -2,7 +2,15 @@
 import { z } from "zod";
 import { defineContract } from "../../http/route_contract.ts";
 import { DOWNLOAD_FORMATS, mediaTypeOf } from "../media_types.ts";
-import { BAD_PARAMETERS, COLLECTION, ETAG_HEADER, ITEM, NOT_EXPRESSIBLE } from "./shared.ts";
+import {
+  BAD_PARAMETERS,
+  COLLECTION,
+  ETAG_HEADER,
+  ITEM,
+  NOT_EXPRESSIBLE,
+  VERSION,
+  VERSIONED_READ_PROBLEMS,
+} from "./shared.ts";
 
 /** The download of an item as a `.{extension}` file. */
 function downloadContract(extension: string) {
@@ -11,11 +19,12 @@ function downloadContract(extension: string) {
     path: `/api/item.${extension}`,
     operationId: `downloadItem${extension[0].toUpperCase()}${extension.slice(1)}`,
     summary: `Download an item as a .${extension} file`,
-    description: "Streamed, so a large item is never built as one string in memory.",
+    description: "Streamed, so a large item is never built as one string in memory. " +
+      "`version` downloads one version of the item's history.",
     tags: ["Item downloads"],
     access: "authenticated",
     collectionRight: "read",
-    query: z.object({ collection: COLLECTION, item: ITEM }),
+    query: z.object({ collection: COLLECTION, item: ITEM, version: VERSION }),
     responses: {
       200: {
         description: "The item's graph as a file.",
@@ -23,14 +32,17 @@ function downloadContract(extension: string) {
         headers: {
           "Content-Disposition": `attachment; filename="<safe name>.${extension}"`,
           ETag: ETAG_HEADER,
+          "Memento-Datetime": "For a version: when it was written.",
         },
       },
       304: { description: "Not modified: `If-None-Match` holds the current ETag." },
     },
     problems: {
       400: BAD_PARAMETERS,
-      404: "No such collection or item.",
+      404: VERSIONED_READ_PROBLEMS[404],
+      410: VERSIONED_READ_PROBLEMS[410],
       406: NOT_EXPRESSIBLE,
+      501: "`version` on a store that keeps no history (`history-unsupported`).",
     },
   });
 }

@@ -13,16 +13,17 @@ import {
   NOT_EXPRESSIBLE,
   RDF_READ_TYPES,
   rdfAnyBody,
+  SHACL_VIOLATION,
   UNKNOWN_COLLECTION,
   UNSUPPORTED_BODY,
+  VERSION,
+  VERSIONED_READ_PROBLEMS,
 } from "./shared.ts";
 
 const TAGS = ["Items"];
 const COLLECTION_AND_ITEM = z.object({ collection: COLLECTION, item: ITEM });
 const WORKERS_BUSY = "Every worker thread is busy and `service.workers.queue` writes wait " +
   "already (`workers-busy`): retry shortly.";
-const SHACL_VIOLATION =
-  "The collection has `shapes` and the data violates them; `errors` holds the SHACL results.";
 
 /** `PUT /api/item`: create an item. */
 export const createItem = defineContract({
@@ -67,22 +68,29 @@ export const readItem = defineContract({
   operationId: "readItem",
   summary: "Read an item",
   description: "JSON-LD by default; `Accept` picks another RDF format. `If-None-Match` with " +
-    "the current ETag answers 304.",
+    "the current ETag answers 304. `version` reads one version of the item's history; an " +
+    "`Accept-Datetime` header the version current then (a Memento TimeGate, RFC 7089).",
   tags: TAGS,
   access: "authenticated",
   collectionRight: "read",
-  query: COLLECTION_AND_ITEM,
+  query: z.object({ collection: COLLECTION, item: ITEM, version: VERSION }),
   responses: {
     200: {
-      description: "The item's graph.",
+      description: "The item's graph (or that of the version asked for).",
       content: RDF_READ_TYPES,
-      headers: { ETag: ETAG_HEADER },
+      headers: {
+        ETag: ETAG_HEADER,
+        Link: "With history: the item's TimeGate and TimeMap; for a version, its memento link.",
+        "Memento-Datetime": "For a version: when it was written.",
+        "Content-Location": "For `Accept-Datetime`: the version chosen (`&version=V`).",
+        Vary: "`Accept`, and `Accept-Datetime` on a store that keeps history.",
+      },
     },
     304: { description: "Not modified: `If-None-Match` holds the current ETag." },
   },
   problems: {
-    400: BAD_PARAMETERS,
-    404: "No such collection or item (`collection-not-found`, `item-not-found`).",
+    400: `${BAD_PARAMETERS} Or a malformed \`Accept-Datetime\` (\`invalid-parameter\`).`,
+    ...VERSIONED_READ_PROBLEMS,
     406: `No RDF format the \`Accept\` header allows (\`not-acceptable\`). ${NOT_EXPRESSIBLE}`,
   },
 });

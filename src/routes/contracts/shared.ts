@@ -3,7 +3,7 @@
  * the problem descriptions most operations give.
  */
 import { z } from "zod";
-import { optionalIri, requiredIri } from "../../http/query_schema.ts";
+import { integerParam, optionalIri, requiredIri } from "../../http/query_schema.ts";
 import type { BodyContract } from "../../http/route_contract.ts";
 import { bodyMediaTypes } from "../../http/rdf_body.ts";
 import { ITEM_READ_FORMATS, registeredTypesOf } from "../media_types.ts";
@@ -15,6 +15,22 @@ export const COLLECTION = requiredIri(
 
 /** `item`: the item's URI. */
 export const ITEM = requiredIri("The item's URI (an absolute IRI).");
+
+/** `version`: one version of an item from its history (docs/api.md, Item history). */
+export const VERSION = integerParam(
+  "A version of the item (`version` in its history, from 1): that version's graph, with its " +
+    "own ETag and Memento headers. Needs a store that keeps history.",
+  undefined,
+);
+
+/** The problems of a read that may name a version or an instant (docs/api.md, Item history). */
+export const VERSIONED_READ_PROBLEMS = {
+  404: "No such collection or item (`collection-not-found`, `item-not-found`), no such " +
+    "version (`version-not-found`), or no version yet at `Accept-Datetime`.",
+  410: "The item (or the version asked for) is deleted; its history remains (`item-deleted`, " +
+    '`Link: <history>; rel="history"`).',
+  501: "`version` or `Accept-Datetime` on a store that keeps no history (`history-unsupported`).",
+};
 
 /** `base`: the base IRI of an RDF body's relative IRIs (docs/api.md, Conventions). */
 export const BASE = optionalIri(
@@ -57,6 +73,10 @@ export const BAD_RDF_BODY = `${BAD_PARAMETERS} Also an empty body (\`empty-body\
 export const NOT_EXPRESSIBLE = "The graph cannot be written in this format " +
   "(`not-expressible`: RDF/XML cannot carry a C0 control character or a predicate with no " +
   "XML name); the problem names the term and the formats that can carry it.";
+
+/** 422 for a write the collection's shapes refuse. */
+export const SHACL_VIOLATION =
+  "The collection has `shapes` and the data violates them; `errors` holds the SHACL results.";
 
 /** 404 for a collection that is not configured. */
 export const UNKNOWN_COLLECTION = "The collection is not configured (`collection-not-found`).";
