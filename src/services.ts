@@ -163,6 +163,7 @@ export function buildServices(config: ServiceConfig): Services {
     outbox: indexOutbox,
     jobs: indexJobs,
     cache,
+    history: store.history,
   });
   indexOutbox.start();
   return {

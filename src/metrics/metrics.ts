@@ -12,6 +12,7 @@ import { DomainError, isSystemFailure } from "../errors/domain_error.ts";
 import type { IndexOutboxWorker } from "../indexing/outbox_worker.ts";
 import type { IndexJobRunner } from "../indexing/job_runner.ts";
 import type { ItemCache } from "../store/item_cache.ts";
+import type { ItemHistory } from "../store/item_history.ts";
 import { log } from "../log/logger.ts";
 
 /** Latency buckets in seconds: a cache hit (1 ms) to a slow SPARQL query (30 s). */
@@ -26,6 +27,8 @@ export interface ObservedState {
   jobs: Pick<IndexJobRunner, "isRunningAnywhere" | "recent">;
   /** Undefined when the item cache is off. */
   cache?: ItemCache;
+  /** Undefined when the store keeps no history. */
+  history?: Pick<ItemHistory, "versionsWritten">;
 }
 
 /** The metrics of one running service, in a registry of its own. */
@@ -170,6 +173,19 @@ export class ServiceMetrics {
         this.set({ count: "total" }, newest?.total ?? 0);
       }),
     });
+    const history = state.history;
+    if (history) {
+      new Counter({
+        name: "rcs_item_versions_written_total",
+        help: "Item versions this instance wrote (one per acknowledged create, update, delete, " +
+          "restore or imported item)",
+        registers,
+        collect() {
+          this.reset();
+          this.inc(history.versionsWritten());
+        },
+      });
+    }
     const cache = state.cache;
     if (!cache) return;
     for (const outcome of ["hits", "misses"] as const) {

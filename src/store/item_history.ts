@@ -80,4 +80,6 @@ export interface ItemHistory {
    * item had versions and is deleted now.
    */
   latest(collection: string, uri: string): Promise<ItemVersion | undefined>;
+  /** Versions this process has written since it started (committed writes only): a metric. */
+  versionsWritten(): number;
 }

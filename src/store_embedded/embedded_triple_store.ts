@@ -495,6 +495,8 @@ export class EmbeddedTripleStore implements TripleStore {
           return outcome;
         }))
     );
+    // Committed: every write applied has its version (a refused one was rolled back).
+    this.history.committed(outcomes.filter((outcome) => outcome.ok).length);
     if (firstEntry !== undefined) this.outbox.holdBack(firstEntry);
     try {
       await this.#syncWal();

@@ -82,6 +82,8 @@ function toVersion(row: VersionRow): ItemVersion {
 /** The SQLite history; reads answer from committed data, writes join the caller's transaction. */
 export class SqliteItemHistory implements ItemHistory {
   readonly #statements: Record<string, StatementSync>;
+  /** Versions of committed writes: a write's version is recorded before its commit. */
+  #written = 0;
 
   /** `db` must have been opened with `openLocalDatabase` (it holds the table). */
   constructor(db: DatabaseSync) {
@@ -96,6 +98,15 @@ export class SqliteItemHistory implements ItemHistory {
       read: db.prepare(`SELECT ${COLUMNS}, content ${OF_ITEM} AND version = ?`),
       at: db.prepare(`SELECT ${COLUMNS} ${OF_ITEM} AND time <= ? ORDER BY version DESC LIMIT 1`),
     };
+  }
+
+  /** Counts `count` versions whose writes the caller has committed. */
+  committed(count: number): void {
+    this.#written += count;
+  }
+
+  versionsWritten(): number {
+    return this.#written;
   }
 
   /**

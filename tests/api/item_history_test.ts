@@ -385,6 +385,11 @@ for (const backend of HISTORY_BACKENDS) {
   historyTest(backend, "a refused write leaves no version", async (service) => {
     const e1 = as(service, TOKENS.e1);
     const uri = uniqueItemUri("refused");
+    const written = async () => {
+      const metrics = await (await as(service, ADMIN)("/metrics")).text();
+      return Number(metrics.match(/^rcs_item_versions_written_total (\d+)$/m)?.[1]);
+    };
+    const before = await written();
     const etag = await create(e1, uri, "Only");
     await expectProblem(
       await update(e1, uri, "Stale", `"${"0".repeat(64)}"`),
@@ -410,6 +415,8 @@ for (const backend of HISTORY_BACKENDS) {
     await expectProblem(staleDelete, 412, "precondition-failed");
     const { versions } = await history(e1, uri);
     assert.deepEqual(versions.map((v) => [v.version, `"${v.hash}"`]), [[1, etag]]);
+    // The metric counts the one version written, not the refused writes.
+    assert.equal(await written() - before, 1);
   });
 
   historyTest(
