@@ -99,7 +99,11 @@ export class WriteOutcomeUnknown extends DomainError {
   }
 }
 
-/** Whether a fetch failed before the request went out (the connection was refused). */
+/**
+ * Whether a fetch failed before the request went out (the connection was refused). Only on a
+ * connection that was never reused: on a reused one, the fetch may have sent the request,
+ * lost the connection, and failed to connect for its silent second try.
+ */
 function neverSent(error: unknown): boolean {
   const text = `${error instanceof Error ? error.message : String(error)} ${
     error instanceof Error && error.cause instanceof Error ? error.cause.message : ""
@@ -156,6 +160,15 @@ export class SparqlHttpClient {
   #digest: DigestCredentials | undefined;
   /** Connections that trust the configured CA; the default client without one. */
   readonly #httpClient: Deno.HttpClient | undefined;
+  /**
+   * Connections for requests that write (updates, Graph Store PUTs), each used once: made on
+   * the first write, closed with the client. Deno's fetch silently sends a request again on
+   * a new connection when a reused one closes before the answer (hyper's retry of
+   * "canceled" requests): a write the endpoint applied and then died on would be sent twice,
+   * and the second try's "connection refused" would pass for "never sent" (a 503 for an
+   * applied write). A connection that was never reused is never retried.
+   */
+  #writeHttpClient: Deno.HttpClient | undefined;
   /** The endpoint's `Server` header, as last seen: the store's product and version. */
   server: string | undefined;
 
@@ -172,6 +185,17 @@ export class SparqlHttpClient {
   /** Closes the connections of the CA-trusting client, if there is one. */
   close(): void {
     this.#httpClient?.close();
+    this.#writeHttpClient?.close();
+    this.#writeHttpClient = undefined;
+  }
+
+  /** The client for a request that writes: no connection of it is ever reused. */
+  #writeClient(): Deno.HttpClient {
+    this.#writeHttpClient ??= Deno.createHttpClient({
+      poolMaxIdlePerHost: 0,
+      ...(this.config.caCertificates ? { caCerts: this.config.caCertificates } : {}),
+    });
+    return this.#writeHttpClient;
   }
 
   /** Headers every request carries. */
@@ -252,10 +276,11 @@ export class SparqlHttpClient {
     breaker?.check();
     let response: Response;
     try {
-      response = await this.#fetch(url, init, timeoutMs);
+      response = await this.#fetch(url, init, timeoutMs, this.#writeClient());
     } catch (error) {
       const problem = storeProblemFromError(error, url, timeoutMs);
       breaker?.unanswered(problem.message);
+      // True only because the connection was new (#writeClient): see there.
       if (neverSent(error)) throw problem;
       throw new WriteOutcomeUnknown(url, problem.message.replace(/^.*?unavailable: /, ""), error);
     }
@@ -268,14 +293,19 @@ export class SparqlHttpClient {
    * A fetch with the credentials: a 401 carrying a digest challenge is answered once (and
    * the challenge kept for the next requests).
    */
-  async #fetch(url: string, init: RequestInit, timeoutMs: number): Promise<Response> {
+  async #fetch(
+    url: string,
+    init: RequestInit,
+    timeoutMs: number,
+    client = this.#httpClient,
+  ): Promise<Response> {
     const signal = AbortSignal.timeout(timeoutMs);
     const method = init.method ?? "GET";
     const attempt = () => {
       const headers = this.headers(init.headers as Record<string, string>);
       const digest = this.#digest?.authorization(method, url);
       if (digest) headers.set("Authorization", digest);
-      return fetch(url, { ...init, headers, signal, client: this.#httpClient });
+      return fetch(url, { ...init, headers, signal, client });
     };
     let response = await attempt();
     if (response.status === 401 && this.config.username) {
@@ -286,7 +316,7 @@ export class SparqlHttpClient {
         await response.body?.cancel();
         const headers = new Headers(init.headers as Record<string, string>);
         headers.delete("Authorization");
-        response = await fetch(url, { ...init, headers, signal, client: this.#httpClient });
+        response = await fetch(url, { ...init, headers, signal, client });
         challenge = response.headers.get("WWW-Authenticate");
       }
       const digest = this.#digest ??

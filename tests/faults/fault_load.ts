@@ -79,6 +79,8 @@ interface ItemState {
   created: boolean;
   version: number;
   outcomes: Map<number, Outcome>;
+  /** What the client was told of each version, and in which phase: for a failure message. */
+  answers: Map<number, string>;
 }
 
 /**
@@ -104,6 +106,7 @@ export class WriteLoad {
           created: false,
           version: 0,
           outcomes: new Map(),
+          answers: new Map(),
         });
       }
     }
@@ -158,6 +161,12 @@ export class WriteLoad {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       this.recorder.record(status, performance.now() - started);
+      item.answers.set(
+        version,
+        `${status} in phase ${this.recorder.phase} after ${
+          Math.round(performance.now() - started)
+        } ms`,
+      );
       if (status === "201" || status === "204") {
         item.created = true;
         item.outcomes.set(version, "acked");
@@ -196,8 +205,8 @@ export class WriteLoad {
         (version > lastAcked && item.outcomes.get(version) === "unknown");
       assert.ok(
         allowed,
-        `${item.uri}: holds version ${version}, last acknowledged ${lastAcked}, ` +
-          `its outcome ${item.outcomes.get(version)}`,
+        `${item.uri}: holds version ${version} (answered ${item.answers.get(version)}), ` +
+          `last acknowledged ${lastAcked} (answered ${item.answers.get(lastAcked)})`,
       );
       await assertWhole(baseUrl, item.uri, current, TRIPLES);
       served.set(item.uri, current.hash);
