@@ -20,6 +20,7 @@ import {
 } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
 import { Parser } from "n3";
+import { applyRdfPatchWithJena, jenaJars } from "../support/jena.ts";
 
 const TITLE = "http://purl.org/dc/terms/title";
 const SHIPPED = Deno.readTextFileSync(new URL("../../customer.yml", import.meta.url));
@@ -34,6 +35,9 @@ const YAML = SHIPPED.replace(
       - { name: r, token: "${READER}", role: reader }
       - { name: a, token: "${ADMIN}", role: admin }`,
 );
+
+/** Jena's jars with its RDF Patch module, for an independent applier of the diff. */
+const jena = jenaJars("jena-rdfpatch-");
 
 /** The stores that keep history (the SPARQL store is added here when it does). */
 const HISTORY_BACKENDS = storeBackends().filter((backend) => backend.kind === "embedded");
@@ -576,12 +580,30 @@ for (const backend of HISTORY_BACKENDS) {
       assert.equal(patch.status, 200);
       assert.match(patch.headers.get("content-type") ?? "", /^application\/rdf-patch/);
       const first = await (await e1(`/api/item.nt?${itemQuery(uri)}&version=1`)).text();
-      const applied = applyPatch(first, await patch.text());
+      const patchText = await patch.text();
+      const applied = applyPatch(first, patchText);
       const hashed = await e1(
         `/api/item/hash?collection=${encodeURIComponent(DEMO_COLLECTION)}`,
         { method: "POST", headers: { "Content-Type": "application/n-triples" }, body: applied },
       );
       assert.equal(`"${(await hashed.json()).hash}"`, secondEtag, "patched v1 ≅ v2");
+
+      // The same patch applied by an implementation this project did not write: Jena's.
+      if (jena.missing) {
+        console.log(`  Jena's RDF Patch applier not run: ${jena.missing}`);
+      } else {
+        const patched = await applyRdfPatchWithJena(jena.lib, first, patchText);
+        assert.equal(patched.blankNodesLoaded, blankNodesOf(first), "no two labels read as one");
+        const jenaHash = await e1(
+          `/api/item/hash?collection=${encodeURIComponent(DEMO_COLLECTION)}`,
+          {
+            method: "POST",
+            headers: { "Content-Type": "application/n-triples" },
+            body: patched.ntriples,
+          },
+        );
+        assert.equal(`"${(await jenaHash.json()).hash}"`, secondEtag, "Jena's patched v1 ≅ v2");
+      }
 
       const missing = await e1(`/api/item/diff?${itemQuery(uri)}&from=1&to=7`);
       assert.equal(
@@ -591,6 +613,16 @@ for (const backend of HISTORY_BACKENDS) {
       );
     },
   );
+}
+
+/** Distinct blank nodes of an N-Triples graph. */
+function blankNodesOf(ntriples: string): number {
+  const quads = new Parser({ format: "N-Triples", blankNodePrefix: "" }).parse(ntriples);
+  return new Set(
+    quads.flatMap((quad) => [quad.subject, quad.object]).filter((term) =>
+      term.termType === "BlankNode"
+    ).map((term) => term.value),
+  ).size;
 }
 
 /**

@@ -25,6 +25,7 @@ import { strict as assert } from "node:assert";
 import { DataFactory, Parser, type Quad } from "n3";
 import { DEMO_COLLECTION, startTestService, type TestService } from "../support/service.ts";
 import { canonicalNQuads } from "../support/rdf_fixtures.ts";
+import { jenaJars } from "../support/jena.ts";
 
 const FIXTURES = new URL("../fixtures/rdf-tests/", import.meta.url);
 const CLIENTS = new URL("../clients/", import.meta.url).pathname;
@@ -344,28 +345,6 @@ function unmint(quads: Quad[], minted: string | undefined): Quad[] {
   return quads.map((q) => DataFactory.quad(swap(q.subject), q.predicate, swap(q.object)));
 }
 
-/** Jena's jars, or why the independent re-read cannot run here. */
-function jenaLib(): { lib?: string; missing?: string } {
-  const cacheDir = Deno.env.get("RCS_CACHE_DIR") ??
-    `${Deno.env.get("HOME") ?? "/tmp"}/.cache/rdf-content-service`;
-  const lib = Deno.env.get("JENA_CLIENT_LIB") ?? `${cacheDir}/jena-client/5.6.0/lib`;
-  try {
-    if (!new Deno.Command("java", { args: ["-version"], stderr: "null" }).outputSync().success) {
-      return { missing: "java does not run" };
-    }
-  } catch {
-    return { missing: "no java on PATH" };
-  }
-  try {
-    if (![...Deno.readDirSync(lib)].some((entry) => entry.name.startsWith("jena-arq-"))) {
-      return { missing: `no Jena jars in ${lib} (scripts/jena_client.sh fetches them)` };
-    }
-  } catch {
-    return { missing: `no Jena jars in ${lib} (scripts/jena_client.sh fetches them)` };
-  }
-  return { lib };
-}
-
 /** Re-reads every download with Jena in one JVM; returns what differs, per file. */
 async function rereadWithJena(lib: string, outcomes: Outcome[], dir: string): Promise<string[]> {
   const jobs: string[] = [];
@@ -413,7 +392,7 @@ async function rereadWithJena(lib: string, outcomes: Outcome[], dir: string): Pr
   return differing;
 }
 
-const jena = jenaLib();
+const jena = jenaJars();
 if (jena.missing) {
   console.log(`W3C suites: the re-read of downloads by Apache Jena is skipped: ${jena.missing}`);
 }
@@ -467,7 +446,7 @@ Deno.test({
           `${outcomes.filter((o) => o.severalRoots).length} with several roots stored with item`,
       );
 
-      if (jena.lib) {
+      if (!jena.missing) {
         const differing = await rereadWithJena(jena.lib, outcomes, dir);
         assert.deepEqual(
           differing.filter((failure) => !readerLimit(failure)),

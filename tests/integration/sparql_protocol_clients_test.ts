@@ -19,6 +19,7 @@ import {
   uniqueItemUri,
 } from "../support/service.ts";
 import { SPARQL_PROTOCOL_YAML } from "../support/sparql_protocol.ts";
+import { commandRuns, jenaJars } from "../support/jena.ts";
 
 const DCT = "http://purl.org/dc/terms/";
 const XSD = "http://www.w3.org/2001/XMLSchema#";
@@ -158,9 +159,7 @@ async function createItem(service: TestService, uri: string, turtle: string): Pr
 }
 
 function jenaClient(): Client {
-  const cacheDir = Deno.env.get("RCS_CACHE_DIR") ??
-    `${Deno.env.get("HOME") ?? "/tmp"}/.cache/rdf-content-service`;
-  const lib = Deno.env.get("JENA_CLIENT_LIB") ?? `${cacheDir}/jena-client/5.6.0/lib`;
+  const { lib, missing } = jenaJars();
   const client: Client = {
     name: "Apache Jena",
     command: (args) =>
@@ -169,10 +168,7 @@ function jenaClient(): Client {
         stdin: "null",
       }),
   };
-  if (!runs("java", ["-version"])) client.missing = "no java on PATH";
-  else if (!hasJenaArq(lib)) {
-    client.missing = `no Jena jars in ${lib} (scripts/jena_client.sh fetches them)`;
-  }
+  client.missing = missing;
   return client;
 }
 
@@ -183,26 +179,9 @@ function pythonClient(): Client {
     command: (args) =>
       new Deno.Command(python, { args: [`${CLIENTS}sparql_client.py`, ...args], stdin: "null" }),
   };
-  if (!runs(python, ["-c", "import rdflib, SPARQLWrapper"])) {
+  if (!commandRuns(python, ["-c", "import rdflib, SPARQLWrapper"])) {
     client.missing = `${python} lacks rdflib or SPARQLWrapper (apt python3-rdflib ` +
       `python3-sparqlwrapper)`;
   }
   return client;
-}
-
-function hasJenaArq(lib: string): boolean {
-  try {
-    return [...Deno.readDirSync(lib)].some((entry) => entry.name.startsWith("jena-arq-"));
-  } catch {
-    return false;
-  }
-}
-
-function runs(command: string, args: string[]): boolean {
-  try {
-    return new Deno.Command(command, { args, stdout: "null", stderr: "null" }).outputSync()
-      .success;
-  } catch {
-    return false;
-  }
 }
