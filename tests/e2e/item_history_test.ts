@@ -6,7 +6,8 @@
  * blank nodes as the API labels them), a version is viewed read-only, v1 is restored and the
  * item shows it as version 4 "restore"; a restore after someone else wrote says so (412)
  * and shows the item as it is now; a deleted item's page offers its history, and for the
- * editor a restore that brings it back; a long history pages with "Older versions".
+ * editor a restore that brings it back; a long history pages with "Older versions"; on the
+ * SPARQL store, which keeps no history, the section shows the API's problem.
  * The opened history fits 400 px. Runs when `CHROMIUM_PATH` names a Chromium binary;
  * screenshots land in tests/e2e/screenshots/.
  */
@@ -16,6 +17,7 @@ import {
   DEMO_COLLECTION,
   itemQuery,
   startTestService,
+  storeBackends,
   type TestService,
   uniqueItemUri,
 } from "../support/service.ts";
@@ -37,6 +39,7 @@ const READER = "history-reader-token-0123456789abcdef";
 const EDITOR = "history-editor-token-0123456789abcdef";
 const DCT = "http://purl.org/dc/terms/";
 const FOAF = "http://xmlns.com/foaf/0.1/";
+const RDFS = "http://www.w3.org/2000/01/rdf-schema#";
 const TOPIC = "https://data.example.org/topic/";
 
 /** The shipped customer.yml with a reader token `r` and an editor token `e`. */
@@ -75,6 +78,9 @@ async function write(
   });
   assert.equal(response.status, status, await response.text());
 }
+
+/** `text` matched literally in a RegExp. */
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 const itemPage = (service: TestService, uri: string) =>
   `${service.url}/ui/item?${new URLSearchParams({ collection: DEMO_COLLECTION, item: uri })}`;
@@ -132,6 +138,8 @@ Deno.test({
     const context = await launchLoopbackBrowser(userDataDir, foreign);
     const uri = uniqueItemUri("history");
     try {
+      // Topic b has a label of its own: the change shows it as the graph does.
+      await write(service, "PUT", `${TOPIC}b`, 201, `<${TOPIC}b> <${RDFS}label> "Topic B"@en .`);
       await write(service, "PUT", uri, 201, version(uri, "First title", "a"));
       await write(service, "POST", uri, 204, version(uri, "Second title", "a"));
       await write(service, "POST", uri, 204, version(uri, "Third title", "b"));
@@ -199,9 +207,11 @@ Deno.test({
         assert.match(removed, /dct:title\s+First title @en/);
         assert.match(removed, /dct:subject\s+https:\/\/data\.example\.org\/topic\/a/);
         assert.match(added, /dct:title\s+Third title @en/);
-        assert.match(added, /dct:subject\s+https:\/\/data\.example\.org\/topic\/b/);
+        assert.match(added, /dct:subject\s+Topic B\s+https:\/\/data\.example\.org\/topic\/b/);
         assert.doesNotMatch(removed, /Third title|topic\/b/);
         assert.doesNotMatch(added, /First title|topic\/a/);
+        // The item's own IRI without its label: that is the newest title, here a change.
+        assert.match(removed, new RegExp(`^${escaped(uri)}\\s+dct:title\\s+First title`, "m"));
         // Blank nodes have no identity across versions: their triples go and come, labelled.
         assert.match(removed, /_:\S+\s+foaf:name\s+Ann/);
         assert.match(added, /_:\S+\s+foaf:name\s+Ann/);
@@ -358,6 +368,47 @@ Deno.test({
       assert.match(await page.locator("table.triples.added").innerText(), /Title 2 @en/);
       assert.deepEqual(foreign, []);
       assert.deepEqual(problems.filter((p) => !/status of 40[13]/.test(p)), []);
+    } finally {
+      await context.close();
+      await service.close();
+      await Deno.remove(userDataDir, { recursive: true }).catch(() => {});
+    }
+  },
+});
+
+const SPARQL_STORE = storeBackends().find((backend) => backend.name === "sparql")!;
+
+Deno.test({
+  name: "[e2e] on a store without history, the section shows the API's problem",
+  ignore: !CHROMIUM_PATH || SPARQL_STORE.skip !== undefined,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const service = await startTestService({ env: SPARQL_STORE.env });
+    const userDataDir = await Deno.makeTempDir({ prefix: "rcs-chromium-" });
+    const foreign: string[] = [];
+    const problems: string[] = [];
+    const context = await launchLoopbackBrowser(userDataDir, foreign);
+    const uri = uniqueItemUri("no-history");
+    try {
+      const created = await service.fetch(`/api/item?${itemQuery(uri)}`, {
+        method: "PUT",
+        headers: { "Content-Type": "text/turtle" },
+        body: version(uri, "Only title", "a"),
+      });
+      assert.equal(created.status, 201, await created.text());
+      const page = await context.newPage();
+      watchProblems(page, problems);
+      await page.goto(itemPage(service, uri));
+      await page.locator("section.subject").first().waitFor();
+      await openHistory(page);
+      const problem = page.locator("#versions .error");
+      await problem.waitFor();
+      assert.match(await problem.innerText(), /^501 .*keeps no item history/);
+      assert.ok(await page.getByRole("button", { name: "Compare the chosen versions" }).isHidden());
+      assert.match(await page.locator("#graph").innerText(), /Only title/);
+      assert.deepEqual(foreign, []);
+      assert.deepEqual(problems.filter((p) => !/status of 501/.test(p)), []);
     } finally {
       await context.close();
       await service.close();

@@ -16,7 +16,8 @@ import { highlightTurtle } from "./turtle.js";
 const SHORT_ETAG = 12;
 
 /**
- * Wires the section. `options`: `collection`, `item`; `shorten(iri)` for terms; `mayRestore`
+ * Wires the section. `options`: `collection`, `item`; `terms` (`{iri, shorten}`: how the
+ * page shows an IRI, as a node and as text); `mayRestore`
  * (a promise of whether the caller may write the collection); `etag()` the item's current
  * ETag as the page shows it (undefined for a deleted item); `reloadItem()` reads the item
  * again. Returns `{open}`, which opens the section (and so loads it).
@@ -156,7 +157,7 @@ export function wireItemHistory(options) {
     }
     show(diffBox, el("p", {}, "Comparing…"));
     try {
-      show(diffBox, renderDiff(await versionDiff(collection, item, from, to), options.shorten));
+      show(diffBox, renderDiff(await versionDiff(collection, item, from, to), options.terms));
     } catch (error) {
       show(diffBox, errorBox(error));
     }

@@ -23,6 +23,7 @@ import {
   fetchLabels,
   findCollection,
   itemLink,
+  labelledIri,
   pageParameters,
   show,
   withQuery,
@@ -39,6 +40,15 @@ let names = { labels: {}, prefixes: {} };
 
 function shorten(iri) {
   return compactIri(iri, { ...PREFIXES, ...names.prefixes });
+}
+
+/**
+ * An IRI in the history's changes: its label (when the page has one) and shortened form. Not
+ * the item's own label: that is the newest version's, often the very triple that changed.
+ */
+function changedIri(iri) {
+  const prefixes = { ...PREFIXES, ...names.prefixes };
+  return labelledIri(iri, { labels: iri === item ? {} : names.labels, prefixes });
 }
 
 /**
@@ -434,7 +444,7 @@ if (!item) {
     const history = wireItemHistory({
       collection,
       item,
-      shorten,
+      terms: { iri: changedIri, shorten },
       mayRestore: mayWrite(),
       etag: () => currentEtag,
       reloadItem,
