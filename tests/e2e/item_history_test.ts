@@ -6,10 +6,10 @@
  * blank nodes as the API labels them), a version is viewed read-only, v1 is restored and the
  * item shows it as version 4 "restore"; a restore after someone else wrote says so (412)
  * and shows the item as it is now; a deleted item's page offers its history, and for the
- * editor a restore that brings it back; a long history pages with "Older versions"; on the
- * SPARQL store, which keeps no history, the section shows the API's problem.
- * The opened history fits 400 px. Runs when `CHROMIUM_PATH` names a Chromium binary;
- * screenshots land in tests/e2e/screenshots/.
+ * editor a restore that brings it back (not over a write made since the page read it); a
+ * long history pages with "Older versions"; on the SPARQL store, which keeps no history, the
+ * section shows the API's problem. The opened history fits 400 px. Runs when
+ * `CHROMIUM_PATH` names a Chromium binary; screenshots land in tests/e2e/screenshots/.
  */
 import { strict as assert } from "node:assert";
 import type { Page } from "playwright-core";
@@ -299,21 +299,43 @@ Deno.test({
         assert.ok(await reader.locator("#downloads").isHidden());
       });
 
-      await t.step("a deleted item is restored from its page by an editor", async () => {
+      await t.step("an undelete after someone else wrote says so", async () => {
         await editor.goto(itemPage(service, uri));
         await editor.locator("#deleted").waitFor();
         await waitForVersions(editor, 6);
+        // Created again and deleted again behind the page's back: versions 7 and 8.
+        await write(service, "PUT", uri, 201, version(uri, "Seventh title", "d"));
+        await write(service, "DELETE", uri, 204);
+        const asked = acceptNextDialog(editor);
+        await editor.getByRole("button", { name: "Restore version 5" }).click();
+        await asked;
+        const status = editor.locator("#history-status .error");
+        await status.waitFor();
+        assert.match(await status.innerText(), /Not restored: the item changed since/);
+        await waitForVersions(editor, 8);
+        assert.equal((await versionRows(editor))[0], "8 delete token:e");
+        // Nothing was written by the refused restore.
+        const history = await service.fetch(`/api/item/history?${itemQuery(uri)}`, {
+          headers: { Authorization: `Bearer ${READER}` },
+        });
+        assert.equal((await history.json()).versions.length, 8);
+      });
+
+      await t.step("a deleted item is restored from its page by an editor", async () => {
+        await editor.goto(itemPage(service, uri));
+        await editor.locator("#deleted").waitFor();
+        await waitForVersions(editor, 8);
         // No view or restore of the delete itself; the newest graph may come back.
         assert.equal(await editor.getByRole("button", { name: "View version 6" }).count(), 0);
         const asked = acceptNextDialog(editor);
         await editor.getByRole("button", { name: "Restore version 5" }).click();
         assert.match(await asked, /deleted item comes back/);
-        await editor.locator("#history-status", { hasText: "Restored version 5 as version 7" })
+        await editor.locator("#history-status", { hasText: "Restored version 5 as version 9" })
           .waitFor();
         await editor.locator("section.subject").first().waitFor();
         assert.match(await editor.locator("#graph").innerText(), /Fifth title/);
         assert.ok(await editor.locator("#downloads").isVisible(), "the item's downloads are back");
-        assert.equal((await versionRows(editor))[0], "7 restore (current) token:e");
+        assert.equal((await versionRows(editor))[0], "9 restore (current) token:e");
       });
 
       assert.deepEqual(foreign, [], "requests that left the machine");

@@ -189,6 +189,29 @@ export function wireItemHistory(options) {
     }
   }
 
+  /**
+   * A deleted item has no ETag to make the restore conditional on: check instead that its
+   * newest version is still the delete this page shows (only the moment between this read
+   * and the write is left unguarded).
+   */
+  async function stillDeleted() {
+    const page = await historyPage(collection, item);
+    return page.versions[0]?.version === versions[0]?.version;
+  }
+
+  /** Someone wrote the item since this page read it: say so, and show what it holds now. */
+  async function changedMeanwhile(reason) {
+    await options.reloadItem();
+    await reload();
+    show(
+      status,
+      errorBox(
+        `Not restored: the item changed since this page read it (${reason}). The page ` +
+          "now shows the current item and its history; restore again if you still want to.",
+      ),
+    );
+  }
+
   async function restore(version) {
     const deleted = versions[0]?.operation === "delete";
     const question = deleted
@@ -198,6 +221,10 @@ export function wireItemHistory(options) {
     if (!confirm(question)) return;
     show(status, el("p", {}, `Restoring version ${version.version}…`));
     try {
+      if (deleted && !await stillDeleted()) {
+        await changedMeanwhile("it was written after its deletion");
+        return;
+      }
       await restoreVersion(collection, item, version.version, options.etag());
       await options.reloadItem();
       await reload();
@@ -210,21 +237,8 @@ export function wireItemHistory(options) {
         ),
       );
     } catch (error) {
-      if (error.status !== 412) {
-        show(status, errorBox(error));
-        return;
-      }
-      // Someone wrote the item since this page read it: show what it holds now.
-      await options.reloadItem();
-      await reload();
-      show(
-        status,
-        errorBox(
-          `Not restored: the item changed since this page read it (${error.message}). ` +
-            "The page now shows the current item and its history; restore again if you " +
-            "still want to.",
-        ),
-      );
+      if (error.status === 412) await changedMeanwhile(error.message);
+      else show(status, errorBox(error));
     }
   }
 
