@@ -22,6 +22,11 @@ import homePage from "./static/page-home.js" with { type: "bytes" };
 import collectionPage from "./static/page-collection.js" with { type: "bytes" };
 import collectionAdmin from "./static/collection-admin.js" with { type: "bytes" };
 import itemPage from "./static/page-item.js" with { type: "bytes" };
+import itemHistory from "./static/item-history.js" with { type: "bytes" };
+import itemHistoryApi from "./static/item-history-api.js" with { type: "bytes" };
+import versionDiff from "./static/version-diff.js" with { type: "bytes" };
+import ntriples from "./static/ntriples.js" with { type: "bytes" };
+import prefixes from "./static/prefixes.js" with { type: "bytes" };
 import searchPage from "./static/page-search.js" with { type: "bytes" };
 import sparqlPage from "./static/page-sparql.js" with { type: "bytes" };
 import sparqlTable from "./static/sparql-table.js" with { type: "bytes" };
@@ -60,6 +65,11 @@ const FILES: Record<string, [Uint8Array, string]> = {
   "page-collection.js": [collectionPage, JS],
   "collection-admin.js": [collectionAdmin, JS],
   "page-item.js": [itemPage, JS],
+  "item-history.js": [itemHistory, JS],
+  "item-history-api.js": [itemHistoryApi, JS],
+  "version-diff.js": [versionDiff, JS],
+  "ntriples.js": [ntriples, JS],
+  "prefixes.js": [prefixes, JS],
   "page-search.js": [searchPage, JS],
   "page-sparql.js": [sparqlPage, JS],
   "sparql-table.js": [sparqlTable, JS],

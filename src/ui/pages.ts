@@ -84,6 +84,20 @@ export const PAGES = {
 <h2 id="graph-title">Graph</h2>
 <div id="graph"><p>Loading…</p></div>
 </section>
+<section id="history-section" aria-labelledby="history-title">
+<h2 id="history-title">History</h2>
+<details id="history-details">
+<summary>Versions: compare, view, restore</summary>
+<div id="versions"></div>
+<div class="buttons">
+<button type="button" id="history-older" hidden>Older versions</button>
+<button type="button" id="history-compare" hidden>Compare the chosen versions</button>
+</div>
+<div id="history-status" role="status"></div>
+<div id="version-diff" aria-live="polite"></div>
+<div id="version-view"></div>
+</details>
+</section>
 <section aria-labelledby="indexed-title">
 <h2 id="indexed-title">Indexed document</h2>
 <div id="indexed"></div>

@@ -7,6 +7,9 @@
  * that holds it, whichever collection this page shows; one no readable collection holds is
  * an external link. An item this collection does not hold, or `/ui/item?item=…` without a
  * collection, names the collections that hold it instead of offering downloads of nothing.
+ *
+ * Its History section (item-history.js) lists the item's versions once opened; a deleted
+ * item (410) shows that it was deleted, with its history and, for editors, its restore.
  */
 import {
   api,
@@ -20,36 +23,32 @@ import {
   fetchLabels,
   findCollection,
   itemLink,
+  labelledIri,
   pageParameters,
   show,
   withQuery,
 } from "./workbench.js";
+import { COMMON_PREFIXES as PREFIXES } from "./prefixes.js";
+import { wireItemHistory } from "./item-history.js";
 
 const parameters = pageParameters();
 const collection = parameters.get("collection") ?? "";
 const item = parameters.get("item") ?? "";
-
-/** Prefixes shortened for reading; the full IRI stays in the title. */
-const PREFIXES = {
-  rdf: "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-  rdfs: "http://www.w3.org/2000/01/rdf-schema#",
-  xsd: "http://www.w3.org/2001/XMLSchema#",
-  owl: "http://www.w3.org/2002/07/owl#",
-  dct: "http://purl.org/dc/terms/",
-  dc: "http://purl.org/dc/elements/1.1/",
-  foaf: "http://xmlns.com/foaf/0.1/",
-  skos: "http://www.w3.org/2004/02/skos/core#",
-  schema: "https://schema.org/",
-  sh: "http://www.w3.org/ns/shacl#",
-  prov: "http://www.w3.org/ns/prov#",
-  dcat: "http://www.w3.org/ns/dcat#",
-};
 
 /** Labels and the service's prefixes of the IRIs on this page (fetchLabels). */
 let names = { labels: {}, prefixes: {} };
 
 function shorten(iri) {
   return compactIri(iri, { ...PREFIXES, ...names.prefixes });
+}
+
+/**
+ * An IRI in the history's changes: its label (when the page has one) and shortened form. Not
+ * the item's own label: that is the newest version's, often the very triple that changed.
+ */
+function changedIri(iri) {
+  const prefixes = { ...PREFIXES, ...names.prefixes };
+  return labelledIri(iri, { labels: iri === item ? {} : names.labels, prefixes });
 }
 
 /**
@@ -218,12 +217,19 @@ function renderGraph(graph) {
 const ITEM_SECTIONS = ["downloads", "indexed"].map((id) =>
   document.getElementById(id).closest("section")
 );
+const HISTORY_SECTION = document.getElementById("history-section");
 
 function hideItemSections() {
   for (const section of ITEM_SECTIONS) section.hidden = true;
 }
 
-/** Shows the item; true when this collection holds it. */
+/** The item's ETag as the page shows it: what a restore is conditional on; none once deleted. */
+let currentEtag;
+
+/**
+ * Shows the item: "shown" (this collection holds it), "deleted" (it did, and its history
+ * remains) or "unavailable" (the page says where it is instead, or why it cannot be read).
+ */
 async function showItem() {
   const info = document.getElementById("item-info");
   const graphBox = document.getElementById("graph");
@@ -239,9 +245,14 @@ async function showItem() {
   } catch (error) {
     // Not here (or no readable collection of that name): perhaps in another collection.
     if (error.status === 404) await showWhereItIs(error);
-    else show(graphBox, errorBox(error));
-    return false;
+    else if (error.status === 410) {
+      showDeleted(error);
+      return "deleted";
+    } else show(graphBox, errorBox(error));
+    return "unavailable";
   }
+  for (const section of ITEM_SECTIONS) section.hidden = false;
+  currentEtag = response.headers.get("etag") ?? undefined;
   showDownloads();
   try {
     const graph = await response.json();
@@ -270,7 +281,31 @@ async function showItem() {
   } catch (error) {
     show(graphBox, errorBox(error));
   }
-  return true;
+  return "shown";
+}
+
+/** A deleted item (`gone`, its 410): when and by which version, its history below. */
+function showDeleted(gone) {
+  hideItemSections();
+  currentEtag = undefined;
+  show(
+    document.getElementById("item-info"),
+    el("dt", {}, "Item"),
+    el("dd", { class: "uri" }, item),
+    el("dt", {}, "Collection"),
+    el("dd", {}, collectionLink(collection)),
+    el("dt", {}, "State"),
+    el("dd", { id: "item-state" }, "deleted"),
+  );
+  show(
+    document.getElementById("graph"),
+    el(
+      "p",
+      { id: "deleted", class: "note" },
+      gone.problem?.detail ?? gone.message,
+      " Its versions are listed under History; restoring one (editors) brings the item back.",
+    ),
+  );
 }
 
 /**
@@ -281,6 +316,7 @@ async function showItem() {
 async function showWhereItIs(notHere) {
   const graphBox = document.getElementById("graph");
   hideItemSections();
+  HISTORY_SECTION.hidden = true;
   document.querySelector("h1").textContent = item;
   const found = (await fetchHolders([item]))[item];
   if (found?.length === 1 && !notHere) {
@@ -377,8 +413,23 @@ function showIndexed({ answer, error }) {
   );
 }
 
+/** Whether the caller may write this collection: restore is offered only then. */
+function mayWrite() {
+  return findCollection(collection).then(
+    (found) => found?.collection.rights?.includes("write") ?? false,
+    () => false,
+  );
+}
+
+/** Reads the item again (after a restore): the graph, its ETag and its indexed document. */
+async function reloadItem() {
+  const indexed = askIndexed();
+  if (await showItem() === "shown") showIndexed(await indexed);
+}
+
 if (!item) {
   hideItemSections();
+  HISTORY_SECTION.hidden = true;
   show(
     document.getElementById("graph"),
     errorBox("Name the item: /ui/item?item=<URI>, with &collection=<URI> when known."),
@@ -387,5 +438,19 @@ if (!item) {
   await showWhereItIs(undefined);
 } else {
   const indexed = askIndexed();
-  if (await showItem()) showIndexed(await indexed);
+  const state = await showItem();
+  if (state === "unavailable") HISTORY_SECTION.hidden = true;
+  else {
+    const history = wireItemHistory({
+      collection,
+      item,
+      terms: { iri: changedIri, shorten },
+      mayRestore: mayWrite(),
+      etag: () => currentEtag,
+      reloadItem,
+    });
+    // A deleted item is its history: open it at once.
+    if (state === "deleted") await history.open();
+  }
+  if (state === "shown") showIndexed(await indexed);
 }
