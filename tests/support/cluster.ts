@@ -29,6 +29,7 @@ import { virtuosoServiceEnv } from "./virtuoso.ts";
 import { type ServiceProcess, startServiceProcess } from "./process.ts";
 import { type SparqlEndpoints, sparqlEndpointsFromEnv } from "./fuseki.ts";
 import { deleteIndicesWithPrefix, openSearchUrl } from "./opensearch.ts";
+import { auditHistory, type HistoryAudit } from "./cluster_history.ts";
 
 /** `service.cluster.leaseMs` of every cluster run: short, so a dead instance's work moves. */
 export const CLUSTER_LEASE_MS = 3000;
@@ -587,6 +588,27 @@ export interface LedgerEntry {
   version: number;
   /** A write of this item is in flight (one writer per item at a time). */
   busy: boolean;
+  /**
+   * Every write of the item, in the order sent: what its history must show. Absent for
+   * items a scenario wrote otherwise (an import): their history is not audited.
+   */
+  writes?: LedgerWrite[];
+}
+
+/** One write of an item and what its answer said. */
+export interface LedgerWrite {
+  operation: "create" | "update" | "delete";
+  /** acked: 2xx; refused: a 4xx (nothing applied); unknown: no answer or a 5xx. */
+  outcome: "acked" | "refused" | "unknown";
+  /** The body sent (none for a delete), to find the hash of a write not acknowledged. */
+  body?: { contentType: string; text: string };
+  /** The ETag an acknowledged create or update answered. */
+  etag?: string;
+}
+
+/** How a write ended, from its answer. */
+function writeOutcome(outcome: WriteOutcome, acked: number): LedgerWrite["outcome"] {
+  return outcome.status === acked ? "acked" : outcome.unknown ? "unknown" : "refused";
 }
 
 /** Every write of a test and what came of it. */
@@ -699,11 +721,18 @@ export async function runWriteLoad(
   const format = (n: number) => n % 2 === 0 ? "turtle" : "jsonld";
 
   const create = async (target: string, uri: string) => {
-    const entry: LedgerEntry = { uri, exists: false, version: 0, busy: true };
+    const writes: LedgerWrite[] = [];
+    const entry: LedgerEntry = { uri, exists: false, version: 0, busy: true, writes };
     ledger.entries.set(uri, entry);
     const { contentType, body } = itemBody(uri, options.word, 0, format(sent));
     const outcome = await send(target, cluster.itemPath(uri), "PUT", contentType, body);
     ledger.count(`create ${outcome.key}`);
+    writes.push({
+      operation: "create",
+      outcome: writeOutcome(outcome, 201),
+      body: { contentType, text: body },
+      etag: outcome.status === 201 ? outcome.etag : undefined,
+    });
     if (outcome.status === 201) {
       entry.exists = true;
       entry.hash = outcome.etag;
@@ -731,6 +760,12 @@ export async function runWriteLoad(
       headers,
     );
     ledger.count(`update${ifMatch ? " (If-Match)" : ""} ${outcome.key}`);
+    entry.writes?.push({
+      operation: "update",
+      outcome: writeOutcome(outcome, 204),
+      body: { contentType, text: body },
+      etag: outcome.status === 204 ? outcome.etag : undefined,
+    });
     if (outcome.status === 204) {
       entry.hash = outcome.etag;
       ledger.acknowledgedUpdates++;
@@ -748,6 +783,7 @@ export async function runWriteLoad(
     const headers = ifMatch ? { "If-Match": `"${entry.hash}"` } : undefined;
     const outcome = await send(target, cluster.itemPath(entry.uri), "DELETE", "", "", headers);
     ledger.count(`delete${ifMatch ? " (If-Match)" : ""} ${outcome.key}`);
+    entry.writes?.push({ operation: "delete", outcome: writeOutcome(outcome, 204) });
     if (outcome.status === 204) {
       entry.exists = false;
       entry.hash = undefined;
@@ -910,6 +946,8 @@ export interface ClusterReport {
   notLastWrite: string[];
   unexpected: string[];
   statuses: Record<string, number>;
+  /** The items' histories held against their writes (`cluster_history.ts`). */
+  history: HistoryAudit;
 }
 
 /**
@@ -951,6 +989,7 @@ export async function verifyCluster(
   const phantomsInStore = [...store.keys()].filter((uri) =>
     ledger.entries.get(uri)?.exists === false || !ledger.entries.has(uri)
   );
+  const history = await auditHistory(cluster, ledger);
   return {
     drain,
     store: store.size,
@@ -974,6 +1013,7 @@ export async function verifyCluster(
     notLastWrite,
     unexpected: ledger.unexpected,
     statuses: ledger.statuses,
+    history,
   };
 }
 
@@ -995,6 +1035,10 @@ export function summarizeReport(report: ClusterReport): string {
     `missingFromStore=${report.missingFromStore.length} phantoms=${report.phantomsInStore.length} ` +
     `notLastWrite=${report.notLastWrite.length} unexpected=${report.unexpected.length}`,
     `aliasIndices=${report.aliasIndices.length} runIndices=${report.runIndices.length}`,
+    report.history.items === undefined
+      ? "history not kept"
+      : `history: ${report.history.versions} versions of ${report.history.items} items, ` +
+        `${report.history.problems.length} disagreeing with their writes`,
     `statuses ${JSON.stringify(report.statuses)}`,
   ].join("; ");
 }
@@ -1059,6 +1103,13 @@ export function reportProblems(report: ClusterReport): string[] {
   }
   if (report.unexpected.length) {
     problems.push(`${report.unexpected.length} unexpected answers: ${report.unexpected[0]}`);
+  }
+  if (report.history.problems.length) {
+    problems.push(
+      `${report.history.problems.length} histories disagree with their writes: ${
+        report.history.problems.slice(0, 3).join("; ")
+      }`,
+    );
   }
   return problems;
 }
