@@ -100,15 +100,18 @@ export class ItemVersions {
   /**
    * Writes version `version`'s graph as the item's new version (operation `restore`), its
    * ETag the version's: over the current item (`ifMatch` its ETag when given), or bringing
-   * a deleted one back (a given `ifMatch` then matches nothing: 412).
+   * a deleted one back (a given `ifMatch` then matches nothing: 412). With `ifAbsent`
+   * (`If-None-Match: *`) it only brings a deleted item back: an item that exists now, or is
+   * created meanwhile, is a 412, so an undelete never overwrites a write made since.
    */
   async restore(
     collection: string,
     uri: string,
     version: number,
-    ifMatch: string | undefined,
+    condition: { ifMatch?: string; ifAbsent?: boolean },
     principal: string,
   ): Promise<ItemRecord> {
+    const { ifMatch, ifAbsent } = condition;
     const { read } = await this.read(collection, uri, version).catch((error) => {
       if (isProblem(error, "item-deleted")) {
         throw new DomainError("invalid-parameter", {
@@ -120,11 +123,22 @@ export class ItemVersions {
     });
     const quads = await Array.fromAsync(read.quads);
     const options = { principal, operation: "restore" as const };
-    if (await this.store.getItem(collection, uri)) {
+    const current = await this.store.getItem(collection, uri);
+    if (current) {
+      if (ifAbsent) throw preconditionFailed(uri, current.hash);
       return await this.items.update(collection, uri, quads, ifMatch, options);
     }
     if (ifMatch !== undefined) throw preconditionFailed(uri, "(none: the item is deleted)");
-    return await this.items.create(collection, uri, quads, options);
+    try {
+      return await this.items.create(collection, uri, quads, options);
+    } catch (error) {
+      // Created meanwhile: for an undelete that asked for an absent item, its precondition.
+      if (ifAbsent && isProblem(error, "item-exists")) {
+        const now = await this.store.getItem(collection, uri);
+        throw preconditionFailed(uri, now?.hash ?? "(unknown)");
+      }
+      throw error;
+    }
   }
 
   #history(collection: string): ItemHistory {

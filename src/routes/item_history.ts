@@ -100,13 +100,27 @@ export function itemHistoryRoutes(deps: AppDeps): Hono<AppEnv> {
     const { collection, item, version } = readQuery(c, restoreItem);
     inRange("version", version, 1, Number.MAX_SAFE_INTEGER);
     const ifMatch = parseEtagCondition(c.req.header("if-match"));
+    const ifAbsent = restoreOnlyIfAbsent(c.req.header("if-none-match"));
     const record = await deps.rdfWork.writing(() =>
-      deps.itemVersions.restore(collection, item, version, ifMatch, author(c))
+      deps.itemVersions.restore(collection, item, version, { ifMatch, ifAbsent }, author(c))
     );
     return c.body(null, 204, { ETag: formatEtag(record.hash) });
   });
 
   return app;
+}
+
+/**
+ * `If-None-Match: *` on a restore: only if the item does not exist now (an undelete). An
+ * ETag there would mean "unless it is this version", which a restore has no use for.
+ */
+function restoreOnlyIfAbsent(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === "*") return true;
+  throw new DomainError("invalid-parameter", {
+    detail: "A restore takes If-None-Match: * (restore only a deleted item), nothing else.",
+    errors: [{ path: "If-None-Match", message: `expected *, got ${header.slice(0, 100)}` }],
+  });
 }
 
 /** A triple as one N-Triples statement. */

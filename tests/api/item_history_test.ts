@@ -459,16 +459,23 @@ for (const backend of HISTORY_BACKENDS) {
 
       // Restore: editors only; a delete version has nothing to restore; a deleted item has no
       // current ETag to match.
-      const restore = (call: Call, version: number, ifMatch?: string) =>
+      const restore = (call: Call, version: number, ifMatch?: string, ifNoneMatch?: string) =>
         call(`/api/item/restore?${itemQuery(uri)}&version=${version}`, {
           method: "POST",
-          headers: ifMatch ? { "If-Match": ifMatch } : {},
+          headers: {
+            ...(ifMatch ? { "If-Match": ifMatch } : {}),
+            ...(ifNoneMatch ? { "If-None-Match": ifNoneMatch } : {}),
+          },
         });
       await expectProblem(await restore(reader, 1), 403, "forbidden");
       await expectProblem(await restore(e2, 3), 400, "invalid-parameter");
       await expectProblem(await restore(e2, 1, firstEtag), 412, "precondition-failed");
       await expectProblem(await restore(e2, 9), 404, "version-not-found");
-      const restored = await restore(e2, 1);
+      const badCondition = await restore(e2, 1, undefined, firstEtag);
+      const bad = await expectProblem(badCondition, 400, "invalid-parameter");
+      assert.equal((bad.errors as { path: string }[])[0].path, "If-None-Match");
+      // An undelete only: If-None-Match: * holds while the item is deleted.
+      const restored = await restore(e2, 1, undefined, "*");
       assert.equal(restored.status, 204);
       assert.equal(restored.headers.get("etag"), firstEtag);
       const back = await e1(`/api/item?${itemQuery(uri)}`, { headers: { Accept: "text/turtle" } });
@@ -477,7 +484,8 @@ for (const backend of HISTORY_BACKENDS) {
       assert.match(await back.text(), new RegExp(word));
       await eventually(async () => (await searchTotal(e1, word)) === 1, "the restore indexed");
 
-      // Over the current item: conditional on its ETag.
+      // Over the current item: conditional on its ETag; an undelete-only restore refused.
+      await expectProblem(await restore(e2, 2, undefined, "*"), 412, "precondition-failed");
       await expectProblem(await restore(e2, 2, secondEtag), 412, "precondition-failed");
       const conditional = await restore(e2, 2, firstEtag);
       assert.equal(conditional.status, 204);

@@ -70,7 +70,8 @@ export const restoreItem = defineContract({
   summary: "Restore a version of an item",
   description: "Writes version `version`'s graph as the item's new version (operation " +
     "`restore`); its ETag is that version's. A deleted item comes back. `If-Match` makes it " +
-    "conditional on the current ETag (a deleted item has none: 412).",
+    "conditional on the current ETag (a deleted item has none: 412); `If-None-Match: *` on " +
+    "the item being deleted now (an undelete that never overwrites a write made since: 412).",
   tags: TAGS,
   access: "authenticated",
   collectionRight: "write",
@@ -83,7 +84,8 @@ export const restoreItem = defineContract({
   problems: {
     400: `${BAD_PARAMETERS} Or \`version\` names a delete (\`invalid-parameter\`).`,
     404: "No such collection or item, or no such version (`version-not-found`).",
-    412: "`If-Match` does not hold the current ETag (`precondition-failed`).",
+    412: "`If-Match` does not hold the current ETag, or `If-None-Match: *` and the item " +
+      "exists (`precondition-failed`).",
     422: SHACL_VIOLATION,
     501: NO_HISTORY,
   },

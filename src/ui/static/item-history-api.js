@@ -36,12 +36,13 @@ export function versionDiff(collection, item, from, to) {
 
 /**
  * Writes version `version` as the item's new version. `etag` is the item's current ETag as
- * the page read it (a 412 when someone wrote since); none for a deleted item, which has none.
+ * the page read it (a 412 when someone wrote since); none for a deleted item, which has none:
+ * its undelete asks `If-None-Match: *` instead (a 412 when the item exists again).
  */
 export async function restoreVersion(collection, item, version, etag) {
   const response = await api(withQuery("/api/item/restore", { collection, item, version }), {
     method: "POST",
-    headers: etag ? { "If-Match": etag } : {},
+    headers: etag ? { "If-Match": etag } : { "If-None-Match": "*" },
   });
   await ensureOk(response);
   await response.body?.cancel();
