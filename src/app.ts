@@ -16,6 +16,7 @@ import { handleError, handleNotFound } from "./http/errors.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { itemRoutes } from "./routes/items.ts";
 import { itemHistoryRoutes } from "./routes/item_history.ts";
+import { changeRoutes } from "./routes/changes.ts";
 import { downloadRoutes } from "./routes/downloads.ts";
 import { hashRoutes } from "./routes/hash.ts";
 import { initializeRoutes } from "./routes/initialize.ts";
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", labelRoutes(deps));
   app.route("/", itemCollectionRoutes(deps));
   app.route("/", itemHistoryRoutes(deps));
+  app.route("/", changeRoutes(deps));
   app.route("/", itemRoutes(deps));
   // A request no route takes needs a valid token too, so that 404 tells strangers nothing.
   app.notFound((c) => {

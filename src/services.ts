@@ -9,6 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { ServiceConfig } from "./config/schema.ts";
 import type { AppDeps } from "./routes/app_deps.ts";
 import { Catalog } from "./catalog/catalog.ts";
+import { ChangeRetention } from "./store/change_retention.ts";
 import { CatalogAdmin } from "./catalog/catalog_admin.ts";
 import { LOCAL_DB_FILE } from "./sqlite/local_db.ts";
 import { openLocalDatabase } from "./local_database.ts";
@@ -166,11 +167,16 @@ export function buildServices(config: ServiceConfig): Services {
     history: store.history,
   });
   indexOutbox.start();
+  const changeRetention = store.changes
+    ? new ChangeRetention(store.changes, config.service.changes.retentionMs)
+    : undefined;
+  changeRetention?.start();
   return {
     deps,
     checkStore: () => engines.checkStore(),
     close: async () => {
       catalog.close();
+      await changeRetention?.stop();
       await importJobs.close();
       await indexJobs.close();
       // The outbox writes through the workers: stopped first, its batch in flight lands.

@@ -72,6 +72,8 @@ export const BUILT_IN_CUSTOMER_YML = `service:
     probeIntervalMs: \${SERVICE_FAIL_FAST_PROBE_MS:${D.failFast.probeIntervalMs}}
   cluster:
     leaseMs: \${SERVICE_CLUSTER_LEASE_MS:${D.cluster.leaseMs}}   # claims on shared work (outbox entries, jobs)
+  changes:            # the change feed, GET /api/changes
+    retentionMs: \${SERVICE_CHANGES_RETENTION_MS:${D.changes.retentionMs}}   # older changes are pruned: their cursors answer 410
   workers:            # threads that parse and hash writes and imports
     count: \${SERVICE_WORKERS:}              # empty or 0: on the request thread; N: N worker threads
   query:             # SPARQL queries run for callers: /sparql, the query tool, label lookups

@@ -442,6 +442,14 @@ export const configSchema = z.object({
        */
       leaseMs: integer(1000, 3_600_000).default(30_000),
     }).prefault({}),
+    /** The change feed (src/store/change_feed.ts). */
+    changes: z.object({
+      /**
+       * How long a committed change stays in its collection's feed; a cursor older than
+       * what is kept answers 410 `cursor-expired`. Seven days by default.
+       */
+      retentionMs: integer(1000, 365 * 86_400_000).default(7 * 86_400_000),
+    }).prefault({}),
     sparqlEndpoints: z.array(endpointSchema).default([]),
     jsonld: z.object({
       /** Remote @context URL → local file holding its copy. Nothing else is fetched. */

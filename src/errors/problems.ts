@@ -114,6 +114,7 @@ const TITLES_BY_KIND = {
   },
   "gone": {
     "item-deleted": "Item deleted",
+    "cursor-expired": "Change feed cursor expired",
   },
   "not-acceptable": {
     "not-acceptable": "Not acceptable",
@@ -152,6 +153,7 @@ const TITLES_BY_KIND = {
   "not-implemented": {
     "not-implemented": "Not implemented",
     "history-unsupported": "This store keeps no item history",
+    "changes-unsupported": "This store keeps no change feed",
   },
   "backend-failed": {
     "store-error": "Triple store error",

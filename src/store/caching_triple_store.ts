@@ -67,6 +67,11 @@ export class CachingTripleStore implements TripleStore {
     return this.#inner.history;
   }
 
+  /** The inner store's change feed. */
+  get changes(): TripleStore["changes"] {
+    return this.#inner.changes;
+  }
+
   /** The cache, for its statistics. */
   get cache(): ItemCache {
     return this.#cache;

@@ -11,6 +11,7 @@ import type { ItemRecord } from "./item_record.ts";
 import type { SparqlQueryOptions, SparqlQueryResult } from "../sparql_protocol/query_types.ts";
 import type { BackendHealth } from "../backend/backend_health.ts";
 import type { ItemHistory, ItemOperation } from "./item_history.ts";
+import type { ChangeFeed } from "./change_feed.ts";
 
 export type { ItemRecord } from "./item_record.ts";
 
@@ -86,6 +87,11 @@ export interface TripleStore {
    * (`item_history.ts`); absent on a store that keeps none.
    */
   readonly history?: ItemHistory;
+  /**
+   * Every committed item write, per collection in commit order, written in each write's own
+   * atomic write (`change_feed.ts`); absent on a store that keeps none.
+   */
+  readonly changes?: ChangeFeed;
   /** Metadata of an item, or undefined when the collection holds no such item. */
   getItem(collection: string, uri: string): Promise<ItemRecord | undefined>;
   /**

@@ -23,6 +23,8 @@ import { invalidTerm } from "../sparql_protocol/terms.ts";
 import { inUnsyncedTransaction, type Migration } from "../sqlite/local_db.ts";
 import { SqliteIndexOutbox } from "./sqlite_index_outbox.ts";
 import { ITEM_VERSIONS_MIGRATION, SqliteItemHistory } from "./sqlite_item_history.ts";
+import { ITEM_CHANGES_MIGRATION, SqliteChangeFeed } from "./sqlite_change_feed.ts";
+import { changeOperation } from "../store/change_feed.ts";
 import { LOCAL_PRINCIPAL } from "../store/item_history.ts";
 import { decodeObject, decodePredicate, decodeSubject, encodeTerm } from "./term_ids.ts";
 import { termColumn, TermDictionary, termText } from "./term_dictionary.ts";
@@ -130,8 +132,9 @@ const KEYED_ITEMS_MIGRATION: Migration = {
  * (sqlite_index_outbox.ts), (migration 8, `quad_tables.ts`) the term dictionary and the
  * integer quads that replaced migration 1's text triples, (migration 9) the items' indexes
  * by graph that keep a query inside its scope of collections, (migration 10) the triples
- * several items state, (migration 12) items keyed by (collection, IRI), and (migration 13)
- * every version of every item (`sqlite_item_history.ts`).
+ * several items state, (migration 12) items keyed by (collection, IRI), (migration 13)
+ * every version of every item (`sqlite_item_history.ts`), and (migration 14) the change feed
+ * (`sqlite_change_feed.ts`).
  */
 export const EMBEDDED_STORE_MIGRATIONS: Migration[] = [
   ITEMS_MIGRATION,
@@ -140,6 +143,7 @@ export const EMBEDDED_STORE_MIGRATIONS: Migration[] = [
   SHARED_TRIPLES_MIGRATION,
   KEYED_ITEMS_MIGRATION,
   ITEM_VERSIONS_MIGRATION,
+  ITEM_CHANGES_MIGRATION,
 ];
 
 /** Items up to this many triples are read in one statement; larger ones are paged. */
@@ -239,6 +243,8 @@ export class EmbeddedTripleStore implements TripleStore {
   readonly outbox: SqliteIndexOutbox;
   /** Every version of every item, in the same file: written in each write's savepoint. */
   readonly history: SqliteItemHistory;
+  /** Every committed write, per collection in commit order: written beside its version. */
+  readonly changes: SqliteChangeFeed;
   readonly #db: DatabaseSync;
   /** File path for snapshot readers; undefined for an in-memory database. */
   readonly #path?: string;
@@ -256,6 +262,7 @@ export class EmbeddedTripleStore implements TripleStore {
     this.#writes = new GroupCommitter((writes) => this.#commitGroup(writes), groupCommit);
     this.outbox = new SqliteIndexOutbox(db);
     this.history = new SqliteItemHistory(db);
+    this.changes = new SqliteChangeFeed(db);
     this.#sparql = new EmbeddedSparqlEngine(db, path);
     this.#terms = new TermDictionary(db);
     this.#statements = {
@@ -480,6 +487,7 @@ export class EmbeddedTripleStore implements TripleStore {
    */
   async #commitGroup(writes: PendingWrite[]): Promise<WriteOutcome<ItemRow>[]> {
     let firstEntry: number | undefined;
+    let lastChange = 0;
     // No fsync at COMMIT (checkpoints still sync): #syncWal follows.
     const outcomes = this.#forgettingOnFailure(() =>
       inUnsyncedTransaction(this.#db, () =>
@@ -491,7 +499,10 @@ export class EmbeddedTripleStore implements TripleStore {
             this.#terms.forgetUncommitted();
           }
           this.#db.exec("RELEASE item_write");
-          if (outcome.ok) firstEntry ??= outcome.value.entry;
+          if (outcome.ok) {
+            firstEntry ??= outcome.value.entry;
+            lastChange = Math.max(lastChange, outcome.value.change);
+          }
           return outcome;
         }))
     );
@@ -503,6 +514,8 @@ export class EmbeddedTripleStore implements TripleStore {
     } finally {
       if (firstEntry !== undefined) this.outbox.endHold(firstEntry);
     }
+    // Durable now: the feed's readers may see the group's changes.
+    this.changes.durable(lastChange);
     return outcomes.map((outcome) => outcome.ok ? { ok: true, value: outcome.value.row } : outcome);
   }
 
@@ -529,10 +542,10 @@ export class EmbeddedTripleStore implements TripleStore {
 
   /**
    * Checks and applies one write with its version (`sqlite_item_history.ts`), inside the
-   * caller's savepoint; throws its conflict/not-found/precondition-failed. Returns the row
-   * and outbox entry.
+   * caller's savepoint; throws its conflict/not-found/precondition-failed. Returns the row,
+   * outbox entry and change (`sqlite_change_feed.ts`).
    */
-  #apply(pending: PendingWrite): { row: ItemRow; entry: number } {
+  #apply(pending: PendingWrite): { row: ItemRow; entry: number; change: number } {
     if (pending.kind === "create") {
       const { write } = pending;
       if (this.#statements.getItem.get(write.uri, write.collection)) {
@@ -550,7 +563,11 @@ export class EmbeddedTripleStore implements TripleStore {
       ) as unknown as ItemRow;
       this.#insertTriples(row, write.quads);
       this.#recordVersion(write, now, "create");
-      return { row, entry: this.outbox.record(write.collection, write.uri) };
+      return {
+        row,
+        entry: this.outbox.record(write.collection, write.uri),
+        change: this.#recordChange(write, now, "create", false),
+      };
     }
     const [collection, uri] = pending.kind === "delete"
       ? [pending.collection, pending.uri]
@@ -564,14 +581,21 @@ export class EmbeddedTripleStore implements TripleStore {
     this.#statements.deleteTriples.run(current.graph);
     if (pending.kind === "delete") {
       this.#statements.deleteItem.run(current.id);
-      this.history.record({
-        collection,
-        uri,
-        time: new Date().toISOString(),
-        principal: pending.origin.principal ?? LOCAL_PRINCIPAL,
-        operation: "delete",
-      });
-      return { row: current, entry: this.outbox.record(collection, uri) };
+      const time = new Date().toISOString();
+      const principal = pending.origin.principal ?? LOCAL_PRINCIPAL;
+      this.history.record({ collection, uri, time, principal, operation: "delete" });
+      return {
+        row: current,
+        entry: this.outbox.record(collection, uri),
+        change: this.changes.record({
+          collection,
+          uri,
+          operation: "deleted",
+          etag: null,
+          principal,
+          time,
+        }),
+      };
     }
     const { write } = pending;
     this.#insertTriples(current, write.quads);
@@ -583,7 +607,28 @@ export class EmbeddedTripleStore implements TripleStore {
       current.id,
     ) as unknown as ItemRow;
     this.#recordVersion(write, now, "update");
-    return { row, entry: this.outbox.record(collection, uri) };
+    return {
+      row,
+      entry: this.outbox.record(collection, uri),
+      change: this.#recordChange(write, now, "update", true),
+    };
+  }
+
+  /** The change a create or replace adds to its collection's feed; returns its seq. */
+  #recordChange(
+    write: ItemWrite,
+    time: string,
+    operation: "create" | "update",
+    existed: boolean,
+  ): number {
+    return this.changes.record({
+      collection: write.collection,
+      uri: write.uri,
+      operation: changeOperation(write.operation ?? operation, existed),
+      etag: write.hash,
+      principal: write.principal ?? LOCAL_PRINCIPAL,
+      time,
+    });
   }
 
   /** The version a create or replace adds to its item's history. */

@@ -12,6 +12,7 @@ import { LOCAL_MIGRATIONS, openLocalDatabase, SCHEMA_VERSION } from "../../src/l
 import { LOCAL_DB_FILE, openMigratedDatabase } from "../../src/sqlite/local_db.ts";
 import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
 import { ITEM_VERSIONS_MIGRATION } from "../../src/store_embedded/sqlite_item_history.ts";
+import { ITEM_CHANGES_MIGRATION } from "../../src/store_embedded/sqlite_change_feed.ts";
 import { EmbeddedSearchEngine } from "../../src/search_embedded/embedded_search_engine.ts";
 import type { SearchDocument } from "../../src/search/search_engine.ts";
 import { SqliteJobStore } from "../../src/job_stores/sqlite_job_store.ts";
@@ -24,17 +25,21 @@ const LIMITS = { maxResultsLimit: 100, maxWindow: 10_000, trackTotalHits: 10_000
 const REF = { collection: COLLECTION, indexName: "upgrade-test" };
 
 /**
- * Opens a file at schema `version` (below 13) for today's store to write as the code of then
- * did: the store records versions, so the history table is there while it writes and is
- * dropped after, leaving the file as that release wrote it.
+ * Opens a file at schema `version` (below 14) for today's store to write as the code of then
+ * did: the store records versions and changes, so the tables of later releases are there while
+ * it writes and are dropped after, leaving the file as that release wrote it.
  */
 function olderFile(dir: string, version: number): { db: DatabaseSync; done: () => void } {
   const db = openMigratedDatabase(dir, LOCAL_MIGRATIONS.filter((m) => m.version <= version));
-  db.exec(ITEM_VERSIONS_MIGRATION.sql);
+  const later = [ITEM_VERSIONS_MIGRATION, ITEM_CHANGES_MIGRATION].filter((m) =>
+    m.version > version
+  );
+  for (const migration of later) db.exec(migration.sql);
   return {
     db,
     done: () => {
-      db.exec("DROP TABLE item_versions");
+      if (version < 13) db.exec("DROP TABLE item_versions");
+      if (version < 14) db.exec("DROP TABLE item_changes; DROP TABLE change_horizons");
       db.close();
     },
   };
@@ -296,8 +301,55 @@ Deno.test("a version-12 file (the release before item history) keeps its items; 
   }
 });
 
+Deno.test("a version-13 file (the release before the change feed) keeps items and history; the feed starts at the next write", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "rcs-upgrade-13-" });
+  const path = join(dir, LOCAL_DB_FILE);
+  const titled = (title: string) => [quad(namedNode(ITEM), TITLE.predicate, literal(title))];
+  try {
+    const { db: old, done } = olderFile(dir, 13);
+    assert.equal(version(old), 13);
+    const before = new EmbeddedTripleStore(old, path, GROUP_COMMIT);
+    await before.createItem({
+      collection: COLLECTION,
+      uri: ITEM,
+      quads: titled("Old"),
+      hash: "h1",
+    });
+    await before.close();
+    done();
+
+    const db = openLocalDatabase(dir);
+    try {
+      assert.equal(version(db), SCHEMA_VERSION);
+      const store = new EmbeddedTripleStore(db, path, GROUP_COMMIT);
+      assert.equal((await store.getItem(COLLECTION, ITEM))?.hash, "h1");
+      const history = await store.history.list(COLLECTION, ITEM, { limit: 10 });
+      assert.deepEqual(history.map((v) => [v.version, v.operation, v.hash]), [[1, "create", "h1"]]);
+      // Written before the feed was kept: not in it; the next write is.
+      assert.deepEqual((await store.changes.read(COLLECTION, undefined, 10)).changes, []);
+      await store.replaceItem({
+        collection: COLLECTION,
+        uri: ITEM,
+        quads: titled("New"),
+        hash: "h2",
+        principal: "token:e",
+      });
+      const { changes } = await store.changes.read(COLLECTION, undefined, 10);
+      assert.deepEqual(
+        changes.map((c) => [c.item, c.operation, c.etag, c.principal]),
+        [[ITEM, "updated", "h2", "token:e"]],
+      );
+      await store.close();
+    } finally {
+      db.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("migrations are applied once, in order; a gap or a clash is refused", () => {
-  const all = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
+  const all = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
   assert.deepEqual(LOCAL_MIGRATIONS.map((m) => m.version), all);
   assert.equal(SCHEMA_VERSION, LOCAL_MIGRATIONS.length);
   const db = openLocalDatabase(":memory:");

@@ -10,6 +10,7 @@ import { BULK_CONTRACTS } from "./bulk.ts";
 import { initializeItem } from "./initialize.ts";
 import { ITEM_CONTRACTS } from "./items.ts";
 import { ITEM_HISTORY_CONTRACTS } from "./item_history.ts";
+import { CHANGE_CONTRACTS } from "./changes.ts";
 import { OPERATION_CONTRACTS } from "./operations.ts";
 import { searchItems, searchItemsWithDsl } from "./search.ts";
 import { SPARQL_CONTRACTS } from "./sparql.ts";
@@ -26,6 +27,7 @@ export const ALL_CONTRACTS: readonly RouteContract[] = [
   ...CATALOG_ADMIN_CONTRACTS,
   ...ITEM_CONTRACTS,
   ...ITEM_HISTORY_CONTRACTS,
+  ...CHANGE_CONTRACTS,
   ...Object.values(DOWNLOAD_CONTRACTS),
   initializeItem,
   hashGet,

@@ -1,0 +1,363 @@
+/**
+ * The change feed over real HTTP (docs/api.md, Change feed; issue 42): every committed write
+ * of a collection's items once, in commit order, with its ETag and principal; none for a
+ * refused write; paged by opaque cursors; live as Server-Sent Events that resume by
+ * `Last-Event-ID`; an expired cursor answered 410 with the oldest valid one.
+ *
+ * The embedded store keeps a feed; the SPARQL store answers `501 changes-unsupported` until
+ * it does.
+ */
+import { strict as assert } from "node:assert";
+import {
+  DEMO_COLLECTION,
+  itemQuery,
+  startTestService,
+  type StoreBackend,
+  storeBackends,
+  type TestService,
+  uniqueItemUri,
+} from "../support/service.ts";
+import { expectProblem } from "../support/problems.ts";
+
+const TITLE = "http://purl.org/dc/terms/title";
+const SHIPPED = Deno.readTextFileSync(new URL("../../customer.yml", import.meta.url));
+const EDITOR = "editor-one-token-0123456789";
+const READER = "reader-token-012345678901";
+const YAML = SHIPPED.replace(
+  "    tokens: []",
+  `    tokens:
+      - { name: e1, token: "${EDITOR}", role: editor }
+      - { name: r, token: "${READER}", role: reader }`,
+);
+const C = encodeURIComponent(DEMO_COLLECTION);
+
+const FEED_BACKENDS = storeBackends().filter((backend) => backend.kind === "embedded");
+const NO_FEED_BACKENDS = storeBackends().filter((backend) => backend.kind !== "embedded");
+
+interface Change {
+  cursor: string;
+  time: string;
+  collection: string;
+  item: string;
+  operation: string;
+  etag: string | null;
+  principal: string;
+}
+
+interface Page {
+  collection: string;
+  changes: Change[];
+  next: string;
+}
+
+function feedTest(
+  backend: StoreBackend,
+  name: string,
+  fn: (service: TestService) => Promise<void>,
+  env: Record<string, string> = {},
+): void {
+  Deno.test({
+    name: `[change-feed/${backend.name}] ${name}`,
+    ignore: backend.skip !== undefined,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    fn: async () => {
+      const service = await startTestService({ yaml: YAML, env: { ...backend.env, ...env } });
+      try {
+        await fn(service);
+      } finally {
+        await service.close();
+      }
+    },
+  });
+}
+
+function as(service: TestService, token: string) {
+  return (path: string, init: RequestInit = {}) =>
+    service.fetch(path, {
+      ...init,
+      headers: { Authorization: `Bearer ${token}`, ...init.headers },
+    });
+}
+
+type Call = ReturnType<typeof as>;
+
+async function write(call: Call, method: string, uri: string, title?: string, ifMatch?: string) {
+  const response = await call(`/api/item?${itemQuery(uri)}`, {
+    method,
+    headers: {
+      ...(title === undefined ? {} : { "Content-Type": "application/n-triples" }),
+      ...(ifMatch ? { "If-Match": ifMatch } : {}),
+    },
+    body: title === undefined ? undefined : `<${uri}> <${TITLE}> "${title}" .\n`,
+  });
+  await response.body?.cancel();
+  return { status: response.status, etag: response.headers.get("etag")?.replaceAll('"', "") };
+}
+
+async function page(call: Call, query = ""): Promise<Page> {
+  const response = await call(`/api/changes?collection=${C}${query}`);
+  assert.equal(response.status, 200, await response.clone().text());
+  return await response.json() as Page;
+}
+
+/** Every change after `after`, page by page of `limit`. */
+async function readAll(call: Call, after?: string, limit = 100): Promise<Change[]> {
+  const all: Change[] = [];
+  let cursor = after;
+  for (;;) {
+    const got = await page(call, `&limit=${limit}${cursor ? `&after=${cursor}` : ""}`);
+    all.push(...got.changes);
+    if (got.changes.length === 0) return all;
+    assert.equal(got.next, got.changes.at(-1)!.cursor, "next is the last change's cursor");
+    cursor = got.next;
+  }
+}
+
+/** Reads Server-Sent Events from a streaming response. */
+class EventReader {
+  readonly #reader: ReadableStreamDefaultReader<string>;
+  #buffer = "";
+
+  constructor(response: Response) {
+    this.#reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  }
+
+  /** The next event (comments skipped), or undefined when the stream ends. */
+  async next(
+    timeoutMs = 10_000,
+  ): Promise<{ id?: string; event?: string; data?: string } | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const end = this.#buffer.indexOf("\n\n");
+      if (end >= 0) {
+        const block = this.#buffer.slice(0, end);
+        this.#buffer = this.#buffer.slice(end + 2);
+        const event: Record<string, string> = {};
+        for (const line of block.split("\n")) {
+          if (line.startsWith(":")) continue;
+          const colon = line.indexOf(":");
+          event[line.slice(0, colon)] = line.slice(colon + 1).trimStart();
+        }
+        if (event.data !== undefined || event.event !== undefined) return event;
+        continue;
+      }
+      const left = deadline - Date.now();
+      assert.ok(left > 0, "no event within the time allowed");
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const read = await Promise.race([
+        this.#reader.read(),
+        new Promise<"timeout">((resolve) => timer = setTimeout(() => resolve("timeout"), left)),
+      ]);
+      clearTimeout(timer);
+      assert.notEqual(read, "timeout", "no event within the time allowed");
+      const chunk = read as ReadableStreamReadResult<string>;
+      if (chunk.done) return undefined;
+      this.#buffer += chunk.value;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#reader.cancel().catch(() => {});
+  }
+}
+
+for (const backend of FEED_BACKENDS) {
+  feedTest(
+    backend,
+    "every committed write once, in commit order, with its ETag and principal; none for a refused one",
+    async (service) => {
+      const editor = as(service, EDITOR);
+      const reader = as(service, READER);
+      const start = (await page(reader)).next;
+      const a = uniqueItemUri("feed-a");
+      const b = uniqueItemUri("feed-b");
+      const created = await write(editor, "PUT", a, "A 1");
+      assert.equal(created.status, 201);
+      const updated = await write(editor, "POST", a, "A 2");
+      assert.equal(updated.status, 204);
+      const refused = await write(editor, "POST", a, "A refused", `"${created.etag}"`);
+      assert.equal(refused.status, 412);
+      const createdB = await write(editor, "PUT", b, "B 1");
+      const deleted = await write(editor, "DELETE", a);
+      assert.equal(deleted.status, 204);
+      const restored = await editor(`/api/item/restore?${itemQuery(a)}&version=1`, {
+        method: "POST",
+        headers: { "If-None-Match": "*" },
+      });
+      assert.equal(restored.status, 204);
+
+      const changes = (await readAll(reader, start)).filter((change) =>
+        change.item === a || change.item === b
+      );
+      assert.deepEqual(
+        changes.map((change) => [change.item, change.operation, change.etag]),
+        [
+          [a, "created", created.etag],
+          [a, "updated", updated.etag],
+          [b, "created", createdB.etag],
+          [a, "deleted", null],
+          [a, "restored", created.etag],
+        ],
+      );
+      for (const change of changes) {
+        assert.equal(change.collection, DEMO_COLLECTION);
+        assert.equal(change.principal, "token:e1");
+        assert.ok(!Number.isNaN(Date.parse(change.time)), change.time);
+      }
+      const cursors = changes.map((change) => change.cursor);
+      assert.equal(new Set(cursors).size, cursors.length, "cursors are distinct");
+
+      // Page by page, one at a time: the same changes, each once, in the same order.
+      const byOne = (await readAll(reader, start, 1)).filter((change) =>
+        change.item === a || change.item === b
+      );
+      assert.deepEqual(byOne, changes);
+      // After a cursor: exactly what follows it.
+      const afterSecond = (await readAll(reader, cursors[1])).filter((change) =>
+        change.item === a || change.item === b
+      );
+      assert.deepEqual(afterSecond, changes.slice(2));
+      // Nothing new: an empty page that says where to continue.
+      const last = await page(reader, `&after=${cursors.at(-1)}`);
+      assert.deepEqual(last.changes, []);
+      assert.equal(last.next, cursors.at(-1));
+    },
+  );
+
+  feedTest(backend, "bad cursors and limits are refused naming the parameter", async (service) => {
+    const reader = as(service, READER);
+    for (
+      const [query, path] of [["&after=abc", "after"], ["&after=-1", "after"], [
+        "&limit=0",
+        "limit",
+      ], ["&limit=1001", "limit"]]
+    ) {
+      const problem = await expectProblem(
+        await reader(`/api/changes?collection=${C}${query}`),
+        400,
+        "invalid-parameter",
+      );
+      assert.equal((problem.errors as { path: string }[])[0].path, path, query);
+    }
+    await expectProblem(
+      await reader(`/api/changes?collection=${encodeURIComponent("https://nope.example/c")}`),
+      404,
+      "collection-not-found",
+    );
+    const notAcceptable = await reader(`/api/changes?collection=${C}`, {
+      headers: { Accept: "text/csv" },
+    });
+    await expectProblem(notAcceptable, 406, "not-acceptable");
+    const anonymous = await service.fetch(`/api/changes?collection=${C}`);
+    assert.equal(anonymous.status, 401);
+    await anonymous.body?.cancel();
+  });
+
+  feedTest(
+    backend,
+    "live as Server-Sent Events: each event's id its cursor; Last-Event-ID resumes with exactly what was missed",
+    async (service) => {
+      const editor = as(service, EDITOR);
+      const reader = as(service, READER);
+      const start = (await page(reader)).next;
+      const uri = uniqueItemUri("feed-live");
+      const stream = await reader(`/api/changes?collection=${C}&after=${start}`, {
+        headers: { Accept: "text/event-stream" },
+      });
+      assert.equal(stream.status, 200);
+      assert.match(stream.headers.get("content-type") ?? "", /^text\/event-stream/);
+      const events = new EventReader(stream);
+      const seen: Change[] = [];
+      try {
+        const created = await write(editor, "PUT", uri, "Live 1");
+        const first = await events.next();
+        assert.equal(first?.event, "change");
+        const change = JSON.parse(first!.data!) as Change;
+        assert.equal(first!.id, change.cursor);
+        assert.deepEqual([change.item, change.operation, change.etag], [
+          uri,
+          "created",
+          created.etag,
+        ]);
+        seen.push(change);
+        for (let n = 2; n <= 4; n++) {
+          await write(editor, "POST", uri, `Live ${n}`);
+          seen.push(JSON.parse((await events.next())!.data!) as Change);
+        }
+      } finally {
+        await events.close();
+      }
+      assert.deepEqual(seen.map((change) => change.operation), [
+        "created",
+        "updated",
+        "updated",
+        "updated",
+      ]);
+      // Two more writes while disconnected; resuming from the second event's id gives the
+      // two after it the stream saw and the two it missed, in order, nothing else.
+      const missed = [
+        await write(editor, "POST", uri, "Live 5"),
+        await write(editor, "POST", uri, "Live 6"),
+      ];
+      const resumed = await reader(`/api/changes?collection=${C}`, {
+        headers: { Accept: "text/event-stream", "Last-Event-ID": seen[1].cursor },
+      });
+      const again = new EventReader(resumed);
+      try {
+        const got: Change[] = [];
+        for (let n = 0; n < 4; n++) got.push(JSON.parse((await again.next())!.data!) as Change);
+        assert.deepEqual(got.map((change) => change.cursor).slice(0, 2), [
+          seen[2].cursor,
+          seen[3].cursor,
+        ]);
+        assert.deepEqual(got.slice(2).map((change) => change.etag), missed.map((m) => m.etag));
+      } finally {
+        await again.close();
+      }
+    },
+  );
+
+  feedTest(
+    backend,
+    "an expired cursor answers 410 with the oldest valid one; reading from there has no gap",
+    async (service) => {
+      const editor = as(service, EDITOR);
+      const reader = as(service, READER);
+      const uri = uniqueItemUri("feed-expired");
+      await write(editor, "PUT", uri, "Old 1");
+      await write(editor, "POST", uri, "Old 2");
+      // The first of the two: once both are pruned, changes after it are gone.
+      const old = (await readAll(reader)).at(-2)!;
+      // The retention is one second; pruning runs every second.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      const recent = await write(editor, "POST", uri, "New 2");
+      const expired = await reader(`/api/changes?collection=${C}&after=${old.cursor}`);
+      const problem = await expectProblem(expired, 410, "cursor-expired");
+      const oldest = problem.oldest as string;
+      assert.ok(oldest, "the problem names the oldest valid cursor");
+      await expectProblem(
+        await reader(`/api/changes?collection=${C}&after=${old.cursor}`, {
+          headers: { Accept: "text/event-stream" },
+        }),
+        410,
+        "cursor-expired",
+      );
+      const fromOldest = await readAll(reader, oldest);
+      assert.deepEqual(fromOldest.map((change) => change.etag), [recent.etag]);
+      // Without a cursor: from the oldest kept change.
+      assert.deepEqual((await readAll(reader)).map((change) => change.etag), [recent.etag]);
+    },
+    { SERVICE_CHANGES_RETENTION_MS: "1000" },
+  );
+}
+
+for (const backend of NO_FEED_BACKENDS) {
+  feedTest(backend, "a store without a feed says so, never an empty feed", async (service) => {
+    await expectProblem(
+      await as(service, READER)(`/api/changes?collection=${C}`),
+      501,
+      "changes-unsupported",
+    );
+  });
+}
