@@ -16,6 +16,7 @@ import { handleError, handleNotFound } from "./http/errors.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { itemRoutes } from "./routes/items.ts";
 import { itemHistoryRoutes } from "./routes/item_history.ts";
+import { historyAdminRoutes } from "./routes/history_admin.ts";
 import { downloadRoutes } from "./routes/downloads.ts";
 import { hashRoutes } from "./routes/hash.ts";
 import { initializeRoutes } from "./routes/initialize.ts";
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", sparqlProtocolRoutes(deps));
   app.route("/", indexingRoutes(deps));
   app.route("/", bulkRoutes(deps));
+  app.route("/", historyAdminRoutes(deps));
   app.route("/", searchRoutes(deps));
   app.route("/", labelRoutes(deps));
   app.route("/", itemCollectionRoutes(deps));

@@ -19,6 +19,7 @@ import { ItemCache } from "./store/item_cache.ts";
 import { CachingTripleStore } from "./store/caching_triple_store.ts";
 import { ItemService } from "./items/item_service.ts";
 import { ItemVersions } from "./items/item_versions.ts";
+import { HistoryPruneRunner } from "./items/history_prune_jobs.ts";
 import { SparqlEndpointRegistry } from "./tools/sparql_endpoints.ts";
 import { CollectionShapes, collectionShapesProblem } from "./items/shacl_validator.ts";
 import { Initializer, initializeRulesProblem } from "./initialize/initializer.ts";
@@ -119,6 +120,15 @@ export function buildServices(config: ServiceConfig): Services {
     leaseMs,
     sweepIntervalMs: shared ? leaseMs / 2 : undefined,
   });
+  const pruneJobs = new HistoryPruneRunner({
+    jobs: engines.pruneJobStore,
+    history: store.history,
+    catalog,
+    defaultRetention: config.service.history.retention,
+    owner,
+    leaseMs,
+    sweepIntervalMs: shared ? leaseMs / 2 : undefined,
+  });
   const deps: AppDeps = {
     config,
     identities: jwtIdentities(config),
@@ -134,6 +144,7 @@ export function buildServices(config: ServiceConfig): Services {
     indexJobs,
     indexOutbox,
     importJobs,
+    pruneJobs,
     sparqlEndpoints: new SparqlEndpointRegistry(
       config,
       store,
@@ -172,6 +183,7 @@ export function buildServices(config: ServiceConfig): Services {
     close: async () => {
       catalog.close();
       await importJobs.close();
+      await pruneJobs.close();
       await indexJobs.close();
       // The outbox writes through the workers: stopped first, its batch in flight lands.
       await indexOutbox.stop();
