@@ -129,6 +129,7 @@ export function buildServices(config: ServiceConfig): Services {
     leaseMs,
     sweepIntervalMs: shared ? leaseMs / 2 : undefined,
   });
+  pruneJobs.schedule(config.service.history.pruneIntervalMs);
   const deps: AppDeps = {
     config,
     identities: jwtIdentities(config),

@@ -453,6 +453,11 @@ export const configSchema = z.object({
        * (`history_retention.ts`); the newest version of an item is always kept.
        */
       retention: retentionSetting.default(KEEP_ALL),
+      /**
+       * Every this many milliseconds each instance starts a pruning job over every collection
+       * (one runs at a time; none while every retention is `all`); 0: only when asked.
+       */
+      pruneIntervalMs: integer(0, 31 * 24 * 3_600_000).default(0),
     }).prefault({}),
     jsonld: z.object({
       /** Remote @context URL → local file holding its copy. Nothing else is fetched. */

@@ -4,31 +4,40 @@
  * never an item's newest version. For a deleted item that is its delete, so a read still
  * answers `410 item-deleted` with the history that is left.
  *
- * The pass goes through a collection's items with versions in URI order, a page at a time
- * ({@link PRUNE_PAGE_ITEMS}); each page is one short write of the store's history
- * (`ItemHistory.prune`), and the event loop is given back between two, so item writes are
- * never held behind a whole collection. `processed` and `pruned` grow as it goes:
+ * The pass goes through a collection's items with versions in URI order, a page at a time;
+ * each page is one short write of the store's history (`ItemHistory.prune`), sized to take
+ * about {@link STEP_TARGET_MS}, and the event loop is given back between two for as long as
+ * the step took, so item writes are never held behind a whole collection. The total is
+ * counted the same way, a page at a time. `processed` and `pruned` grow as it goes:
  * `GET /api/admin/history/prune/jobs/{id}` shows them (this instance's live view), and the
  * job lifecycle's heartbeat saves them for every other instance.
  *
  * The job record and its single-flight rule (one pruning job at a time in the deployment)
  * live in the job store like imports' (`src/jobs/job_store.ts`, run by
- * `src/jobs/job_lifecycle.ts`). It is started by the admin route only: nothing prunes behind
- * a write, so a write's cost does not depend on its item's past.
+ * `src/jobs/job_lifecycle.ts`). It is started by the admin route, and every
+ * `service.history.pruneIntervalMs` when that is set ({@link HistoryPruneRunner.schedule}):
+ * nothing prunes behind a write, so a write's cost does not depend on its item's past.
  */
 import type { Catalog, CollectionEntry } from "../catalog/catalog.ts";
 import { checkedRetention, cutoffOf, type Retention } from "../config/history_retention.ts";
-import { DomainError } from "../errors/domain_error.ts";
+import { DomainError, isProblem } from "../errors/domain_error.ts";
 import { failedJob, INTERRUPTED_MESSAGE, type StoredJob } from "../jobs/job_store.ts";
 import { JobLifecycle, type JobRunnerOptions, type RunningJob } from "../jobs/job_lifecycle.ts";
 import { log } from "../log/logger.ts";
 import type { ItemHistory, PruneRule } from "../store/item_history.ts";
 
 /**
- * Items per step. 500 items of 10 versions is 5,000 rows deleted in one transaction: a few
- * tens of milliseconds that a write waits at most (bench/RESULTS.md, history).
+ * How long one step should hold the store: a write waits at most about this long behind
+ * one. The items per step follow from it, measured as the job goes (between
+ * {@link MIN_PAGE_ITEMS} and {@link MAX_PAGE_ITEMS}), since a step's cost depends on how
+ * many versions each item has to lose and on the disk.
  */
-export const PRUNE_PAGE_ITEMS = 500;
+export const STEP_TARGET_MS = 20;
+const FIRST_PAGE_ITEMS = 100;
+const MIN_PAGE_ITEMS = 10;
+const MAX_PAGE_ITEMS = 2_000;
+/** Items counted per step (a count reads the key only: cheap). */
+const COUNT_PAGE_ITEMS = 10_000;
 
 /** One collection of a pruning job, and how far the job got with it. */
 export interface PrunedCollection {
@@ -50,7 +59,10 @@ export interface PruneJob extends StoredJob {
   /** When retentions by duration are measured from: versions written before `cutoff` go. */
   startedAt: string | null;
   collections: PrunedCollection[];
-  /** Items with versions in the collections whose retention is not `all`. */
+  /**
+   * Items with versions in the collections whose retention is not `all`: counted as the job
+   * starts, plus those written since that the pass meets.
+   */
   total: number;
   /** Items gone through so far. */
   processed: number;
@@ -65,14 +77,13 @@ export interface PruneRunnerOptions extends JobRunnerOptions<PruneJob, never> {
   catalog: Catalog;
   /** `service.history.retention`. */
   defaultRetention: string;
-  /** Items per step ({@link PRUNE_PAGE_ITEMS}). */
-  pageItems?: number;
 }
 
 /** Runs pruning jobs (one at a time, across instances) and keeps their records. */
 export class HistoryPruneRunner {
   readonly #options: PruneRunnerOptions;
   readonly #lifecycle: JobLifecycle<PruneJob>;
+  #timer?: ReturnType<typeof setInterval>;
 
   constructor(options: PruneRunnerOptions) {
     this.#options = options;
@@ -133,35 +144,84 @@ export class HistoryPruneRunner {
     return jobs.map((job) => structuredClone(this.#lifecycle.find(job.id)?.job ?? job));
   }
 
-  /** Stops a running job (it fails; what it removed stays removed) and waits for it. */
+  /**
+   * Starts a job over every collection every `intervalMs` (0: never), while the store can
+   * prune. A turn is skipped while a job runs anywhere, and while every retention is `all`
+   * (a job would have nothing to do). Never throws: a turn that fails is logged.
+   */
+  schedule(intervalMs: number): void {
+    const history = this.#options.history;
+    if (intervalMs <= 0 || !history?.prune || !history.countItems) return;
+    this.#timer = setInterval(() => void this.#scheduledTurn(), intervalMs);
+  }
+
+  /** Stops the schedule and a running job (it fails; what it removed stays) and waits for it. */
   close(): Promise<void> {
+    clearInterval(this.#timer);
     return this.#lifecycle.close();
+  }
+
+  async #scheduledTurn(): Promise<void> {
+    if (this.#lifecycle.closing || this.#lifecycle.running().length > 0) return;
+    const entries = this.#options.catalog.collections();
+    if (entries.every((entry) => this.#retentionText(entry) === "all")) return;
+    try {
+      const { job } = await this.start();
+      log("info", "scheduled history pruning started", { job: job.id });
+    } catch (error) {
+      // Another instance's job, or a store that is down: the next turn tries again.
+      if (!isProblem(error, "prune-running")) {
+        log("warn", "could not start scheduled history pruning", {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
   }
 
   async #run(running: RunningJob<PruneJob, never>, history: Prunable): Promise<PruneJob> {
     const { job } = running;
     const now = new Date(job.startedAt!);
-    const pageItems = this.#options.pageItems ?? PRUNE_PAGE_ITEMS;
     let failure: string | undefined;
     try {
       const pruned = job.collections.filter((entry) => entry.retention !== "all");
       for (const entry of pruned) {
-        entry.items = await history.countItems(entry.collection);
-        job.total += entry.items;
+        let after: string | undefined;
+        while (running.stopped === undefined) {
+          const page = await history.countItems(entry.collection, {
+            after,
+            limit: COUNT_PAGE_ITEMS,
+          });
+          entry.items += page.items;
+          job.total += page.items;
+          if (page.items < COUNT_PAGE_ITEMS || page.last === undefined) break;
+          after = page.last;
+          await breather(0);
+        }
       }
+      let limit = FIRST_PAGE_ITEMS;
       for (const entry of pruned) {
         const rule = pruneRule(checkedRetention(entry.retention), now);
         let after: string | undefined;
         while (running.stopped === undefined) {
-          const step = await history.prune(entry.collection, rule, { after, limit: pageItems });
+          const started = performance.now();
+          const step = await history.prune(entry.collection, rule, { after, limit });
+          const took = performance.now() - started;
           entry.processed += step.items;
           entry.pruned += step.removed;
           job.processed += step.items;
           job.pruned += step.removed;
-          if (step.items < pageItems || step.last === undefined) break;
+          // Items first written after the count are met too: the total grows with them.
+          const uncounted = entry.processed - entry.items;
+          if (uncounted > 0) {
+            entry.items += uncounted;
+            job.total += uncounted;
+          }
+          if (step.items < limit || step.last === undefined) break;
           after = step.last;
-          // Item writes (and reads of the job's progress) go between two steps.
-          await new Promise((resolve) => setTimeout(resolve, 0));
+          limit = nextLimit(limit, took);
+          // As long again for everything else (writes, reads of the job): a pass takes at
+          // most about half of the thread the store's writes run on.
+          await breather(took);
         }
       }
       failure = running.stopped;
@@ -210,6 +270,18 @@ function pruneRunning(runningJob: string): DomainError {
     detail: `History pruning job ${runningJob} is running; one runs at a time.`,
     extensions: { runningJob },
   });
+}
+
+/** The items of the next step: as many as {@link STEP_TARGET_MS} allows at the last pace. */
+function nextLimit(limit: number, tookMs: number): number {
+  const scaled = Math.round(limit * STEP_TARGET_MS / Math.max(tookMs, 1));
+  // At most doubling: one fast step (a page with nothing to remove) is no pace to trust.
+  return Math.min(MAX_PAGE_ITEMS, Math.max(MIN_PAGE_ITEMS, Math.min(scaled, limit * 2)));
+}
+
+/** Gives the event loop back for `ms` (at least one turn of timers). */
+function breather(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** What the store is told to keep; `all` never reaches here. */

@@ -79,6 +79,13 @@ export interface ItemPage {
   limit: number;
 }
 
+/** Items counted on one page. */
+export interface ItemCount {
+  items: number;
+  /** The last URI counted: the next page's `after`; undefined when none were left. */
+  last?: string;
+}
+
 /** What one pruning step did. */
 export interface PruneStep {
   /** Items (with versions) the step went through. */
@@ -120,8 +127,12 @@ export interface ItemHistory {
   // has history but not these yet leaves them out, and the routes answer
   // `history-unsupported` for them.
 
-  /** How many items of the collection have at least one version (a prune's progress total). */
-  countItems?(collection: string): Promise<number>;
+  /**
+   * Counts the items of `page` (the collection's items with at least one version, in URI
+   * order after `page.after`): a prune's progress total, counted a page at a time so that no
+   * one call holds the store for a whole collection.
+   */
+  countItems?(collection: string, page: ItemPage): Promise<ItemCount>;
   /**
    * Removes the versions `rule` does not keep from the items of `page` (the items of the
    * collection with versions, in URI order after `page.after`), never an item's newest one.

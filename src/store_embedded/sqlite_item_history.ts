@@ -9,8 +9,9 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Quad } from "n3";
-import { inTransaction, type Migration } from "../sqlite/local_db.ts";
+import { inUnsyncedTransaction, type Migration } from "../sqlite/local_db.ts";
 import type {
+  ItemCount,
   ItemHistory,
   ItemOperation,
   ItemPage,
@@ -97,7 +98,8 @@ export class SqliteItemHistory implements ItemHistory {
     this.#statements = {
       // The key's order: (collection, uri, version), so these walk the primary key.
       countItems: db.prepare(
-        "SELECT COUNT(*) AS n FROM (SELECT DISTINCT uri FROM item_versions WHERE collection = ?)",
+        `SELECT COUNT(*) AS n, MAX(uri) AS last FROM (SELECT DISTINCT uri FROM item_versions
+         WHERE collection = ? AND uri > ? ORDER BY uri LIMIT ?)`,
       ),
       itemPage: db.prepare(
         `SELECT DISTINCT uri FROM item_versions WHERE collection = ? AND uri > ?
@@ -140,16 +142,20 @@ export class SqliteItemHistory implements ItemHistory {
     return this.#pruned;
   }
 
-  countItems(collection: string): Promise<number> {
-    const row = this.#statements.countItems.get(collection) as { n: number };
-    return Promise.resolve(row.n);
+  countItems(collection: string, page: ItemPage): Promise<ItemCount> {
+    const row = this.#statements.countItems.get(collection, page.after ?? "", page.limit) as {
+      n: number;
+      last: string | null;
+    };
+    return Promise.resolve({ items: row.n, last: row.last ?? undefined });
   }
 
   /** One transaction for the page: short, and item writes go between two pages. */
   prune(collection: string, rule: PruneRule, page: ItemPage): Promise<PruneStep> {
     const uris = this.#itemPage(collection, page);
     const since = "keepSince" in rule ? rule.keepSince.toISOString() : undefined;
-    const removed = inTransaction(this.#db, () => {
+    // Not synced at commit: a prune a power cut takes back is harmless (the next one redoes it).
+    const removed = inUnsyncedTransaction(this.#db, () => {
       let count = 0;
       for (const uri of uris) {
         const result = since === undefined

@@ -293,6 +293,39 @@ for (const backend of HISTORY_BACKENDS) {
     { SERVICE_HISTORY_RETENTION: "last:1" },
   );
 
+  retentionTest(
+    backend,
+    "service.history.pruneIntervalMs starts a prune of every collection on its own",
+    async (service) => {
+      const uri = itemUri("scheduled");
+      await write(service, DEMO_COLLECTION, uri, 3);
+      const deadline = Date.now() + 10_000;
+      let left = await versions(service, DEMO_COLLECTION, uri);
+      while (left.length > 1 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        left = await versions(service, DEMO_COLLECTION, uri);
+      }
+      assert.deepEqual(left, ["3:update"]);
+      const jobs: PruneJob[] = await (await service.fetch("/api/admin/history/prune/jobs")).json();
+      assert.ok(jobs.length >= 1);
+      assert.equal(jobs.at(-1)!.collection, null);
+      assert.ok(await prunedMetric(service) >= 2);
+    },
+    { SERVICE_HISTORY_RETENTION: "last:1", SERVICE_HISTORY_PRUNE_INTERVAL_MS: "1000" },
+  );
+
+  retentionTest(
+    backend,
+    "no scheduled job starts while every retention is all",
+    async (service) => {
+      await write(service, DEMO_COLLECTION, itemUri("kept"), 2);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const jobs = await (await service.fetch("/api/admin/history/prune/jobs")).json();
+      assert.deepEqual(jobs, []);
+    },
+    { SERVICE_HISTORY_PRUNE_INTERVAL_MS: "500" },
+  );
+
   retentionTest(backend, "a bad retention is refused, naming the field", async (service) => {
     for (const retention of ["last:0", "90 days", "P", "PT", "P0D", "last:x", ""]) {
       const response = await service.fetch("/api/admin/collections", {

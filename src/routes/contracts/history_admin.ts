@@ -19,7 +19,8 @@ const PRUNE_JOB = z.object({
   }),
   finishedAt: z.string().nullable(),
   total: COUNT.meta({
-    description: "Items with versions in the collections whose retention is not `all`.",
+    description: "Items with versions in the collections whose retention is not `all`, " +
+      "counted as the job starts (items first written since that the pass meets are added).",
   }),
   processed: COUNT.meta({ description: "Items gone through so far." }),
   pruned: COUNT.meta({ description: "Versions removed so far." }),
