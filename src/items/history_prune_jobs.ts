@@ -164,7 +164,7 @@ export class HistoryPruneRunner {
   async #scheduledTurn(): Promise<void> {
     if (this.#lifecycle.closing || this.#lifecycle.running().length > 0) return;
     const entries = this.#options.catalog.collections();
-    if (entries.every((entry) => this.#retentionText(entry) === "all")) return;
+    if (entries.every((entry) => keepsAll(this.#retentionText(entry)))) return;
     try {
       const { job } = await this.start();
       log("info", "scheduled history pruning started", { job: job.id });
@@ -183,7 +183,7 @@ export class HistoryPruneRunner {
     const now = new Date(job.startedAt!);
     let failure: string | undefined;
     try {
-      const pruned = job.collections.filter((entry) => entry.retention !== "all");
+      const pruned = job.collections.filter((entry) => !keepsAll(entry.retention));
       for (const entry of pruned) {
         let after: string | undefined;
         while (running.stopped === undefined) {
@@ -277,6 +277,11 @@ function nextLimit(limit: number, tookMs: number): number {
   const scaled = Math.round(limit * STEP_TARGET_MS / Math.max(tookMs, 1));
   // At most doubling: one fast step (a page with nothing to remove) is no pace to trust.
   return Math.min(MAX_PAGE_ITEMS, Math.max(MIN_PAGE_ITEMS, Math.min(scaled, limit * 2)));
+}
+
+/** Whether a retention keeps every version (a prune has nothing to do). */
+function keepsAll(retention: string): boolean {
+  return checkedRetention(retention).keep === "all";
 }
 
 /** Gives the event loop back for `ms` (at least one turn of timers). */
