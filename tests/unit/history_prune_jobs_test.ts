@@ -75,16 +75,16 @@ function setUp(items: number, versions: number) {
 Deno.test("a prune goes through the collection in bounded steps; its progress only grows and ends at its total", async () => {
   const { db, history, runner } = setUp(3_000, 3);
   const steps: { limit: number; processed: number }[] = [];
-  let id: string | undefined;
+  const started: { id?: string } = {};
   const spy = withPrune(history, async (...args: Parameters<Prune>) => {
     // The job as its GET shows it, before this step.
-    const seen = id === undefined ? 0 : (await prunes.find(id))!.processed;
+    const seen = started.id === undefined ? 0 : (await prunes.find(started.id))!.processed;
     steps.push({ limit: args[2].limit, processed: seen });
     return await history.prune(...args);
   });
   const prunes = runner(spy);
   const { job, done } = await prunes.start(COLLECTION);
-  id = job.id;
+  started.id = job.id;
   const ended = await done;
   assert.equal(ended.state, "succeeded", JSON.stringify(ended.errors));
   assert.equal(ended.total, 3_000);
