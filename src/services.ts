@@ -127,7 +127,8 @@ export function buildServices(config: ServiceConfig): Services {
     defaultRetention: config.service.history.retention,
     owner,
     leaseMs,
-    sweepIntervalMs: shared ? leaseMs / 2 : undefined,
+    // No sweeps of the shared store for jobs that cannot run on it (a history without prune).
+    sweepIntervalMs: shared && store.history?.prune ? leaseMs / 2 : undefined,
   });
   pruneJobs.schedule(config.service.history.pruneIntervalMs);
   const deps: AppDeps = {
