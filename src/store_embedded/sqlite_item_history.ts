@@ -153,20 +153,14 @@ export class SqliteItemHistory implements ItemHistory {
   /** One transaction for the page: short, and item writes go between two pages. */
   prune(collection: string, rule: PruneRule, page: ItemPage): Promise<PruneStep> {
     const uris = this.#itemPage(collection, page);
-    const since = "keepSince" in rule ? rule.keepSince.toISOString() : undefined;
+    const { pruneBeyondLast, pruneBefore } = this.#statements;
+    const removeOld = "keepLast" in rule
+      ? (uri: string) => pruneBeyondLast.run(collection, uri, rule.keepLast)
+      : (uri: string) => pruneBefore.run(collection, uri, rule.keepSince.toISOString());
     // Not synced at commit: a prune a power cut takes back is harmless (the next one redoes it).
     const removed = inUnsyncedTransaction(this.#db, () => {
       let count = 0;
-      for (const uri of uris) {
-        const result = since === undefined
-          ? this.#statements.pruneBeyondLast.run(
-            collection,
-            uri,
-            (rule as { keepLast: number }).keepLast,
-          )
-          : this.#statements.pruneBefore.run(collection, uri, since);
-        count += Number(result.changes);
-      }
+      for (const uri of uris) count += Number(removeOld(uri).changes);
       return count;
     });
     this.#pruned += removed;
