@@ -32,6 +32,7 @@ import { SparqlJobStore } from "./job_stores/sparql_job_store.ts";
 import { SparqlHttpClient } from "./sparql_protocol/client.ts";
 import type { IndexJob, JobRebuild } from "./indexing/index_job.ts";
 import type { ImportJob } from "./bulk/import_jobs.ts";
+import type { PruneJob } from "./items/history_prune_jobs.ts";
 import { IndexBatchPool } from "./indexing/index_batch_pool.ts";
 import type { IndexBatch } from "./indexing/index_batch.ts";
 import type { OutboxBatch } from "./indexing/outbox_batch.ts";
@@ -64,6 +65,7 @@ export interface Engines {
   catalogStore: CatalogStore;
   indexJobStore: JobStore<IndexJob, JobRebuild>;
   importJobStore: JobStore<ImportJob>;
+  pruneJobStore: JobStore<PruneJob>;
   indexingWorkers?: IndexingWorkers;
   /** Releases what the engines share beyond themselves (the SPARQL store's breaker); last. */
   close(): void;
@@ -97,6 +99,9 @@ export function openEngines(config: ServiceConfig, site: EngineSite): Engines {
     catalogStore: openCatalogStore(metadata, db),
     indexJobStore: openJobStore(metadata, db, leaseMs),
     importJobStore: openImportJobStore(metadata, db, leaseMs),
+    pruneJobStore: metadata
+      ? new SparqlJobStore<PruneJob>(metadata.client, metadata.graph, leaseMs, "history-prune-job")
+      : new SqliteKindJobStore<PruneJob>(db, "history-prune"),
     indexingWorkers: pool && search.embedded && {
       indexBatch: pool.run,
       outboxBatch: outboxBatchesOn(pool, search.embedded),

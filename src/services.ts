@@ -20,6 +20,7 @@ import { ItemCache } from "./store/item_cache.ts";
 import { CachingTripleStore } from "./store/caching_triple_store.ts";
 import { ItemService } from "./items/item_service.ts";
 import { ItemVersions } from "./items/item_versions.ts";
+import { HistoryPruneRunner } from "./items/history_prune_jobs.ts";
 import { SparqlEndpointRegistry } from "./tools/sparql_endpoints.ts";
 import { CollectionShapes, collectionShapesProblem } from "./items/shacl_validator.ts";
 import { Initializer, initializeRulesProblem } from "./initialize/initializer.ts";
@@ -120,6 +121,17 @@ export function buildServices(config: ServiceConfig): Services {
     leaseMs,
     sweepIntervalMs: shared ? leaseMs / 2 : undefined,
   });
+  const pruneJobs = new HistoryPruneRunner({
+    jobs: engines.pruneJobStore,
+    history: store.history,
+    catalog,
+    defaultRetention: config.service.history.retention,
+    owner,
+    leaseMs,
+    // No sweeps of the shared store for jobs that cannot run on it (a history without prune).
+    sweepIntervalMs: shared && store.history?.prune ? leaseMs / 2 : undefined,
+  });
+  pruneJobs.schedule(config.service.history.pruneIntervalMs);
   const deps: AppDeps = {
     config,
     identities: jwtIdentities(config),
@@ -135,6 +147,7 @@ export function buildServices(config: ServiceConfig): Services {
     indexJobs,
     indexOutbox,
     importJobs,
+    pruneJobs,
     sparqlEndpoints: new SparqlEndpointRegistry(
       config,
       store,
@@ -178,6 +191,7 @@ export function buildServices(config: ServiceConfig): Services {
       catalog.close();
       await changeRetention?.stop();
       await importJobs.close();
+      await pruneJobs.close();
       await indexJobs.close();
       // The outbox writes through the workers: stopped first, its batch in flight lands.
       await indexOutbox.stop();

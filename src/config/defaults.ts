@@ -91,6 +91,9 @@ export const BUILT_IN_CUSTOMER_YML = `service:
       groupsClaim: \${SERVICE_OIDC_GROUPS_CLAIM:${D.security.oidc.groupsClaim}}   # dotted path: realm_access.roles for Keycloak
       clockSkewSeconds: \${SERVICE_OIDC_CLOCK_SKEW_S:${D.security.oidc.clockSkewSeconds}}
       roles: \${SERVICE_OIDC_ROLES:}                # group → global role: group=role,group=role
+  history:
+    retention: \${SERVICE_HISTORY_RETENTION:${D.history.retention}}   # versions a prune keeps: all | last:N | ISO 8601 duration (P90D); never an item's newest
+    pruneIntervalMs: \${SERVICE_HISTORY_PRUNE_INTERVAL_MS:${D.history.pruneIntervalMs}}   # start a prune of every collection this often (0: only POST /api/admin/history/prune)
   sparqlEndpoints: ${
   JSON.stringify(D.sparqlEndpoints)
 }   # extra endpoints for the query tool: [{id, name, url, username?, password?, caFile?, readOnly}]

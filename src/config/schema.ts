@@ -11,6 +11,7 @@ import { SEARCH_LANGUAGES } from "../fields/languages.ts";
 import { SERVICE_SEARCH_FIELDS } from "../fields/field_names.ts";
 import { maskUrlCredentials } from "./secret_masking.ts";
 import { DEFAULT_MAX_WORK_FACTOR } from "../rdf/canonical_hash.ts";
+import { KEEP_ALL, retentionSetting } from "./history_retention.ts";
 
 const emptyAsUndefined = (value: unknown) => value === "" || value === null ? undefined : value;
 
@@ -174,6 +175,8 @@ export const collectionSchema = z.object({
   initialize: z.array(initializeRuleSchema).default([]),
   /** Per-collection grants; unset: the global roles decide (docs/SECURITY.md). */
   access: accessSchema.optional(),
+  /** The collection's own item history retention; unset: `service.history.retention`. */
+  history: z.object({ retention: retentionSetting.optional() }).strict().optional(),
 }).superRefine((collection, ctx) => {
   if (collection.shapes !== undefined && collection.shapesTurtle !== undefined) {
     ctx.addIssue({
@@ -451,6 +454,19 @@ export const configSchema = z.object({
       retentionMs: integer(1000, 365 * 86_400_000).default(7 * 86_400_000),
     }).prefault({}),
     sparqlEndpoints: z.array(endpointSchema).default([]),
+    /** Item history (issue 41; docs/api.md, Item history). */
+    history: z.object({
+      /**
+       * Which versions a pruning pass keeps, for collections without their own
+       * (`history_retention.ts`); the newest version of an item is always kept.
+       */
+      retention: retentionSetting.default(KEEP_ALL),
+      /**
+       * Every this many milliseconds each instance starts a pruning job over every collection
+       * (one runs at a time; none while every retention is `all`); 0: only when asked.
+       */
+      pruneIntervalMs: integer(0, 31 * 24 * 3_600_000).default(0),
+    }).prefault({}),
     jsonld: z.object({
       /** Remote @context URL → local file holding its copy. Nothing else is fetched. */
       contexts: z.record(z.string(), z.string()).default({}),

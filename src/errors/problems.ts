@@ -124,6 +124,7 @@ const TITLES_BY_KIND = {
     "item-exists": "Item already exists",
     "indexing-running": "Indexing is running",
     "import-running": "An import of this collection is running",
+    "prune-running": "History pruning is running",
     "rebuild-not-active": "No such rebuild",
     "collection-exists": "The collection exists",
     "workspace-exists": "The workspace exists",

@@ -126,3 +126,32 @@ export function optionalText(description: string) {
 export function textList(description: string) {
   return z.array(z.string()).default([]).meta({ description });
 }
+
+/** RFC 3339 date-time: a date, a time, and a zone (`Z` or an offset); fractions allowed. */
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/** The instant an RFC 3339 date-time names, or undefined when it names none (Feb 30, 25:00). */
+export function parseDateTime(value: string): Date | undefined {
+  const parts = DATE_TIME.exec(value);
+  if (!parts) return undefined;
+  const [year, month, day, hour, minute, second] = parts.slice(1, 7).map(Number);
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return undefined;
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  if (parts[9] !== undefined && (Number(parts[9]) > 23 || Number(parts[10]) > 59)) return undefined;
+  const time = Date.parse(value.toUpperCase());
+  return Number.isNaN(time) ? undefined : new Date(time);
+}
+
+/** An optional date-time parameter (RFC 3339, with its zone), read as the instant it names. */
+export function optionalDateTime(description: string) {
+  return z.string()
+    .refine(
+      (value) => parseDateTime(value) !== undefined,
+      "must be an RFC 3339 date-time with its zone, e.g. 2026-11-29T10:15:00Z",
+    )
+    .optional()
+    .meta({ description, format: "date-time" })
+    .transform((value) => value === undefined ? undefined : parseDateTime(value)!);
+}

@@ -28,7 +28,7 @@ export interface ObservedState {
   /** Undefined when the item cache is off. */
   cache?: ItemCache;
   /** Undefined when the store keeps no history. */
-  history?: Pick<ItemHistory, "versionsWritten">;
+  history?: Pick<ItemHistory, "versionsWritten" | "versionsPruned">;
 }
 
 /** The metrics of one running service, in a registry of its own. */
@@ -183,6 +183,18 @@ export class ServiceMetrics {
         collect() {
           this.reset();
           this.inc(history.versionsWritten());
+        },
+      });
+    }
+    const pruned = history?.versionsPruned?.bind(history);
+    if (pruned) {
+      new Counter({
+        name: "rcs_item_versions_pruned_total",
+        help: "Item versions this instance's history pruning removed (outside the retention)",
+        registers,
+        collect() {
+          this.reset();
+          this.inc(pruned());
         },
       });
     }

@@ -12,6 +12,7 @@ import type { CollectionResolver } from "../indexing/index_item.ts";
 import type { IndexJobRunner } from "../indexing/job_runner.ts";
 import type { IndexOutboxWorker } from "../indexing/outbox_worker.ts";
 import type { ImportJobRunner } from "../bulk/import_jobs.ts";
+import type { HistoryPruneRunner } from "../items/history_prune_jobs.ts";
 import type { ServiceMetrics } from "../metrics/metrics.ts";
 import type { SparqlEndpointRegistry } from "../tools/sparql_endpoints.ts";
 import type { JwtIdentities } from "../http/auth.ts";
@@ -38,6 +39,8 @@ export interface AppDeps {
   indexOutbox: IndexOutboxWorker;
   /** Bulk imports (`/api/admin/import`). */
   importJobs: ImportJobRunner;
+  /** History pruning jobs (`/api/admin/history/prune`). */
+  pruneJobs: HistoryPruneRunner;
   /** The store and `service.sparqlEndpoints`, for the query tool and `/sparql`. */
   sparqlEndpoints: SparqlEndpointRegistry;
   /** Local copies of remote JSON-LD contexts (URL → document), loaded at start-up. */

@@ -72,7 +72,7 @@ export function bulkRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   handle(app, exportItems, (c) => {
-    const { collection, workspace } = readQuery(c, exportItems);
+    const { collection, workspace, asOf } = readQuery(c, exportItems);
     // A workspace exports as the caller sees it: the collections it may export.
     const listed = exportedCollections(deps, collection, workspace);
     const collections = listed.filter((uri) => mayUseCollection(c, uri, "export"));
@@ -86,7 +86,7 @@ export function bulkRoutes(deps: AppDeps): Hono<AppEnv> {
       });
     }
     const encoder = new TextEncoder();
-    const pieces = exportDocument(deps.store, collections, format)[Symbol.asyncIterator]();
+    const pieces = exportDocument(deps.store, collections, format, asOf)[Symbol.asyncIterator]();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         const next = await pieces.next();

@@ -64,6 +64,46 @@ export interface VersionPageRequest {
   before?: number;
 }
 
+/**
+ * Which versions a pruning pass keeps of each item: its `count` newest, or those written at
+ * or after `since`. Whatever the rule, an item's newest version is kept (for a deleted item,
+ * its delete: what tells a deleted item from one that never was).
+ */
+export type PruneRule = { keepLast: number } | { keepSince: Date };
+
+/** Items of a collection, a page at a time, in URI order (code point order). */
+export interface ItemPage {
+  /** Start after this URI; from the first when unset. */
+  after?: string;
+  /** Most items the page covers. */
+  limit: number;
+}
+
+/** Items counted on one page. */
+export interface ItemCount {
+  items: number;
+  /** The last URI counted: the next page's `after`; undefined when none were left. */
+  last?: string;
+}
+
+/** What one pruning step did. */
+export interface PruneStep {
+  /** Items (with versions) the step went through. */
+  items: number;
+  /** Versions it removed. */
+  removed: number;
+  /** The last URI it went through: the next step's `after`; undefined when none were left. */
+  last?: string;
+}
+
+/** The versions current at one instant, a page of items at a time. */
+export interface StatePage {
+  /** Each item's version then, with its triples; items deleted then or not yet written left out. */
+  versions: VersionContent[];
+  /** The last URI the page went through: the next page's `after`; undefined at the end. */
+  last?: string;
+}
+
 /** The history a store keeps of its items. */
 export interface ItemHistory {
   /** Versions of the item, newest first (empty when it never had one). */
@@ -82,4 +122,30 @@ export interface ItemHistory {
   latest(collection: string, uri: string): Promise<ItemVersion | undefined>;
   /** Versions this process has written since it started (committed writes only): a metric. */
   versionsWritten(): number;
+
+  // Whole-collection operations (retention and export as of a time). Optional: a store that
+  // has history but not these yet leaves them out, and the routes answer
+  // `history-unsupported` for them.
+
+  /**
+   * Counts the items of `page` (the collection's items with at least one version, in URI
+   * order after `page.after`): a prune's progress total, counted a page at a time so that no
+   * one call holds the store for a whole collection.
+   */
+  countItems?(collection: string, page: ItemPage): Promise<ItemCount>;
+  /**
+   * Removes the versions `rule` does not keep from the items of `page` (the items of the
+   * collection with versions, in URI order after `page.after`), never an item's newest one.
+   * One step is one short atomic write: a store must not block item writes for the length
+   * of a whole collection's pass (the caller pages through it).
+   */
+  prune?(collection: string, rule: PruneRule, page: ItemPage): Promise<PruneStep>;
+  /**
+   * The collection as it stood at `instant`, over the items of `page` (those with versions,
+   * in URI order after `page.after`): for each, the newest version written at or before
+   * `instant` with its triples, unless that version is a delete or there was none yet.
+   */
+  stateAt?(collection: string, instant: Date, page: ItemPage): Promise<StatePage>;
+  /** Versions this process has pruned since it started: a metric. */
+  versionsPruned?(): number;
 }

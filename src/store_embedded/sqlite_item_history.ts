@@ -9,11 +9,16 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Quad } from "n3";
-import type { Migration } from "../sqlite/local_db.ts";
+import { inUnsyncedTransaction, type Migration } from "../sqlite/local_db.ts";
 import type {
+  ItemCount,
   ItemHistory,
   ItemOperation,
+  ItemPage,
   ItemVersion,
+  PruneRule,
+  PruneStep,
+  StatePage,
   VersionContent,
   VersionPageRequest,
 } from "../store/item_history.ts";
@@ -82,12 +87,36 @@ function toVersion(row: VersionRow): ItemVersion {
 /** The SQLite history; reads answer from committed data, writes join the caller's transaction. */
 export class SqliteItemHistory implements ItemHistory {
   readonly #statements: Record<string, StatementSync>;
+  readonly #db: DatabaseSync;
   /** Versions of committed writes: a write's version is recorded before its commit. */
   #written = 0;
+  #pruned = 0;
 
   /** `db` must have been opened with `openLocalDatabase` (it holds the table). */
   constructor(db: DatabaseSync) {
+    this.#db = db;
     this.#statements = {
+      // The key's order: (collection, uri, version), so these walk the primary key.
+      countItems: db.prepare(
+        `SELECT COUNT(*) AS n, MAX(uri) AS last FROM (SELECT DISTINCT uri FROM item_versions
+         WHERE collection = ? AND uri > ? ORDER BY uri LIMIT ?)`,
+      ),
+      itemPage: db.prepare(
+        `SELECT DISTINCT uri FROM item_versions WHERE collection = ? AND uri > ?
+         ORDER BY uri LIMIT ?`,
+      ),
+      pruneBeyondLast: db.prepare(
+        `DELETE FROM item_versions WHERE collection = ?1 AND uri = ?2 AND version <
+           (SELECT MIN(version) FROM (SELECT version FROM item_versions
+              WHERE collection = ?1 AND uri = ?2 ORDER BY version DESC LIMIT ?3))`,
+      ),
+      pruneBefore: db.prepare(
+        `DELETE FROM item_versions WHERE collection = ?1 AND uri = ?2 AND time < ?3 AND version <
+           (SELECT MAX(version) FROM item_versions WHERE collection = ?1 AND uri = ?2)`,
+      ),
+      atWithContent: db.prepare(
+        `SELECT ${COLUMNS}, content ${OF_ITEM} AND time <= ? ORDER BY version DESC LIMIT 1`,
+      ),
       latest: db.prepare(`SELECT ${COLUMNS} ${OF_ITEM} ORDER BY version DESC LIMIT 1`),
       insert: db.prepare(
         `INSERT INTO item_versions (${COLUMNS}, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -107,6 +136,57 @@ export class SqliteItemHistory implements ItemHistory {
 
   versionsWritten(): number {
     return this.#written;
+  }
+
+  versionsPruned(): number {
+    return this.#pruned;
+  }
+
+  countItems(collection: string, page: ItemPage): Promise<ItemCount> {
+    const row = this.#statements.countItems.get(collection, page.after ?? "", page.limit) as {
+      n: number;
+      last: string | null;
+    };
+    return Promise.resolve({ items: row.n, last: row.last ?? undefined });
+  }
+
+  /** One transaction for the page: short, and item writes go between two pages. */
+  prune(collection: string, rule: PruneRule, page: ItemPage): Promise<PruneStep> {
+    const uris = this.#itemPage(collection, page);
+    const { pruneBeyondLast, pruneBefore } = this.#statements;
+    const removeOld = "keepLast" in rule
+      ? (uri: string) => pruneBeyondLast.run(collection, uri, rule.keepLast)
+      : (uri: string) => pruneBefore.run(collection, uri, rule.keepSince.toISOString());
+    // Not synced at commit: a prune a power cut takes back is harmless (the next one redoes it).
+    const removed = inUnsyncedTransaction(this.#db, () => {
+      let count = 0;
+      for (const uri of uris) count += Number(removeOld(uri).changes);
+      return count;
+    });
+    this.#pruned += removed;
+    return Promise.resolve({ items: uris.length, removed, last: uris.at(-1) });
+  }
+
+  stateAt(collection: string, instant: Date, page: ItemPage): Promise<StatePage> {
+    const uris = this.#itemPage(collection, page);
+    const time = instant.toISOString();
+    const versions: VersionContent[] = [];
+    for (const uri of uris) {
+      const row = this.#statements.atWithContent.get(collection, uri, time) as
+        | VersionRow
+        | undefined;
+      if (!row || row.operation === "delete") continue;
+      const quads = row.content ? decodeVersionContent(row.content) : [];
+      versions.push({ version: toVersion(row), quads });
+    }
+    return Promise.resolve({ versions, last: uris.at(-1) });
+  }
+
+  #itemPage(collection: string, page: ItemPage): string[] {
+    const rows = this.#statements.itemPage.all(collection, page.after ?? "", page.limit) as {
+      uri: string;
+    }[];
+    return rows.map((row) => row.uri);
   }
 
   /**

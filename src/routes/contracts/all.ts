@@ -11,6 +11,7 @@ import { initializeItem } from "./initialize.ts";
 import { ITEM_CONTRACTS } from "./items.ts";
 import { ITEM_HISTORY_CONTRACTS } from "./item_history.ts";
 import { CHANGE_CONTRACTS } from "./changes.ts";
+import { HISTORY_ADMIN_CONTRACTS } from "./history_admin.ts";
 import { OPERATION_CONTRACTS } from "./operations.ts";
 import { searchItems, searchItemsWithDsl } from "./search.ts";
 import { SPARQL_CONTRACTS } from "./sparql.ts";
@@ -38,6 +39,7 @@ export const ALL_CONTRACTS: readonly RouteContract[] = [
   getItemCollections,
   ...INDEXING_CONTRACTS,
   ...BULK_CONTRACTS,
+  ...HISTORY_ADMIN_CONTRACTS,
   ...SPARQL_CONTRACTS,
   ...TOOL_CONTRACTS,
   ...OPERATION_CONTRACTS,

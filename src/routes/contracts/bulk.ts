@@ -1,6 +1,11 @@
 /** Contracts of `/api/admin/import` and `/api/admin/export` (bulk in, bulk out). */
 import { z } from "zod";
-import { booleanParam, integerParam, optionalIri } from "../../http/query_schema.ts";
+import {
+  booleanParam,
+  integerParam,
+  optionalDateTime,
+  optionalIri,
+} from "../../http/query_schema.ts";
 import { defineContract } from "../../http/route_contract.ts";
 import { labelsOf, registeredTypesOf } from "../media_types.ts";
 import { importFormats, QUAD_FORMATS, SUBJECT_ONLY_FORMATS } from "../../rdf/format_table.ts";
@@ -199,6 +204,11 @@ export const exportItems = defineContract({
   query: z.object({
     collection: optionalIri("The collection to export (an absolute IRI)."),
     workspace: optionalIri("The workspace whose collections to export (an absolute IRI)."),
+    asOf: optionalDateTime(
+      "Export the items as they stood at this instant (RFC 3339, with its zone), from the " +
+        "item history: each item's newest version written at or before it; items deleted " +
+        "then or not yet written are left out. Needs a store that keeps history.",
+    ),
   }),
   responses: {
     200: {
@@ -210,6 +220,7 @@ export const exportItems = defineContract({
     400: `${BAD_PARAMETERS} Also neither or both of \`collection\` and \`workspace\`.`,
     404: "The collection or workspace is not configured.",
     406: `\`Accept\` allows none of ${orList(BULK_MEDIA_TYPES)} (\`not-acceptable\`).`,
+    501: "`asOf` on a store that keeps no history (`history-unsupported`).",
   },
 });
 
