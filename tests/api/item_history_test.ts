@@ -35,10 +35,8 @@ const YAML = SHIPPED.replace(
       - { name: a, token: "${ADMIN}", role: admin }`,
 );
 
-/** The stores that keep history (the SPARQL store is added here when it does). */
-const HISTORY_BACKENDS = storeBackends().filter((backend) => backend.kind === "embedded");
-/** The stores that keep none yet: they answer history-unsupported. */
-const NO_HISTORY_BACKENDS = storeBackends().filter((backend) => backend.kind !== "embedded");
+/** Every store keeps history: the embedded store and the SPARQL store (on Fuseki). */
+const HISTORY_BACKENDS = storeBackends();
 
 /** A client of the service as one token's holder. */
 function as(service: TestService, token: string) {
@@ -612,35 +610,6 @@ function applyPatch(ntriples: string, patch: string): string {
     else throw new Error(`unknown patch row: ${line}`);
   }
   return [...graph].join("\n") + "\n";
-}
-
-for (const backend of NO_HISTORY_BACKENDS) {
-  historyTest(
-    backend,
-    "a store without history answers history-unsupported, never an empty past",
-    async (service) => {
-      const e1 = as(service, TOKENS.e1);
-      const uri = uniqueItemUri("no-history");
-      await create(e1, uri, "Here");
-      for (
-        const [path, init] of [
-          [`/api/item/history?${itemQuery(uri)}`, {}],
-          [`/api/item?${itemQuery(uri)}&version=1`, {}],
-          [`/api/item?${itemQuery(uri)}`, {
-            headers: { "Accept-Datetime": httpDate(new Date().toISOString()) },
-          }],
-          [`/api/item/restore?${itemQuery(uri)}&version=1`, { method: "POST" }],
-        ] as const
-      ) {
-        await expectProblem(await e1(path, init), 501, "history-unsupported");
-      }
-      // Its items read as before, without Memento links.
-      const read = await e1(`/api/item?${itemQuery(uri)}`);
-      assert.equal(read.status, 200);
-      assert.equal(read.headers.get("link"), null);
-      await read.body?.cancel();
-    },
-  );
 }
 
 /** The parameter a 400 invalid-parameter names. */
