@@ -151,7 +151,6 @@ const TITLES_BY_KIND = {
   },
   "not-implemented": {
     "not-implemented": "Not implemented",
-    "history-unsupported": "This store keeps no item history",
   },
   "backend-failed": {
     "store-error": "Triple store error",

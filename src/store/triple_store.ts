@@ -83,9 +83,10 @@ export interface TripleStore {
   readonly outbox: IndexOutbox;
   /**
    * The versions of every item, written in each write's own atomic write
-   * (`item_history.ts`); absent on a store that keeps none.
+   * (`item_history.ts`): the SQLite table of the embedded store, the metadata graph of the
+   * SPARQL store.
    */
-  readonly history?: ItemHistory;
+  readonly history: ItemHistory;
   /** Metadata of an item, or undefined when the collection holds no such item. */
   getItem(collection: string, uri: string): Promise<ItemRecord | undefined>;
   /**

@@ -4,9 +4,8 @@
  * TimeGate and TimeMap (RFC 7089), refused writes leaving no version, delete → 410 and
  * restore, with the search index following.
  *
- * The suites run on every store that keeps history: {@link HISTORY_BACKENDS} (the embedded
- * store today; the SPARQL store joins it by being listed once it keeps history). A store
- * without history must say so (`501 history-unsupported`), never answer an empty past.
+ * The suites run on every store ({@link HISTORY_BACKENDS}): the embedded store and the SPARQL
+ * store on Fuseki (its history on Virtuoso too: tests/integration/sparql_item_history_test.ts).
  */
 import { strict as assert } from "node:assert";
 import {
