@@ -285,3 +285,43 @@ sparqlStoreTests(
       assert.ok(itemTerms > 0, "the queries do see item data");
     }),
 );
+
+sparqlStoreTests(
+  "an item written before the store kept history gets its first version at its next write",
+  (endpoints, target) =>
+    withStore(endpoints, target, async (store) => {
+      const [kept, deleted] = [itemUri("before-kept"), itemUri("before-deleted")];
+      // As the store wrote before it kept history: the same request without the version's
+      // operations.
+      const operations = store.history.operations;
+      store.history.operations = () => [];
+      try {
+        await store.createItem(await write(kept, "v1"));
+        await store.createItem(await write(deleted, "v1"));
+      } finally {
+        store.history.operations = operations;
+      }
+      assert.deepEqual(await store.history.list(COLLECTION, kept, { limit: 10 }), []);
+      assert.equal(await store.history.latest(COLLECTION, kept), undefined);
+
+      const v2 = await write(kept, "v2");
+      await store.replaceItem(v2);
+      await store.deleteItem(COLLECTION, deleted);
+      await store.replaceItem(await write(kept, "v3"));
+      assert.deepEqual(
+        (await store.history.list(COLLECTION, kept, { limit: 10 })).map((v) => [
+          v.version,
+          v.operation,
+        ]),
+        [[2, "update"], [1, "update"]],
+      );
+      assert.equal((await store.history.read(COLLECTION, kept, 1))?.version.hash, v2.hash);
+      assert.deepEqual(
+        (await store.history.list(COLLECTION, deleted, { limit: 10 })).map((v) => [
+          v.version,
+          v.operation,
+        ]),
+        [[1, "delete"]],
+      );
+    }),
+);
