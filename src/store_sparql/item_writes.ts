@@ -4,7 +4,9 @@
  * receipt and its outbox entry. The index outbox lives in the metadata graph
  * (`sparql_index_outbox.ts`): each write's INSERT carries its entry under the write's own
  * guard, so the entry exists exactly when the write was applied, whichever instance sent it
- * and whatever becomes of that instance afterwards.
+ * and whatever becomes of that instance afterwards. The item's version
+ * (`sparql_item_history.ts`) is written by the same request too, by operations after the one
+ * that leaves the receipt, which they match: a refused write writes none.
  *
  * An item's record and graph are named by its key (`item_records.ts`): a create takes the
  * IRI when no record has it, else the key derived from collection and IRI, each attempt
