@@ -325,3 +325,48 @@ sparqlStoreTests(
       );
     }),
 );
+
+sparqlStoreTests(
+  "two instances rewriting one item at once number its versions without a gap or a repeat",
+  (endpoints, target) =>
+    withStore(endpoints, target, async (store, run) => {
+      // A second instance on the same graphs: its requests run beside the first's.
+      const other = await openCheckedStore(endpoints, {
+        metadataGraph: `${run}meta`,
+        graphTemplate: `${run}{item}`,
+        queryDefaultGraph: target.unionDefaultGraph,
+      });
+      try {
+        const uri = itemUri("two-instances");
+        await store.createItem(await write(uri, "v0"));
+        const rounds = 12;
+        const hashes = new Set<string>();
+        await Promise.all([store, other].map(async (instance, i) => {
+          for (let n = 1; n <= rounds; n++) {
+            const next = await write(uri, `instance ${i} write ${n}`);
+            hashes.add(next.hash);
+            await instance.replaceItem(next);
+          }
+        }));
+        const versions = await store.history.list(COLLECTION, uri, { limit: 100 });
+        assert.deepEqual(
+          versions.map((v) => v.version),
+          Array.from({ length: 2 * rounds + 1 }, (_, k) => 2 * rounds + 1 - k),
+        );
+        assert.deepEqual(
+          new Set(versions.slice(0, -1).map((v) => v.hash)),
+          hashes,
+          "one version per write",
+        );
+        for (const version of versions) {
+          const content = await store.history.read(COLLECTION, uri, version.version);
+          assert.equal(content?.quads.length, 3, `version ${version.version} is one graph`);
+          assert.equal((await canonicalHash(content!.quads)).hash, version.hash);
+        }
+        const times = versions.map((v) => v.time).reverse();
+        assert.deepEqual(times, [...times].sort(), "times never go back");
+      } finally {
+        await other.close();
+      }
+    }),
+);
