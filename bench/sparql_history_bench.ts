@@ -4,20 +4,22 @@
  *
  * - growth: the metadata graph's triples and N-Triples bytes per version of one 50-triple
  *   item (`bench/history_bench.ts`'s item: a fifth of its literals change per version),
- *   written 200 times;
- * - throughput: replaces of 50-triple items through the store (group commit as configured by
- *   default), 16 writers each rewriting an item of its own for `seconds` (default 10).
+ *   written 200 times through the store;
+ * - throughput: updates of 50-triple items through the service over HTTP (in this process,
+ *   its store isolated as the API tests' are), 16 clients each rewriting an item of its own,
+ *   in `rounds` rounds of `seconds` that alternate the version's operations on and off.
  *
- * The throughput part runs on a store without history too (the code before it: run this file
- * from a checkout of that commit), for the side-by-side in bench/RESULTS.md.
- *
- * `deno run -A bench/sparql_history_bench.ts [seconds]`; prints markdown lines.
+ * `deno run -A bench/sparql_history_bench.ts [seconds=5] [rounds=4]`; prints markdown lines.
  */
+import { type LoadResult, type RequestFactory, runLoad } from "./lib/load.ts";
+import { fiftyTripleItem } from "./items_bench.ts";
 import { SparqlHttpClient } from "../src/sparql_protocol/client.ts";
+import type { SparqlItemHistory } from "../src/store_sparql/sparql_item_history.ts";
 import { SparqlTripleStore } from "../src/store_sparql/sparql_triple_store.ts";
 import { fiftyTriples } from "./history_bench.ts";
 import { SPARQL_STORE_DEFAULTS } from "../tests/support/config_defaults.ts";
 import { sparqlEndpointsFromEnv } from "../tests/support/fuseki.ts";
+import { itemQuery, startTestService } from "../tests/support/service.ts";
 
 const COLLECTION = "https://data.example.org/collection/documents";
 const RCS = "urn:rdf-content-service:";
@@ -26,7 +28,8 @@ const VERSIONS = 200;
 
 const endpoints = sparqlEndpointsFromEnv();
 if (!endpoints) throw new Error("set SERVICE_SPARQL_QUERY_URL, _UPDATE_URL and _GSP_URL");
-const seconds = Number(Deno.args[0] ?? 10);
+const seconds = Number(Deno.args[0] ?? 5);
+const rounds = Number(Deno.args[1] ?? 4);
 const run = `urn:rcs-bench:history:${crypto.randomUUID()}:`;
 const meta = `${run}meta`;
 const client = new SparqlHttpClient({ ...endpoints, timeoutMs: 120_000, retries: 0 });
@@ -80,45 +83,75 @@ async function growth(): Promise<string[]> {
   ];
 }
 
-async function throughput(): Promise<string> {
-  const uri = (writer: number) => `https://data.example.org/id/bench/sparql-writer-${writer}`;
-  for (let w = 0; w < WRITERS; w++) {
-    await store.createItem({
-      collection: COLLECTION,
-      uri: uri(w),
-      quads: fiftyTriples(0),
-      hash: "h0",
-    });
-  }
-  let done = 0;
-  const latencies: number[] = [];
-  const until = performance.now() + seconds * 1000;
-  await Promise.all(Array.from({ length: WRITERS }, async (_, w) => {
-    for (let v = 1; performance.now() < until; v++) {
-      const start = performance.now();
-      await store.replaceItem({
-        collection: COLLECTION,
-        uri: uri(w),
-        quads: fiftyTriples(v),
-        hash: `h${v}`,
+/**
+ * Updates of 50-triple items through the service (HTTP, on the SPARQL store, in graphs of
+ * its own), {@link WRITERS} clients each rewriting an item of its own, in rounds that
+ * alternate the version's operations on and off (the same code, the same store, the same
+ * moment of a shared machine): what writing the version costs a write.
+ */
+async function serviceThroughput(rounds: number): Promise<string[]> {
+  const service = await startTestService({
+    env: {
+      SERVICE_STORE_BACKEND: "sparql",
+      SERVICE_SPARQL_QUERY_URL: endpoints!.queryUrl,
+      SERVICE_SPARQL_UPDATE_URL: endpoints!.updateUrl,
+      SERVICE_SPARQL_GSP_URL: endpoints!.graphStoreUrl,
+    },
+  });
+  const history = service.services.deps.store.history as SparqlItemHistory;
+  const operations = history.operations.bind(history);
+  const results: Record<string, LoadResult[]> = { with: [], without: [] };
+  try {
+    const uri = (writer: number) => `https://data.example.org/id/bench/service-writer-${writer}`;
+    for (let w = 0; w < WRITERS; w++) {
+      const created = await service.fetch(`/api/item?${itemQuery(uri(w))}`, {
+        method: "PUT",
+        headers: { "Content-Type": "application/n-triples" },
+        body: fiftyTripleItem(uri(w)),
       });
-      latencies.push(performance.now() - start);
-      done++;
+      if (created.status !== 201) throw new Error(`setup: ${await created.text()}`);
     }
-  }));
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.floor(q * (latencies.length - 1))].toFixed(1);
-  const kind = "history" in store ? "with versions" : "without versions";
-  return `| replace a 50-triple item, ${WRITERS} writers, ${seconds} s (${kind}) | ` +
-    `${(done / seconds).toFixed(0)} writes/s, p50 ${at(0.5)} ms, p99 ${at(0.99)} ms |`;
+    const update: RequestFactory = (worker, n) => ({
+      url: `${service.url}/api/item?${itemQuery(uri(worker))}`,
+      init: {
+        method: "POST",
+        headers: { "Content-Type": "application/n-triples" },
+        body: fiftyTripleItem(uri(worker)).replace(" with some words", ` round ${n}`),
+      },
+    });
+    for (let round = 0; round < rounds; round++) {
+      for (const side of ["with", "without"] as const) {
+        history.operations = side === "with" ? operations : () => [];
+        results[side].push(
+          await runLoad(update, { concurrency: WRITERS, durationMs: seconds * 1000 }),
+        );
+      }
+    }
+  } finally {
+    history.operations = operations;
+    await service.close();
+  }
+  const line = (side: string) => {
+    const runs = results[side];
+    const mean = runs.reduce((sum, run) => sum + run.perSecond, 0) / runs.length;
+    const errors = runs.reduce(
+      (sum, run) => sum + run.errors + Object.keys(run.statuses).length,
+      0,
+    );
+    return `| POST /api/item, 50 triples, ${WRITERS} clients, ${seconds} s × ${rounds} (${side} ` +
+      `versions) | ${runs.map((run) => run.perSecond.toFixed(1)).join(", ")} writes/s ` +
+      `(mean ${mean.toFixed(1)}), p50 ${runs.map((run) => run.p50Ms.toFixed(0)).join(", ")} ms` +
+      `${errors ? `, ${errors} errors` : ""} |`;
+  };
+  return [line("with"), line("without")];
 }
 
 try {
   await store.checkCapabilities();
   console.log("| measure | value |");
   console.log("|---|---|");
-  if ("history" in store) { for (const line of await growth()) console.log(line); }
-  console.log(await throughput());
+  for (const line of await growth()) console.log(line);
+  for (const line of await serviceThroughput(rounds)) console.log(line);
 } finally {
   await store.close();
   await client.update(`DELETE { GRAPH ?g { ?s ?p ?o } } WHERE { GRAPH ?g { ?s ?p ?o }
