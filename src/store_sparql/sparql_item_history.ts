@@ -23,9 +23,10 @@
  * right. The time is never earlier than the version before it (a clock set back, or another
  * instance's clock ahead).
  *
- * Forms chosen for Virtuoso 7.2 (`portable_sparql.ts`): the head is made first when absent
- * ({@link whenAbsent}) so the numbering needs no `OPTIONAL`; the time comparison is made on
- * `STR()` of both sides (Virtuoso's `IF(?t > "…", ?t, "…")` answers `?t` for a stored `""`).
+ * Forms chosen for Virtuoso 7.2 (`portable_sparql.ts`): the head's absence is a `UNION`
+ * branch ({@link whenAbsent}) that starts the count at 0, so the numbering needs no `OPTIONAL`;
+ * the time comparison is made on `STR()` of both sides (Virtuoso's `IF(?t > "…", ?t, "…")`
+ * answers `?t` for a stored `""`).
  */
 import { Buffer } from "node:buffer";
 import type { Quad } from "n3";
@@ -109,9 +110,9 @@ export class SparqlItemHistory implements ItemHistory {
         Buffer.from(encodeVersionContent(write.graph.quads)).toString("base64")
       }"^^<${BASE64}>`
       : "";
+    // One operation: each operation of a request costs the store a fixed overhead (Fuseki),
+    // so the head's absence is a branch of the WHERE rather than an operation of its own.
     return [
-      `INSERT { GRAPH ${meta} { ${head} rcs:versions 0 ; rcs:lastTime ${stringToSparql(NO_TIME)} } }
-      WHERE { ${applied} ${whenAbsent(`GRAPH ${meta} { ${head} rcs:versions ?rcsAny }`)} }`,
       `DELETE { GRAPH ${meta} { ${head} rcs:versions ?rcsLast ; rcs:lastTime ?rcsLastTime } }
       INSERT { GRAPH ${meta} { ${head} rcs:versions ?rcsNext ; rcs:lastTime ?rcsTime .
           ?rcsVersion rcs:versionOf ${head} ; rcs:version ?rcsNext ; rcs:versionTime ?rcsTime ;
@@ -120,7 +121,9 @@ export class SparqlItemHistory implements ItemHistory {
             rcs:principal ${stringToSparql(write.principal)} ;
             rcs:operation ${stringToSparql(write.operation)}${content} } }
       WHERE { ${applied}
-        GRAPH ${meta} { ${head} rcs:versions ?rcsLast ; rcs:lastTime ?rcsLastTime }
+        { GRAPH ${meta} { ${head} rcs:versions ?rcsLast ; rcs:lastTime ?rcsLastTime } }
+        UNION { ${whenAbsent(`GRAPH ${meta} { ${head} rcs:versions ?rcsAny }`)}
+          BIND(0 AS ?rcsLast) BIND(${stringToSparql(NO_TIME)} AS ?rcsLastTime) }
         BIND(?rcsLast + 1 AS ?rcsNext)
         BIND(IF(STR(?rcsLastTime) > ${now}, STR(?rcsLastTime), ${now}) AS ?rcsTime)
         BIND(IRI(CONCAT(${
