@@ -2,8 +2,8 @@
  * The SPARQL store's item history (`store/item_history.ts`): every version of an item, in the
  * metadata graph beside the item's record, written by the write's own update request.
  *
- * Layout (all in the metadata graph, so `/sparql` never shows it: `user_queries.ts` refuses
- * the graph and drops the service's IRIs from answers):
+ * Layout (all in the metadata graph, which `/sparql` does not show: `user_queries.ts` refuses
+ * the graph by name and drops from answers the rows and triples naming the service's IRIs):
  * - a history head per (collection, IRI), `rcs:history:<collection>:<IRI>` (both parts
  *   percent-encoded), holding the last version number (`rcs:versions`) and its time
  *   (`rcs:lastTime`). A delete removes the item's record but never its head, so a deleted
@@ -15,9 +15,9 @@
  *   whatever the graph's size; a delete has no content.
  *
  * A version is written by {@link SparqlItemHistory.operations}, which the write's guarded
- * request (`item_writes.ts`) carries after the operation that leaves its receipt: each
- * operation matches that receipt, so a refused write (no receipt) writes no version and an
- * applied one always has one, whatever becomes of the request's answer. The number and the
+ * request (`item_writes.ts`) carries after the operation that leaves its receipt: it matches
+ * that receipt, so a refused write (no receipt) writes no version and an applied one always
+ * has one, whatever becomes of the request's answer. The number and the
  * time are computed by the store from the head inside the request (each operation sees the
  * ones before it), so two writes of one item in one group, or from two instances, number
  * right. The time is never earlier than the version before it (a clock set back, or another
