@@ -110,8 +110,8 @@ export class SparqlItemHistory implements ItemHistory {
         Buffer.from(encodeVersionContent(write.graph.quads)).toString("base64")
       }"^^<${BASE64}>`
       : "";
-    // One operation: each operation of a request costs the store a fixed overhead (Fuseki),
-    // so the head's absence is a branch of the WHERE rather than an operation of its own.
+    // One operation per write: a missing head is a branch of the WHERE that counts from 0,
+    // not an operation of its own that makes the head first.
     return [
       `DELETE { GRAPH ${meta} { ${head} rcs:versions ?rcsLast ; rcs:lastTime ?rcsLastTime } }
       INSERT { GRAPH ${meta} { ${head} rcs:versions ?rcsNext ; rcs:lastTime ?rcsTime .
