@@ -112,7 +112,7 @@ export class ItemService {
     this.catalog.require(collection);
     const record = await this.store.getItem(collection, uri);
     if (record) return record;
-    const latest = await this.store.history?.latest(collection, uri);
+    const latest = await this.store.history.latest(collection, uri);
     throw latest?.operation === "delete" ? itemDeleted(latest) : itemNotFound(collection, uri);
   }
 

@@ -1,7 +1,6 @@
 /**
  * An item's past: its versions, one version's graph, the version current at an instant, and
- * restore (docs/api.md, Item history), over the store's {@link ItemHistory}. A store without
- * history answers `history-unsupported`, never an empty past.
+ * restore (docs/api.md, Item history), over the store's {@link ItemHistory}.
  *
  * A restore is a write like any other, made through the {@link ItemService} (shapes checked,
  * the index outbox and so the search index following), with the operation `restore`.
@@ -33,11 +32,6 @@ export class ItemVersions {
     private readonly catalog: Catalog,
     private readonly items: ItemService,
   ) {}
-
-  /** Whether the store keeps history (the routes add Memento links only then). */
-  get kept(): boolean {
-    return this.store.history !== undefined;
-  }
 
   /** The item's versions, newest first; 404 for an item that neither is nor ever was. */
   async list(collection: string, uri: string, page: VersionPageRequest): Promise<ItemVersion[]> {
@@ -143,12 +137,7 @@ export class ItemVersions {
 
   #history(collection: string): ItemHistory {
     this.catalog.require(collection);
-    const history = this.store.history;
-    if (history) return history;
-    throw new DomainError("history-unsupported", {
-      detail: `The ${this.store.kind} store keeps no item history (yet); ` +
-        "versions, restore and point-in-time reads need the embedded store.",
-    });
+    return this.store.history;
   }
 }
 

@@ -50,7 +50,7 @@ export async function itemReadResponse(
   // A 304 needs only the record. A body comes with the record of its own version, which
   // may be newer than the one just looked up: its hash is the ETag.
   const known = await deps.items.record(collection, item);
-  const extra: Record<string, string> = deps.itemVersions.kept && request.timeGate
+  const extra: Record<string, string> = request.timeGate
     ? { Link: originalLinks(collection, item), Vary: "Accept, Accept-Datetime" }
     : {};
   return notModified(c, formatEtag(known.hash), extra) ??

@@ -7,9 +7,8 @@
  * refused or failed write leaves no version and an acknowledged one always has one. A delete
  * is a version too, without content: it is what tells a deleted item from one that never was.
  *
- * Its own contract beside {@link TripleStore} (which names it as the optional `history`) so a
- * store without history says so by leaving it out, and the HTTP edge answers
- * `history-unsupported` instead of an empty list.
+ * Its own contract beside {@link TripleStore}, which names it as `history`: every store keeps
+ * one (`store_embedded/sqlite_item_history.ts`, `store_sparql/sparql_item_history.ts`).
  */
 import type { Quad } from "n3";
 

@@ -84,9 +84,10 @@ export interface TripleStore {
   readonly outbox: IndexOutbox;
   /**
    * The versions of every item, written in each write's own atomic write
-   * (`item_history.ts`); absent on a store that keeps none.
+   * (`item_history.ts`): the SQLite table of the embedded store, the metadata graph of the
+   * SPARQL store.
    */
-  readonly history?: ItemHistory;
+  readonly history: ItemHistory;
   /**
    * Every committed item write, per collection in commit order, written in each write's own
    * atomic write (`change_feed.ts`); absent on a store that keeps none.

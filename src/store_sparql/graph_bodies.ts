@@ -34,6 +34,8 @@ export interface GraphBody {
   /** The hash the record gets: the write's, or that of what the store holds. */
   hash: string;
   count: number;
+  /** The triples as reads will serve them (the write's, or what the store holds): a version's graph. */
+  quads: readonly Quad[];
   /** The staging graph the triples were put into, if they were. */
   staging?: string;
   /** The operation that fills `graph` when `guard` matches once. */
@@ -58,22 +60,24 @@ export async function graphBody(
     return {
       hash: write.hash,
       count,
+      quads: write.quads,
       insert: (graph, guard) =>
         `INSERT { GRAPH ${graph} {\n${lines.join("\n")}\n} } WHERE { ${guard} }`,
     };
   }
   const staging = `${STAGING_PREFIX}${crypto.randomUUID()}`;
   await context.client.putGraph(staging, lines.join("\n") + "\n");
-  let [hash, stored] = [write.hash, count];
+  let [hash, stored, quads] = [write.hash, count, write.quads as readonly Quad[]];
   if (rewrites) {
     // Two forms of one value ("042" and "42") become one triple: the count is the store's.
-    const quads = await graphTriples(context.client, staging);
+    quads = await graphTriples(context.client, staging);
     stored = quads.length;
-    hash = context.config.hash ? await context.config.hash(quads) : write.hash;
+    hash = context.config.hash ? await context.config.hash(quads as Quad[]) : write.hash;
   }
   return {
     hash,
     count: stored,
+    quads,
     staging,
     insert: (graph, guard) =>
       `INSERT { GRAPH ${graph} { ?s ?p ?o } }

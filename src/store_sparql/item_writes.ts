@@ -4,7 +4,9 @@
  * receipt and its outbox entry. The index outbox lives in the metadata graph
  * (`sparql_index_outbox.ts`): each write's INSERT carries its entry under the write's own
  * guard, so the entry exists exactly when the write was applied, whichever instance sent it
- * and whatever becomes of that instance afterwards.
+ * and whatever becomes of that instance afterwards. The item's version
+ * (`sparql_item_history.ts`) is written by the same request too, by operations after the one
+ * that leaves the receipt, which they match: a refused write writes none.
  *
  * An item's record and graph are named by its key (`item_records.ts`): a create takes the
  * IRI when no record has it, else the key derived from collection and IRI, each attempt
@@ -17,11 +19,13 @@ import { templateGraph, whenAbsent } from "../sparql_protocol/portable_sparql.ts
 import type { DomainError } from "../errors/domain_error.ts";
 import { collectionItemKey } from "../store/item_keys.ts";
 import { itemExists, itemNotFound, preconditionFailed } from "../store/store_problems.ts";
-import type { ItemRecord, ItemWrite, WriteCondition } from "../store/triple_store.ts";
+import { LOCAL_PRINCIPAL } from "../store/item_history.ts";
+import type { DeleteOrigin, ItemRecord, ItemWrite, WriteCondition } from "../store/triple_store.ts";
 import { type GraphBody, graphBody } from "./graph_bodies.ts";
 import { type GuardedWrites, newReceipt, type WriteOutcome } from "./guarded_writes.ts";
 import { recordKeys } from "./item_records.ts";
 import type { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
+import type { SparqlItemHistory } from "./sparql_item_history.ts";
 import { graphOf, type StoreContext } from "./store_context.ts";
 
 /**
@@ -37,13 +41,20 @@ export class ItemWrites {
   readonly #context: StoreContext;
   readonly #guarded: GuardedWrites;
   readonly #outbox: SparqlIndexOutbox;
+  readonly #history: SparqlItemHistory;
   /** Writes built so far: gives each its own blank node labels. */
   #writesBuilt = 0;
 
-  constructor(context: StoreContext, guarded: GuardedWrites, outbox: SparqlIndexOutbox) {
+  constructor(
+    context: StoreContext,
+    guarded: GuardedWrites,
+    outbox: SparqlIndexOutbox,
+    history: SparqlItemHistory,
+  ) {
     this.#context = context;
     this.#guarded = guarded;
     this.#outbox = outbox;
+    this.#history = history;
   }
 
   /**
@@ -103,9 +114,10 @@ export class ItemWrites {
       ? whenAbsent(recordAt(iri), recordAt(derived))
       : whenAbsent(recordAt(derived), recordAt(iri, stringToSparql(write.collection)));
     const receipt = newReceipt();
-    // The guard reads only the metadata graph, which only the last operation changes, so
-    // every operation sees the same answer.
-    return await this.#guarded.submit(write, receipt, body.staging, [
+    // The guard reads only the metadata graph, which only the record's operation changes
+    // (the version's operations after it match the receipt, not the guard), so every
+    // operation of the guard sees the same answer.
+    const outcome = await this.#guarded.submit(write, receipt, body.staging, [
       // Triples left in the graph by anything but this service would otherwise merge in.
       `DELETE { GRAPH ${graph} { ?s ?p ?o } } WHERE { ${guard} GRAPH ${graph} { ?s ?p ?o } }`,
       body.insert(graph, guard),
@@ -117,7 +129,10 @@ export class ItemWrites {
           ${receipt} rcs:receiptFor ${item} .
           ${this.#outbox.entryTriples(write.collection, write.uri)} } }
       WHERE { ${guard} }`,
+      ...this.#version(receipt, write, body, now, "create"),
     ]);
+    if (outcome.applied) this.#history.committed(1);
+    return outcome;
   }
 
   async replaceItem(write: ItemWrite, condition: WriteCondition = {}): Promise<ItemRecord> {
@@ -143,8 +158,10 @@ export class ItemWrites {
         INSERT { GRAPH ${this.#context.meta} { ${KEY} rcs:${field} ${value} } }
         WHERE { GRAPH ${this.#context.meta} { ${receipt} rcs:receiptFor ${KEY} . ${KEY} rcs:${field} ?old } }`
       ),
+      ...this.#version(receipt, write, body, now, "update"),
     ]);
     if (!outcome.applied) throw refusal(write.collection, write.uri, condition, outcome);
+    this.#history.committed(1);
     return {
       ...pick(write),
       hash: body.hash,
@@ -158,6 +175,7 @@ export class ItemWrites {
     collection: string,
     uri: string,
     condition: WriteCondition = {},
+    origin: DeleteOrigin = {},
   ): Promise<void> {
     const receipt = newReceipt();
     const guard = this.#presentGuard(collection, uri, condition);
@@ -168,8 +186,35 @@ export class ItemWrites {
           ${this.#outbox.entryTriples(collection, uri)} } } WHERE { ${guard} }`,
       `DELETE { GRAPH ${this.#context.meta} { ${KEY} ?p ?o } }
       WHERE { GRAPH ${this.#context.meta} { ${receipt} rcs:receiptFor ${KEY} . ${KEY} ?p ?o } }`,
+      // A version without a graph: what tells a deleted item from one that never was.
+      ...this.#history.operations(receipt, {
+        collection,
+        uri,
+        time: new Date().toISOString(),
+        principal: origin.principal ?? LOCAL_PRINCIPAL,
+        operation: "delete",
+      }),
     ]);
     if (!outcome.applied) throw refusal(collection, uri, condition, outcome);
+    this.#history.committed(1);
+  }
+
+  /** The operations adding the version a create or replace writes, under its receipt. */
+  #version(
+    receipt: string,
+    write: ItemWrite,
+    body: GraphBody,
+    time: string,
+    operation: "create" | "update",
+  ): string[] {
+    return this.#history.operations(receipt, {
+      collection: write.collection,
+      uri: write.uri,
+      graph: body,
+      time,
+      principal: write.principal ?? LOCAL_PRINCIPAL,
+      operation: write.operation ?? operation,
+    });
   }
 
   /**

@@ -14,7 +14,9 @@
  *   the key (`item_records.ts`): its collection, its IRI (`rcs:item`), its graph, hash,
  *   triple count, created and modified times, so listing a collection is one SELECT;
  *   records written before `rcs:item` get it at start (`record_upgrade.ts`);
- * - the index outbox lives in the metadata graph too (`sparql_index_outbox.ts`).
+ * - the index outbox lives in the metadata graph too (`sparql_index_outbox.ts`), and so does
+ *   every item's history (`sparql_item_history.ts`): each write's version is written by the
+ *   write's own update request, under its guard.
  *
  * This class composes the parts, which share one {@link StoreContext}:
  * - reads (`item_reads.ts`): an item and its record from one query, a batch of items
@@ -35,6 +37,7 @@ import { SPARQL_RESULTS_JSON } from "../sparql_protocol/results_formats.ts";
 import { METADATA_NAMESPACE } from "../sparql_protocol/service_vocabulary.ts";
 import { iriToSparql } from "../sparql_protocol/terms.ts";
 import type {
+  DeleteOrigin,
   ItemGraph,
   ItemRead,
   ItemRecord,
@@ -48,6 +51,7 @@ import { upgradeItemRecords } from "./record_upgrade.ts";
 import { ItemReads } from "./item_reads.ts";
 import { ItemWrites } from "./item_writes.ts";
 import { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
+import { SparqlItemHistory } from "./sparql_item_history.ts";
 import type { SparqlTripleStoreConfig, StoreContext } from "./store_context.ts";
 import { UserQueries } from "./user_queries.ts";
 
@@ -66,6 +70,8 @@ export class SparqlTripleStore implements TripleStore {
   readonly #queries: UserQueries;
   /** The index outbox, in the metadata graph. */
   readonly outbox: SparqlIndexOutbox;
+  /** Every version of every item, in the metadata graph, written by each write's request. */
+  readonly history: SparqlItemHistory;
   /**
    * What the capability check found; unknown (assumed standard) until it ran. The service
    * runs it before it starts (main.ts, `Services.checkStore`).
@@ -84,7 +90,8 @@ export class SparqlTripleStore implements TripleStore {
     this.outbox = new SparqlIndexOutbox(this.#context.client, config.metadataGraph);
     this.#reads = new ItemReads(this.#context);
     this.#guarded = new GuardedWrites(this.#context);
-    this.#writes = new ItemWrites(this.#context, this.#guarded, this.outbox);
+    this.history = new SparqlItemHistory(this.#context);
+    this.#writes = new ItemWrites(this.#context, this.#guarded, this.outbox, this.history);
     this.#queries = new UserQueries(this.#context);
   }
 
@@ -132,8 +139,13 @@ export class SparqlTripleStore implements TripleStore {
     return this.#writes.replaceItem(write, condition);
   }
 
-  deleteItem(collection: string, uri: string, condition: WriteCondition = {}): Promise<void> {
-    return this.#writes.deleteItem(collection, uri, condition);
+  deleteItem(
+    collection: string,
+    uri: string,
+    condition: WriteCondition = {},
+    origin: DeleteOrigin = {},
+  ): Promise<void> {
+    return this.#writes.deleteItem(collection, uri, condition, origin);
   }
 
   /** How the writes were grouped so far. */

@@ -367,7 +367,6 @@ for (const pair of PAIRS) {
     assert.equal(openRead.status, 200, await openRead.text());
 
     // An item's history needs what reading the item needs; a restore what writing needs.
-    const keepsHistory = pair.store.kind === "embedded";
     for (
       const path of [
         `/api/item/history?${q(B, itemOf(B, 1))}`,
@@ -391,18 +390,14 @@ for (const pair of PAIRS) {
     const history = await s.fetch(`/api/item/history?${q(A, itemOf(A, 1))}`, {
       headers: as.alice,
     });
-    if (keepsHistory) {
-      assert.equal(history.status, 200, await history.clone().text());
-      const { versions } = await history.json();
-      assert.equal(versions[0].operation, "create");
-      const restored = await s.fetch(`/api/item/restore?${q(A, itemOf(A, 1))}&version=1`, {
-        method: "POST",
-        headers: as.bob,
-      });
-      assert.equal(restored.status, 204, await restored.text());
-    } else {
-      await expectProblem(history, 501, "history-unsupported");
-    }
+    assert.equal(history.status, 200, await history.clone().text());
+    const { versions } = await history.json();
+    assert.equal(versions[0].operation, "create");
+    const restored = await s.fetch(`/api/item/restore?${q(A, itemOf(A, 1))}&version=1`, {
+      method: "POST",
+      headers: as.bob,
+    });
+    assert.equal(restored.status, 204, await restored.text());
   });
 
   accessTest(

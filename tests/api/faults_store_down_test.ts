@@ -5,7 +5,8 @@
  *   are in flight and after: every request answers 503 `store-unavailable` (never 500; a
  *   write whose update was sent before the cut: 503 `write-outcome-unknown`),
  *   reads too; once the network is back every item holds either its whole previous graph or
- *   its whole new graph, new writes succeed and the search index matches the store.
+ *   its whole new graph, its history has the write's version exactly when the write was
+ *   applied, new writes succeed and the search index matches the store.
  * - A Fuseki of our own on a TDB2 dataset is SIGKILLed during updates and started again:
  *   the same promises, and acknowledged writes survive.
  * - An update held on its way to Fuseki while the outbox worker looks at the item: the
@@ -302,10 +303,34 @@ Deno.test({
       await storeAnswersAgain(service);
       const hashes = await versionHashes(service, operations, word);
       const present = new Map<string, string>();
+      const states = new Map<string, State>();
       await Promise.all(operations.map(async (operation) => {
         const state = await assertOneOf(service, operation, hashes);
+        states.set(operation.uri, state);
         if (state !== "absent") {
           present.set(operation.uri, hashes.get(`${operation.uri} ${state.version}`)!);
+        }
+      }));
+      // Each write has its version exactly when it was applied, whatever its answer was: the
+      // version is written by the write's own request (src/store_sparql/sparql_item_history.ts).
+      await Promise.all(operations.map(async (operation, n) => {
+        const state = states.get(operation.uri)!;
+        const applied = JSON.stringify(state) === JSON.stringify(operation.after);
+        const kind = n < 10 || n >= 20 && n < 30 ? "update" : n < 20 ? "delete" : "create";
+        const expected = kind === "create"
+          ? (applied ? ["create"] : [])
+          : applied
+          ? [kind, "create"]
+          : ["create"];
+        const response = await service.fetch(`/api/item/history?${itemQuery(operation.uri)}`);
+        const text = await response.text();
+        const versions = response.status === 404 ? [] : JSON.parse(text).versions as {
+          operation: string;
+          hash: string | null;
+        }[];
+        assert.deepEqual(versions.map((v) => v.operation), expected, `${operation.uri}: ${text}`);
+        if (state !== "absent") {
+          assert.equal(versions[0].hash, hashes.get(`${operation.uri} ${state.version}`));
         }
       }));
       const ready = await service.fetch("/ready");

@@ -33,8 +33,6 @@ for (const backend of storeBackends({ allStores: true })) {
   const suite = (name: string, fn: (service: TestService) => Promise<void>) =>
     storeTest("items", backend, name, fn);
   if (backend.skip) console.log(`items API suite on ${backend.name} skipped: ${backend.skip}`);
-  /** A deleted item answers 410 on a store that keeps history, 404 on one that keeps none. */
-  const keepsHistory = backend.kind === "embedded";
 
   suite("create, read, update and delete an item", async (service) => {
     const uri = uniqueItemUri();
@@ -82,12 +80,8 @@ for (const backend of storeBackends({ allStores: true })) {
     await expectProblem(stale, 412, "precondition-failed");
     const deleted = await service.fetch(`/api/item?${itemQuery(uri)}`, { method: "DELETE" });
     assert.equal(deleted.status, 204);
-    // A store that keeps history remembers the item (tests/api/item_history_test.ts).
-    await expectProblem(
-      await service.fetch(`/api/item?${itemQuery(uri)}`),
-      keepsHistory ? 410 : 404,
-      keepsHistory ? "item-deleted" : "item-not-found",
-    );
+    // Every store keeps history: it remembers the item (tests/api/item_history_test.ts).
+    await expectProblem(await service.fetch(`/api/item?${itemQuery(uri)}`), 410, "item-deleted");
   });
 
   suite("equal graphs get equal ETags whatever the format", async (service) => {
@@ -406,7 +400,7 @@ for (const backend of storeBackends({ allStores: true })) {
     const deleted = await service.fetch(`/api/item?${itemQuery(uri)}`, { method: "DELETE" });
     assert.equal(deleted.status, 204);
     assert.deepEqual([await title(DEMO_COLLECTION), await title(other)], [
-      keepsHistory ? 410 : 404,
+      410,
       "Other, again",
     ]);
     assert.deepEqual(Object.keys(await graphs()), [other]);

@@ -401,7 +401,7 @@ Deno.test({
 const SPARQL_STORE = storeBackends().find((backend) => backend.name === "sparql")!;
 
 Deno.test({
-  name: "[e2e] on a store without history, the section shows the API's problem",
+  name: "[e2e] on the SPARQL store, the section shows the item's history and its change",
   ignore: !CHROMIUM_PATH || SPARQL_STORE.skip !== undefined,
   sanitizeResources: false,
   sanitizeOps: false,
@@ -411,26 +411,37 @@ Deno.test({
     const foreign: string[] = [];
     const problems: string[] = [];
     const context = await launchLoopbackBrowser(userDataDir, foreign);
-    const uri = uniqueItemUri("no-history");
+    const uri = uniqueItemUri("sparql-history");
     try {
-      const created = await service.fetch(`/api/item?${itemQuery(uri)}`, {
-        method: "PUT",
-        headers: { "Content-Type": "text/turtle" },
-        body: version(uri, "Only title", "a"),
-      });
-      assert.equal(created.status, 201, await created.text());
+      for (
+        const [method, title, status] of [["PUT", "First title", 201], [
+          "POST",
+          "Second title",
+          204,
+        ]] as const
+      ) {
+        const written = await service.fetch(`/api/item?${itemQuery(uri)}`, {
+          method,
+          headers: { "Content-Type": "text/turtle" },
+          body: version(uri, title, "a"),
+        });
+        assert.equal(written.status, status, await written.text());
+      }
       const page = await context.newPage();
       watchProblems(page, problems);
       await page.goto(itemPage(service, uri));
       await page.locator("section.subject").first().waitFor();
       await openHistory(page);
-      const problem = page.locator("#versions .error");
-      await problem.waitFor();
-      assert.match(await problem.innerText(), /^501 .*keeps no item history/);
-      assert.ok(await page.getByRole("button", { name: "Compare the chosen versions" }).isHidden());
-      assert.match(await page.locator("#graph").innerText(), /Only title/);
+      await waitForVersions(page, 2);
+      assert.deepEqual(
+        (await versionRows(page)).map((row) => row.split(" ")[1]),
+        ["update", "create"],
+      );
+      await page.getByRole("button", { name: "Compare the chosen versions" }).click();
+      await page.getByText("Second title").first().waitFor();
+      assert.match(await page.locator("#graph").innerText(), /Second title/);
       assert.deepEqual(foreign, []);
-      assert.deepEqual(problems.filter((p) => !/status of 501/.test(p)), []);
+      assert.deepEqual(problems, []);
     } finally {
       await context.close();
       await service.close();

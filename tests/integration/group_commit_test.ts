@@ -149,7 +149,8 @@ async function oneGroupWithRefusals(store: GroupStore, run: string): Promise<voi
 
 /**
  * After {@link oneGroupWithRefusals}: every acknowledged write of the group has exactly one
- * version in the item's history, in the write's own savepoint; a refused one has none.
+ * version in the item's history, written with the write itself (the embedded store's
+ * savepoint, the SPARQL store's guarded operations); a refused one has none.
  */
 async function versionsPerWrite(history: ItemHistory, run: string): Promise<void> {
   const uri = (name: string) => `https://data.example.org/id/group-commit/${run}/${name}`;
@@ -210,6 +211,7 @@ sparqlStoreTests(
     });
     try {
       await oneGroupWithRefusals(store, run);
+      await versionsPerWrite(store.history, run);
       const claim = await store.outbox.claim(100, 60_000);
       const names = claim.entries.map((entry) => entry.uri.split("/").pop());
       for (const name of ["lead", "new-1", "new-2", "update", "delete"]) {

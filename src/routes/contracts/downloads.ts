@@ -42,7 +42,6 @@ function downloadContract(extension: string) {
       404: VERSIONED_READ_PROBLEMS[404],
       410: VERSIONED_READ_PROBLEMS[410],
       406: NOT_EXPRESSIBLE,
-      501: "`version` on a store that keeps no history (`history-unsupported`).",
     },
   });
 }

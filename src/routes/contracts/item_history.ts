@@ -7,8 +7,6 @@ import { MAX_VERSIONS_PER_PAGE } from "../../items/item_versions.ts";
 import { BAD_PARAMETERS, COLLECTION, ETAG_HEADER, ITEM, SHACL_VIOLATION } from "./shared.ts";
 
 const TAGS = ["Item history"];
-const NO_HISTORY = "The store keeps no item history (`history-unsupported`; the SPARQL store, " +
-  "for now).";
 
 /** One version as the JSON history lists it. */
 const VERSION_ENTRY = z.object({
@@ -58,7 +56,6 @@ export const itemHistory = defineContract({
     400: `${BAD_PARAMETERS} \`limit\` out of range is \`invalid-parameter\`.`,
     404: "No such collection, or an item that neither exists nor ever did.",
     406: "`Accept` allows neither JSON nor link-format (`not-acceptable`).",
-    501: NO_HISTORY,
   },
 });
 
@@ -87,7 +84,6 @@ export const restoreItem = defineContract({
     412: "`If-Match` does not hold the current ETag, or `If-None-Match: *` and the item " +
       "exists (`precondition-failed`).",
     422: SHACL_VIOLATION,
-    501: NO_HISTORY,
   },
 });
 
@@ -129,7 +125,6 @@ export const itemDiff = defineContract({
     400: BAD_PARAMETERS,
     404: "No such collection, or no such version (`version-not-found`, naming `from` or `to`).",
     406: "`Accept` allows neither JSON nor RDF Patch (`not-acceptable`).",
-    501: NO_HISTORY,
   },
 });
 

@@ -29,7 +29,6 @@ export const VERSIONED_READ_PROBLEMS = {
     "version (`version-not-found`), or no version yet at `Accept-Datetime`.",
   410: "The item (or the version asked for) is deleted; its history remains (`item-deleted`, " +
     '`Link: <history>; rel="history"`).',
-  501: "`version` or `Accept-Datetime` on a store that keeps no history (`history-unsupported`).",
 };
 
 /** `base`: the base IRI of an RDF body's relative IRIs (docs/api.md, Conventions). */
