@@ -11,11 +11,12 @@ import { strict as assert } from "node:assert";
 import {
   DEMO_COLLECTION,
   itemQuery,
-  startTestService,
   type StoreBackend,
   storeBackends,
+  storeTest,
   type TestService,
   uniqueItemUri,
+  withToken,
 } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
 
@@ -50,35 +51,7 @@ interface Page {
   next: string;
 }
 
-function feedTest(
-  backend: StoreBackend,
-  name: string,
-  fn: (service: TestService) => Promise<void>,
-  env: Record<string, string> = {},
-): void {
-  Deno.test({
-    name: `[change-feed/${backend.name}] ${name}`,
-    ignore: backend.skip !== undefined,
-    sanitizeResources: false,
-    sanitizeOps: false,
-    fn: async () => {
-      const service = await startTestService({ yaml: YAML, env: { ...backend.env, ...env } });
-      try {
-        await fn(service);
-      } finally {
-        await service.close();
-      }
-    },
-  });
-}
-
-function as(service: TestService, token: string) {
-  return (path: string, init: RequestInit = {}) =>
-    service.fetch(path, {
-      ...init,
-      headers: { Authorization: `Bearer ${token}`, ...init.headers },
-    });
-}
+const as = withToken;
 
 type Call = ReturnType<typeof as>;
 
@@ -163,7 +136,8 @@ class EventReader {
 }
 
 for (const backend of FEED_BACKENDS) {
-  feedTest(
+  storeTest(
+    "change-feed",
     backend,
     "every committed write once, in commit order, with its ETag and principal; none for a refused one",
     async (service) => {
@@ -223,38 +197,46 @@ for (const backend of FEED_BACKENDS) {
       assert.deepEqual(last.changes, []);
       assert.equal(last.next, cursors.at(-1));
     },
+    { yaml: YAML },
   );
 
-  feedTest(backend, "bad cursors and limits are refused naming the parameter", async (service) => {
-    const reader = as(service, READER);
-    for (
-      const [query, path] of [["&after=abc", "after"], ["&after=-1", "after"], [
-        "&limit=0",
-        "limit",
-      ], ["&limit=1001", "limit"]]
-    ) {
-      const problem = await expectProblem(
-        await reader(`/api/changes?collection=${C}${query}`),
-        400,
-        "invalid-parameter",
+  storeTest(
+    "change-feed",
+    backend,
+    "bad cursors and limits are refused naming the parameter",
+    async (service) => {
+      const reader = as(service, READER);
+      for (
+        const [query, path] of [["&after=abc", "after"], ["&after=-1", "after"], [
+          "&limit=0",
+          "limit",
+        ], ["&limit=1001", "limit"]]
+      ) {
+        const problem = await expectProblem(
+          await reader(`/api/changes?collection=${C}${query}`),
+          400,
+          "invalid-parameter",
+        );
+        assert.equal((problem.errors as { path: string }[])[0].path, path, query);
+      }
+      await expectProblem(
+        await reader(`/api/changes?collection=${encodeURIComponent("https://nope.example/c")}`),
+        404,
+        "collection-not-found",
       );
-      assert.equal((problem.errors as { path: string }[])[0].path, path, query);
-    }
-    await expectProblem(
-      await reader(`/api/changes?collection=${encodeURIComponent("https://nope.example/c")}`),
-      404,
-      "collection-not-found",
-    );
-    const notAcceptable = await reader(`/api/changes?collection=${C}`, {
-      headers: { Accept: "text/csv" },
-    });
-    await expectProblem(notAcceptable, 406, "not-acceptable");
-    const anonymous = await service.fetch(`/api/changes?collection=${C}`);
-    assert.equal(anonymous.status, 401);
-    await anonymous.body?.cancel();
-  });
+      const notAcceptable = await reader(`/api/changes?collection=${C}`, {
+        headers: { Accept: "text/csv" },
+      });
+      await expectProblem(notAcceptable, 406, "not-acceptable");
+      const anonymous = await service.fetch(`/api/changes?collection=${C}`);
+      assert.equal(anonymous.status, 401);
+      await anonymous.body?.cancel();
+    },
+    { yaml: YAML },
+  );
 
-  feedTest(
+  storeTest(
+    "change-feed",
     backend,
     "live as Server-Sent Events: each event's id its cursor; Last-Event-ID resumes with exactly what was missed",
     async (service) => {
@@ -316,9 +298,11 @@ for (const backend of FEED_BACKENDS) {
         await again.close();
       }
     },
+    { yaml: YAML },
   );
 
-  feedTest(
+  storeTest(
+    "change-feed",
     backend,
     "an expired cursor answers 410 with the oldest valid one; reading from there has no gap",
     async (service) => {
@@ -348,16 +332,22 @@ for (const backend of FEED_BACKENDS) {
       // Without a cursor: from the oldest kept change.
       assert.deepEqual((await readAll(reader)).map((change) => change.etag), [recent.etag]);
     },
-    { SERVICE_CHANGES_RETENTION_MS: "1000" },
+    { yaml: YAML, env: { SERVICE_CHANGES_RETENTION_MS: "1000" } },
   );
 }
 
 for (const backend of NO_FEED_BACKENDS) {
-  feedTest(backend, "a store without a feed says so, never an empty feed", async (service) => {
-    await expectProblem(
-      await as(service, READER)(`/api/changes?collection=${C}`),
-      501,
-      "changes-unsupported",
-    );
-  });
+  storeTest(
+    "change-feed",
+    backend,
+    "a store without a feed says so, never an empty feed",
+    async (service) => {
+      await expectProblem(
+        await as(service, READER)(`/api/changes?collection=${C}`),
+        501,
+        "changes-unsupported",
+      );
+    },
+    { yaml: YAML },
+  );
 }

@@ -16,9 +16,9 @@ import {
   DEMO_COLLECTION,
   DEMO_WORKSPACE,
   itemQuery,
-  startTestService,
   type StoreBackend,
   storeBackends,
+  storeTest,
   type TestService,
 } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
@@ -52,20 +52,7 @@ function retentionTest(
   fn: (service: TestService) => Promise<void>,
   env: Record<string, string> = {},
 ): void {
-  Deno.test({
-    name: `[history-retention/${backend.name}] ${name}`,
-    ignore: backend.skip !== undefined,
-    sanitizeResources: false,
-    sanitizeOps: false,
-    fn: async () => {
-      const service = await startTestService({ env: { ...backend.env, ...env } });
-      try {
-        await fn(service);
-      } finally {
-        await service.close();
-      }
-    },
-  });
+  storeTest("history-retention", backend, name, fn, { env });
 }
 
 /** Makes a collection at run time with this retention (undefined: none of its own). */

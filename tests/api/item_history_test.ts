@@ -11,11 +11,12 @@ import { strict as assert } from "node:assert";
 import {
   DEMO_COLLECTION,
   itemQuery,
-  startTestService,
   type StoreBackend,
   storeBackends,
+  storeTest,
   type TestService,
   uniqueItemUri,
+  withToken,
 } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
 import { Parser } from "n3";
@@ -42,13 +43,7 @@ const jena = jenaJars("jena-rdfpatch-");
 const HISTORY_BACKENDS = storeBackends();
 
 /** A client of the service as one token's holder. */
-function as(service: TestService, token: string) {
-  return (path: string, init: RequestInit = {}) =>
-    service.fetch(path, {
-      ...init,
-      headers: { Authorization: `Bearer ${token}`, ...init.headers },
-    });
-}
+const as = withToken;
 
 type Call = ReturnType<typeof as>;
 
@@ -163,20 +158,7 @@ function historyTest(
   name: string,
   fn: (service: TestService) => Promise<void>,
 ): void {
-  Deno.test({
-    name: `[item-history/${backend.name}] ${name}`,
-    ignore: backend.skip !== undefined,
-    sanitizeResources: false,
-    sanitizeOps: false,
-    fn: async () => {
-      const service = await startTestService({ yaml: YAML, env: backend.env });
-      try {
-        await fn(service);
-      } finally {
-        await service.close();
-      }
-    },
-  });
+  storeTest("item-history", backend, name, fn, { yaml: YAML });
 }
 
 for (const backend of HISTORY_BACKENDS) {

@@ -138,13 +138,15 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
 
 /**
  * Registers one test named `[label/backend] name` that runs `fn` against a fresh service on
- * `backend`, ignored when that backend is not available here.
+ * `backend` (with `options.yaml` and `options.env` over the backend's), ignored when that
+ * backend is not available here.
  */
 export function storeTest(
   label: string,
   backend: StoreBackend,
   name: string,
   fn: (service: TestService) => Promise<void>,
+  options: { yaml?: string; env?: Record<string, string> } = {},
 ): void {
   Deno.test({
     name: `[${label}/${backend.name}] ${name}`,
@@ -152,7 +154,10 @@ export function storeTest(
     sanitizeResources: false,
     sanitizeOps: false,
     fn: async () => {
-      const service = await startTestService({ env: backend.env });
+      const service = await startTestService({
+        yaml: options.yaml,
+        env: { ...backend.env, ...options.env },
+      });
       try {
         await fn(service);
       } finally {
@@ -160,6 +165,15 @@ export function storeTest(
       }
     },
   });
+}
+
+/** A client of `service` holding `token` (sent as a bearer token with every request). */
+export function withToken(service: TestService, token: string) {
+  return (path: string, init: RequestInit = {}) =>
+    service.fetch(path, {
+      ...init,
+      headers: { Authorization: `Bearer ${token}`, ...init.headers },
+    });
 }
 
 /** `?collection=…&item=…` for the demo collection. */
