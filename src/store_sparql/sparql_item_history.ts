@@ -38,7 +38,9 @@ import { integerLiteral, iriToSparql, stringToSparql } from "../sparql_protocol/
 import type {
   ItemHistory,
   ItemOperation,
+  ItemPage,
   ItemVersion,
+  StatePage,
   VersionContent,
   VersionPageRequest,
 } from "../store/item_history.ts";
@@ -186,6 +188,35 @@ export class SparqlItemHistory implements ItemHistory {
   async latest(collection: string, uri: string): Promise<ItemVersion | undefined> {
     const [row] = await this.#versions(collection, uri, "", 1, MAX_LIST_BYTES);
     return row && toVersion(collection, uri, row);
+  }
+
+  /**
+   * The collection as it stood at `instant`, a page of items at a time. Items are paged in
+   * the order of their history heads' IRIs (collection and IRI percent-encoded): one order,
+   * the same from page to page, which `page.after` continues. Each item then costs two small
+   * queries (the version at the instant, its graph): enough for an export, not a scan.
+   */
+  async stateAt(collection: string, instant: Date, page: ItemPage): Promise<StatePage> {
+    const prefix = `${HEAD_PREFIX}${encodeURIComponent(collection)}:`;
+    const after = page.after === undefined
+      ? ""
+      : `&& STR(?head) > ${stringToSparql(`${prefix}${encodeURIComponent(page.after)}`)}`;
+    const rows = await selectRows(
+      this.#context.client,
+      `SELECT ?head WHERE { GRAPH ${this.#context.meta} { ?head rcs:versions ?last }
+         FILTER(STRSTARTS(STR(?head), ${stringToSparql(prefix)}) ${after}) }
+       ORDER BY STR(?head) LIMIT ${Math.max(1, Math.floor(page.limit))}`,
+      MAX_LIST_BYTES,
+    );
+    const uris = rows.map((row) => decodeURIComponent(row.get("head")!.value.slice(prefix.length)));
+    const versions: VersionContent[] = [];
+    for (const uri of uris) {
+      const then = await this.at(collection, uri, instant);
+      if (!then || then.operation === "delete") continue;
+      const content = await this.read(collection, uri, then.version);
+      if (content) versions.push(content);
+    }
+    return { versions, last: uris.at(-1) };
   }
 
   /** The item's versions passing `filter`, newest first, at most `limit`. */

@@ -375,3 +375,41 @@ sparqlStoreTests(
       }
     }),
 );
+
+sparqlStoreTests(
+  "the collection as it stood at an instant, paged: each item's version then, none for one deleted or not yet written",
+  (endpoints, target) =>
+    withStore(endpoints, target, async (store) => {
+      const history = store.history;
+      const [kept, changed, deleted, later] = ["kept", "changed", "deleted", "later"].map(itemUri);
+      const keptWrite = await write(kept, "Kept");
+      await store.createItem(keptWrite);
+      const changedFirst = await write(changed, "Changed, first");
+      await store.createItem(changedFirst);
+      await store.createItem(await write(deleted, "Deleted"));
+      await store.deleteItem(COLLECTION, deleted);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const instant = new Date();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await store.replaceItem(await write(changed, "Changed, second"));
+      await store.createItem(await write(later, "Later"));
+
+      // One item a page: the pages go through every item with versions, once each.
+      const seen: string[] = [];
+      const state = new Map<string, string>();
+      let after: string | undefined;
+      for (let pages = 0; pages < 10; pages++) {
+        const page = await history.stateAt!(COLLECTION, instant, { after, limit: 1 });
+        if (page.last === undefined) break;
+        seen.push(page.last);
+        for (const { version, quads } of page.versions) {
+          state.set(version.uri, await canonicalNQuads(quads));
+        }
+        after = page.last;
+      }
+      assert.deepEqual([...seen].sort(), [kept, changed, deleted, later].sort());
+      assert.deepEqual([...state.keys()].sort(), [kept, changed].sort());
+      assert.equal(state.get(kept), await canonicalNQuads(keptWrite.quads));
+      assert.equal(state.get(changed), await canonicalNQuads(changedFirst.quads));
+    }),
+);
