@@ -33,13 +33,16 @@ import type { Quad } from "n3";
 import { selectRows } from "../sparql_protocol/bounded_queries.ts";
 import { whenAbsent } from "../sparql_protocol/portable_sparql.ts";
 import type { SparqlRow } from "../sparql_protocol/results_json.ts";
-import { METADATA_NAMESPACE } from "../sparql_protocol/service_vocabulary.ts";
+import { METADATA_NAMESPACE, PROLOGUE } from "../sparql_protocol/service_vocabulary.ts";
 import { integerLiteral, iriToSparql, stringToSparql } from "../sparql_protocol/terms.ts";
 import type {
+  ItemCount,
   ItemHistory,
   ItemOperation,
   ItemPage,
   ItemVersion,
+  PruneRule,
+  PruneStep,
   StatePage,
   VersionContent,
   VersionPageRequest,
@@ -93,6 +96,8 @@ export class SparqlItemHistory implements ItemHistory {
   readonly #context: StoreContext;
   /** Versions of writes confirmed applied (their receipts found). */
   #written = 0;
+  /** Versions this process's pruning removed. */
+  #pruned = 0;
 
   constructor(context: StoreContext) {
     this.#context = context;
@@ -191,12 +196,71 @@ export class SparqlItemHistory implements ItemHistory {
   }
 
   /**
-   * The collection as it stood at `instant`, a page of items at a time. Items are paged in
-   * the order of their history heads' IRIs (collection and IRI percent-encoded): one order,
-   * the same from page to page, which `page.after` continues. Each item then costs two small
-   * queries (the version at the instant, its graph): enough for an export, not a scan.
+   * The collection as it stood at `instant`, a page of items at a time ({@link #itemPage}).
+   * Each item then costs two small queries (the version at the instant, its graph): enough
+   * for an export, not a scan.
    */
   async stateAt(collection: string, instant: Date, page: ItemPage): Promise<StatePage> {
+    const uris = await this.#itemPage(collection, page);
+    const versions: VersionContent[] = [];
+    for (const uri of uris) {
+      const then = await this.at(collection, uri, instant);
+      if (!then || then.operation === "delete") continue;
+      const content = await this.read(collection, uri, then.version);
+      if (content) versions.push(content);
+    }
+    return { versions, last: uris.at(-1) };
+  }
+
+  async countItems(collection: string, page: ItemPage): Promise<ItemCount> {
+    const uris = await this.#itemPage(collection, page);
+    return { items: uris.length, last: uris.at(-1) };
+  }
+
+  /**
+   * Removes the versions `rule` does not keep from the page's items, in one update; never an
+   * item's newest version (the head's number). The count is read just before: a write
+   * between the two only adds newer versions, which the rule's bounds here do not reach.
+   */
+  async prune(collection: string, rule: PruneRule, page: ItemPage): Promise<PruneStep> {
+    const uris = await this.#itemPage(collection, page);
+    if (uris.length === 0) return { items: 0, removed: 0 };
+    const heads = uris.map((uri) => headOf(collection, uri)).join(" ");
+    const unkept = "keepLast" in rule
+      ? `FILTER(?rcsN <= ?rcsLast - ${Math.max(1, Math.floor(rule.keepLast))})`
+      : `FILTER(STR(?rcsTime) < ${stringToSparql(rule.keepSince.toISOString())} && ` +
+        "?rcsN < ?rcsLast)";
+    const match = `VALUES ?rcsHead { ${heads} } GRAPH ${this.#context.meta} {
+        ?rcsHead rcs:versions ?rcsLast .
+        ?rcsVersion rcs:versionOf ?rcsHead ; rcs:version ?rcsN ; rcs:versionTime ?rcsTime .
+        ${unkept} }`;
+    const [row] = await selectRows(
+      this.#context.client,
+      `SELECT (COUNT(?rcsVersion) AS ?removed) WHERE { ${match} }`,
+      MAX_LIST_BYTES,
+    );
+    const removed = Number(row?.get("removed")?.value ?? 0);
+    if (removed > 0) {
+      await this.#context.client.update(
+        `${PROLOGUE}DELETE { GRAPH ${this.#context.meta} { ?rcsVersion ?p ?o } }
+         WHERE { ${match} GRAPH ${this.#context.meta} { ?rcsVersion ?p ?o } }`,
+        { idempotent: true },
+      );
+    }
+    this.#pruned += removed;
+    return { items: uris.length, removed, last: uris.at(-1) };
+  }
+
+  versionsPruned(): number {
+    return this.#pruned;
+  }
+
+  /**
+   * The collection's items with versions, a page at a time, in the order of their history
+   * heads' IRIs (collection and IRI percent-encoded): one order, the same from page to page,
+   * which `page.after` continues.
+   */
+  async #itemPage(collection: string, page: ItemPage): Promise<string[]> {
     const prefix = `${HEAD_PREFIX}${encodeURIComponent(collection)}:`;
     const after = page.after === undefined
       ? ""
@@ -208,15 +272,7 @@ export class SparqlItemHistory implements ItemHistory {
        ORDER BY STR(?head) LIMIT ${Math.max(1, Math.floor(page.limit))}`,
       MAX_LIST_BYTES,
     );
-    const uris = rows.map((row) => decodeURIComponent(row.get("head")!.value.slice(prefix.length)));
-    const versions: VersionContent[] = [];
-    for (const uri of uris) {
-      const then = await this.at(collection, uri, instant);
-      if (!then || then.operation === "delete") continue;
-      const content = await this.read(collection, uri, then.version);
-      if (content) versions.push(content);
-    }
-    return { versions, last: uris.at(-1) };
+    return rows.map((row) => decodeURIComponent(row.get("head")!.value.slice(prefix.length)));
   }
 
   /** The item's versions passing `filter`, newest first, at most `limit`. */

@@ -7,8 +7,7 @@
  * are refused naming the field; an export `asOf` a time between two imports equals the first
  * import's export, compared as canonical N-Quads.
  *
- * On the embedded store (the store that keeps history today); a store without history
- * answers `history-unsupported` for pruning (its export `asOf` works).
+ * On every store: the embedded store and the SPARQL store (on Fuseki).
  */
 import { strict as assert } from "node:assert";
 import { Parser } from "n3";
@@ -26,9 +25,8 @@ import { canonicalize } from "../../src/rdf/canonical_hash.ts";
 
 const TITLE = "http://purl.org/dc/terms/title";
 const JSON_TYPE = { "Content-Type": "application/json" };
-/** The stores whose history prunes (the SPARQL store's does not yet). */
-const HISTORY_BACKENDS = storeBackends().filter((backend) => backend.kind === "embedded");
-const NO_HISTORY_BACKENDS = storeBackends().filter((backend) => backend.kind !== "embedded");
+/** Every store's history prunes. */
+const HISTORY_BACKENDS = storeBackends();
 
 interface PruneJob {
   id: string;
@@ -434,20 +432,6 @@ for (const backend of storeBackends()) {
         );
         assert.deepEqual((problem.errors as { path: string }[]).map((e) => e.path), ["asOf"]);
       }
-    },
-  );
-}
-
-for (const backend of NO_HISTORY_BACKENDS) {
-  retentionTest(
-    backend,
-    "a store whose history cannot prune yet answers history-unsupported to pruning",
-    async (service) => {
-      await expectProblem(
-        await service.fetch("/api/admin/history/prune?wait=true", { method: "POST" }),
-        501,
-        "history-unsupported",
-      );
     },
   );
 }

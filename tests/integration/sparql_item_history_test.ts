@@ -413,3 +413,41 @@ sparqlStoreTests(
       assert.equal(state.get(changed), await canonicalNQuads(changedFirst.quads));
     }),
 );
+
+sparqlStoreTests(
+  "pruning keeps what the rule keeps and always the newest version, a page of items at a time",
+  (endpoints, target) =>
+    withStore(endpoints, target, async (store) => {
+      const history = store.history;
+      const [busy, quiet, gone] = ["busy", "quiet", "gone"].map(itemUri);
+      await store.createItem(await write(busy, "Busy 1"));
+      for (const n of [2, 3, 4]) await store.replaceItem(await write(busy, `Busy ${n}`));
+      await store.createItem(await write(quiet, "Quiet"));
+      await store.createItem(await write(gone, "Gone"));
+      await store.deleteItem(COLLECTION, gone);
+      const numbers = async (uri: string) =>
+        (await history.list(COLLECTION, uri, { limit: 10 })).map((v) => v.version);
+
+      const counted = await history.countItems!(COLLECTION, { limit: 10 });
+      assert.equal(counted.items, 3);
+      let removed = 0;
+      let after: string | undefined;
+      for (;;) {
+        const step = await history.prune!(COLLECTION, { keepLast: 2 }, { after, limit: 2 });
+        removed += step.removed;
+        if (step.last === undefined) break;
+        after = step.last;
+      }
+      assert.equal(removed, 2);
+      assert.deepEqual(await numbers(busy), [4, 3]);
+      assert.deepEqual(await numbers(quiet), [1]);
+      assert.deepEqual(await numbers(gone), [2, 1]);
+      // A duration long past keeps only each item's newest, a delete included.
+      const all = await history.prune!(COLLECTION, { keepSince: new Date() }, { limit: 10 });
+      assert.equal(all.removed, 2);
+      assert.deepEqual(await numbers(busy), [4]);
+      assert.deepEqual(await numbers(gone), [2]);
+      assert.equal((await history.latest(COLLECTION, gone))?.operation, "delete");
+      assert.equal(history.versionsPruned!(), 4);
+    }),
+);
