@@ -150,10 +150,11 @@ Deno.test({
 
       await (await service.fetch(`/api/item?${itemQuery(uri)}`, { method: "DELETE" })).body
         ?.cancel();
+      // Deleted, with its history kept: 410, never the cached graph.
       await expectProblem(
         await service.fetch(`/api/item?${itemQuery(uri)}`),
-        404,
-        "item-not-found",
+        410,
+        "item-deleted",
       );
     } finally {
       await service.close();
