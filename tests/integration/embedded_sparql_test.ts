@@ -270,11 +270,12 @@ Deno.test("embedded SPARQL: a file from before migration 10 finds its shared tri
       });
     }
     await store.close();
-    // Back to version 9: neither the table, migration 11's search layout column nor
-    // migration 13's item versions existed.
+    // Back to version 9: neither the table, migration 11's search layout column, migration
+    // 13's item versions nor migration 14's change feed existed.
     db.exec(
       "DROP TABLE shared_triples; ALTER TABLE search_physical_indices DROP COLUMN layout; " +
-        "DROP TABLE item_versions; UPDATE schema_version SET version = 9",
+        "DROP TABLE item_versions; DROP TABLE item_changes; DROP TABLE change_horizons; " +
+        "UPDATE schema_version SET version = 9",
     );
     db.close();
     db = openLocalDatabase(dir);
