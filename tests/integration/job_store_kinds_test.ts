@@ -89,7 +89,9 @@ sparqlStoreTests(
   async (endpoints) => {
     const run = `urn:rcs-test:job-kinds-${crypto.randomUUID()}`;
     const client = new SparqlHttpClient({ ...endpoints, timeoutMs: 30_000, retries: 0 });
-    const leaseMs = 1500;
+    // Long enough that the lock checks (a dozen requests) end within one lease on a busy
+    // machine: a lease that ran out before `save` fails it (seen with two suites running).
+    const leaseMs = 5000;
     const store = () => new SparqlJobStore<TestJob>(client, `${run}:meta`, leaseMs, "import-job");
     const [a, b] = [store(), store()];
     try {
