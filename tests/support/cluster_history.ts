@@ -9,6 +9,7 @@
  * body the load sends is distinct, and the hash of a write that was not acknowledged is asked
  * of the service (`POST /api/item/hash`). Versions left over match no write.
  */
+import { Parser, Writer } from "n3";
 import type { Cluster, LedgerWrite, WriteLedger } from "./cluster.ts";
 
 interface ListedVersion {
@@ -103,18 +104,27 @@ async function matchWrites(
   return undefined;
 }
 
-/** The service's hash of a body (the ETag its write would have). */
+/**
+ * The service's hash of a body (the ETag its write would have). The hash operation takes no
+ * Turtle: a Turtle body goes as the N-Triples of its graph.
+ */
 async function hashOf(
   base: string,
   cluster: Cluster,
   body: { contentType: string; text: string },
 ): Promise<string> {
+  const sent = body.contentType === "text/turtle"
+    ? {
+      contentType: "application/n-triples",
+      text: new Writer({ format: "N-Triples" }).quadsToString(new Parser().parse(body.text)),
+    }
+    : body;
   const response = await fetch(
     `${base}/api/item/hash?collection=${encodeURIComponent(cluster.collection)}`,
     {
       method: "POST",
-      headers: { "Content-Type": body.contentType },
-      body: body.text,
+      headers: { "Content-Type": sent.contentType },
+      body: sent.text,
       signal: AbortSignal.timeout(30_000),
     },
   );
