@@ -87,6 +87,18 @@ function itemPart(collection: string, uri: string): string {
   return `${encodeURIComponent(collection)}:${encodeURIComponent(uri)}`;
 }
 
+/** The field each version predicate holds, by the names {@link toVersion} reads. */
+const FIELD_OF: Record<string, string> = {
+  [`${METADATA_NAMESPACE}version`]: "n",
+  [`${METADATA_NAMESPACE}versionTime`]: "time",
+  [`${METADATA_NAMESPACE}versionHash`]: "hash",
+  [`${METADATA_NAMESPACE}versionTriples`]: "count",
+  [`${METADATA_NAMESPACE}principal`]: "principal",
+  [`${METADATA_NAMESPACE}operation`]: "operation",
+};
+/** The triples of an item's version nodes, content left out: a few hundred bytes each. */
+const MAX_VERSION_TRIPLES_BYTES = 64 << 20;
+
 /** The fields every version has, bound as the listing reads them. */
 const FIELDS = `rcs:version ?n ; rcs:versionTime ?time ; rcs:versionHash ?hash ;
   rcs:versionTriples ?count ; rcs:principal ?principal ; rcs:operation ?operation`;
@@ -149,9 +161,8 @@ export class SparqlItemHistory implements ItemHistory {
   }
 
   async list(collection: string, uri: string, page: VersionPageRequest): Promise<ItemVersion[]> {
-    const before = page.before === undefined ? "" : `FILTER(?n < ${integerLiteral(page.before)})`;
-    const rows = await this.#versions(collection, uri, before, page.limit, MAX_LIST_BYTES);
-    return rows.map((row) => toVersion(collection, uri, row));
+    const before = page.before ?? Number.MAX_SAFE_INTEGER;
+    return await this.#versions(collection, uri, (v) => v.version < before, page.limit);
   }
 
   async read(
@@ -180,19 +191,14 @@ export class SparqlItemHistory implements ItemHistory {
   }
 
   async at(collection: string, uri: string, instant: Date): Promise<ItemVersion | undefined> {
-    const [row] = await this.#versions(
-      collection,
-      uri,
-      `FILTER(STR(?time) <= ${stringToSparql(instant.toISOString())})`,
-      1,
-      MAX_LIST_BYTES,
-    );
-    return row && toVersion(collection, uri, row);
+    const at = instant.toISOString();
+    const [version] = await this.#versions(collection, uri, (v) => v.time <= at, 1);
+    return version;
   }
 
   async latest(collection: string, uri: string): Promise<ItemVersion | undefined> {
-    const [row] = await this.#versions(collection, uri, "", 1, MAX_LIST_BYTES);
-    return row && toVersion(collection, uri, row);
+    const [version] = await this.#versions(collection, uri, () => true, 1);
+    return version;
   }
 
   /**
@@ -275,21 +281,39 @@ export class SparqlItemHistory implements ItemHistory {
     return rows.map((row) => decodeURIComponent(row.get("head")!.value.slice(prefix.length)));
   }
 
-  /** The item's versions passing `filter`, newest first, at most `limit`. */
-  #versions(
+  /**
+   * The item's versions that `keep`, newest first, at most `limit`. Read as the plain triples
+   * of the item's version nodes (the content left out) and put together here: a star of a
+   * pattern per field is one Virtuoso's cost estimate can refuse outright ("estimated
+   * execution time … exceeds the limit"), seen for a GET of a missing item under the suites.
+   */
+  async #versions(
     collection: string,
     uri: string,
-    filter: string,
+    keep: (version: ItemVersion) => boolean,
     limit: number,
-    maxBytes: number,
-  ): Promise<SparqlRow[]> {
-    return selectRows(
+  ): Promise<ItemVersion[]> {
+    const rows = await selectRows(
       this.#context.client,
-      `SELECT ?n ?time ?hash ?count ?principal ?operation WHERE {
-         GRAPH ${this.#context.meta} { ?v rcs:versionOf ${headOf(collection, uri)} ; ${FIELDS} }
-         ${filter} } ORDER BY DESC(?n) LIMIT ${limit}`,
-      maxBytes,
+      `SELECT ?v ?p ?o WHERE { GRAPH ${this.#context.meta} {
+         ?v rcs:versionOf ${headOf(collection, uri)} . ?v ?p ?o
+         FILTER(?p != rcs:content) } }`,
+      MAX_VERSION_TRIPLES_BYTES,
     );
+    const nodes = new Map<string, SparqlRow>();
+    for (const row of rows) {
+      const field = FIELD_OF[row.get("p")?.value ?? ""];
+      const node = row.get("v")?.value;
+      if (field === undefined || node === undefined) continue;
+      let fields = nodes.get(node);
+      if (!fields) nodes.set(node, fields = new Map());
+      fields.set(field, row.get("o")!);
+    }
+    return [...nodes.values()].filter((fields) => fields.has("n"))
+      .map((fields) => toVersion(collection, uri, fields))
+      .filter(keep)
+      .sort((a, b) => b.version - a.version)
+      .slice(0, limit);
   }
 }
 
