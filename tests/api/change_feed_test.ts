@@ -11,10 +11,8 @@ import { strict as assert } from "node:assert";
 import {
   DEMO_COLLECTION,
   itemQuery,
-  type StoreBackend,
   storeBackends,
   storeTest,
-  type TestService,
   uniqueItemUri,
   withToken,
 } from "../support/service.ts";
