@@ -36,6 +36,21 @@ export interface WriteOrigin {
 /** Principal recorded when a write names none (the service's own callers, tests). */
 export const LOCAL_PRINCIPAL = "local";
 
+/** What a write adds to its item's history (each store writes it in the write's own way). */
+export interface VersionWrite {
+  collection: string;
+  uri: string;
+  /**
+   * The graph as reads will serve it, with its hash (and its triple count, when the store
+   * counted it otherwise than `quads.length`); undefined for a delete.
+   */
+  graph?: { hash: string; quads: readonly Quad[]; count?: number };
+  /** When the write was made (ISO 8601): the version's time unless the last one is later. */
+  time: string;
+  principal: string;
+  operation: ItemOperation;
+}
+
 /** One version of an item, as the history lists it. */
 export interface ItemVersion {
   collection: string;

@@ -8,7 +8,6 @@
  * write: their earlier past is not known.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { Quad } from "n3";
 import { inUnsyncedTransaction, type Migration } from "../sqlite/local_db.ts";
 import type {
   ItemCount,
@@ -21,6 +20,7 @@ import type {
   StatePage,
   VersionContent,
   VersionPageRequest,
+  VersionWrite,
 } from "../store/item_history.ts";
 import { decodeVersionContent, encodeVersionContent } from "../store/version_content.ts";
 
@@ -44,17 +44,6 @@ export const ITEM_VERSIONS_MIGRATION: Migration = {
      PRIMARY KEY (collection, uri, version)
    );`,
 };
-
-/** What a write adds to its item's history. */
-export interface VersionWrite {
-  collection: string;
-  uri: string;
-  /** The graph written; undefined for a delete. */
-  graph?: { hash: string; quads: readonly Quad[] };
-  time: string;
-  principal: string;
-  operation: ItemOperation;
-}
 
 interface VersionRow {
   collection: string;

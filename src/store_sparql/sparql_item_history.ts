@@ -29,7 +29,6 @@
  * answers `?t` for a stored `""`).
  */
 import { Buffer } from "node:buffer";
-import type { Quad } from "n3";
 import { selectRows } from "../sparql_protocol/bounded_queries.ts";
 import { whenAbsent } from "../sparql_protocol/portable_sparql.ts";
 import type { SparqlRow } from "../sparql_protocol/results_json.ts";
@@ -46,6 +45,7 @@ import type {
   StatePage,
   VersionContent,
   VersionPageRequest,
+  VersionWrite,
 } from "../store/item_history.ts";
 import { decodeVersionContent, encodeVersionContent } from "../store/version_content.ts";
 import type { StoreContext } from "./store_context.ts";
@@ -59,18 +59,6 @@ const NO_TIME = "0";
 const MAX_LIST_BYTES = 4 << 20;
 /** One version's answer: its graph, deflated and in base64, may be large. */
 const MAX_CONTENT_BYTES = 256 << 20;
-
-/** What a write adds to its item's history. */
-export interface VersionWrite {
-  collection: string;
-  uri: string;
-  /** The graph as reads will serve it, with its hash; undefined for a delete. */
-  graph?: { hash: string; count: number; quads: readonly Quad[] };
-  /** When the write was made (ISO 8601): the version's time unless the last one is later. */
-  time: string;
-  principal: string;
-  operation: ItemOperation;
-}
 
 /** The item's history head, as SPARQL. */
 function headOf(collection: string, uri: string): string {
@@ -136,7 +124,9 @@ export class SparqlItemHistory implements ItemHistory {
       INSERT { GRAPH ${meta} { ${head} rcs:versions ?rcsNext ; rcs:lastTime ?rcsTime .
           ?rcsVersion rcs:versionOf ${head} ; rcs:version ?rcsNext ; rcs:versionTime ?rcsTime ;
             rcs:versionHash ${stringToSparql(write.graph?.hash ?? "")} ;
-            rcs:versionTriples ${integerLiteral(write.graph?.count ?? 0)} ;
+            rcs:versionTriples ${
+        integerLiteral(write.graph?.count ?? write.graph?.quads.length ?? 0)
+      } ;
             rcs:principal ${stringToSparql(write.principal)} ;
             rcs:operation ${stringToSparql(write.operation)}${content} } }
       WHERE { ${applied}
