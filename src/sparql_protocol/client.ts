@@ -55,7 +55,10 @@ export const ACCEPT_ANY_RESULT =
 
 const MAX_ENDPOINT_MESSAGE = 500;
 const MAX_BACKOFF_MS = 2000;
-/** Attempts of an idempotent update the endpoint refused as transient (deadlock, 503). */
+/**
+ * Attempts of an idempotent update the endpoint refused as transient (deadlock, 503) made
+ * whatever the time; past them, attempts go on while the request's timeout lasts.
+ */
 const TRANSIENT_ATTEMPTS = 6;
 
 /** `Basic <base64(user:password)>` with the credentials encoded as UTF-8 (RFC 7617). */
@@ -233,12 +236,13 @@ export class SparqlHttpClient {
   ): Promise<void> {
     await this.#withTransientRetries(
       options.idempotent === true,
-      () =>
+      options.timeoutMs ?? this.config.timeoutMs,
+      (timeoutMs) =>
         this.#send(this.config.updateUrl, {
           method: "POST",
           headers: { "Content-Type": "application/sparql-update; charset=utf-8" },
           body: sparql,
-        }, options.timeoutMs),
+        }, timeoutMs),
     );
   }
 
@@ -248,23 +252,37 @@ export class SparqlHttpClient {
    */
   async putGraph(graph: string, ntriples: string): Promise<void> {
     const url = graphStoreTarget(this.config.graphStoreUrl, graph);
-    await this.#withTransientRetries(true, () =>
+    await this.#withTransientRetries(true, this.config.timeoutMs, (timeoutMs) =>
       this.#send(url, {
         method: "PUT",
         headers: { "Content-Type": "application/n-triples; charset=utf-8" },
         body: ntriples,
-      }));
+      }, timeoutMs));
   }
 
-  /** Runs `send`, again after a transient refusal when `retry` (see {@link update}). */
-  async #withTransientRetries(retry: boolean, send: () => Promise<void>): Promise<void> {
+  /**
+   * Runs `send` (each attempt with the whole `timeoutMs`), again after a transient refusal
+   * when `retry` (see {@link update}): at least {@link TRANSIENT_ATTEMPTS} times, then for
+   * as long as `timeoutMs` since the first attempt. A store under a steady write load
+   * (Virtuoso escalating the locks of a large delete) can deadlock a write many times in a
+   * row; a refusal comes back fast, and the time the caller agreed to wait, not a count of
+   * refusals, is what bounds the tries.
+   */
+  async #withTransientRetries(
+    retry: boolean,
+    timeoutMs: number,
+    send: (timeoutMs: number) => Promise<void>,
+  ): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
     for (let attempt = 1;; attempt++) {
       try {
-        return await send();
+        return await send(timeoutMs);
       } catch (error) {
-        if (!retry || attempt >= TRANSIENT_ATTEMPTS || !isTransientRefusal(error)) throw error;
-        const backoff = Math.min(MAX_BACKOFF_MS, 50 * 2 ** attempt);
-        await new Promise((resolve) => setTimeout(resolve, backoff / 2 + Math.random() * backoff));
+        if (!retry || !isTransientRefusal(error)) throw error;
+        const backoff = Math.min(MAX_BACKOFF_MS, 50 * 2 ** Math.min(attempt, 6));
+        const wait = backoff / 2 + Math.random() * backoff;
+        if (attempt >= TRANSIENT_ATTEMPTS && performance.now() + wait > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
   }

@@ -357,6 +357,27 @@ Deno.test("SPARQL client policy: auth header, retries for reads (also after a de
       "a deadlocked update is retried, then its receipt is read",
     );
 
+    // Deadlocked again and again (a store under a steady write load): past the first few
+    // tries, a guarded update is tried for as long as its timeout lasts, not a fixed count.
+    seen.length = 0;
+    deadlocks = 7;
+    answer = (path) => {
+      if (path === "/update" && deadlocks-- > 0) {
+        return new Response("Virtuoso 40001 Error SR172: Transaction deadlocked", { status: 500 });
+      }
+      if (path === "/update") return new Response("");
+      return Response.json({ head: { vars: [] }, results: { bindings: [] } });
+    };
+    {
+      await using patient = openStore({ retries: 2, timeoutMs: 20_000 }, fake);
+      await assertProblem(patient.store.createItem(write), 409, "item-exists");
+    }
+    assert.deepEqual(
+      seen.slice(0, 9).map((r) => r.path),
+      [...Array(8).fill("/update"), "/query"],
+      "7 deadlocks in a row within the timeout: the eighth try is applied",
+    );
+
     seen.length = 0;
     deadlocks = 1;
     answer = (path) => {
