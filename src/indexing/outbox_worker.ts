@@ -251,8 +251,12 @@ export class IndexOutboxWorker {
         failure ??= error;
       }
     }
-    await this.#store.outbox.complete(done);
-    await this.#store.outbox.release(again);
+    try {
+      await this.#store.outbox.complete(done);
+    } finally {
+      // Even when completing failed (a full disk): entries left leased wait out the lease.
+      await this.#store.outbox.release(again);
+    }
     this.#claimSize = failure instanceof LeaseRanShort
       ? Math.max(1, Math.floor(this.#claimSize / 2))
       : Math.min(this.#batchSize, this.#claimSize * 2);

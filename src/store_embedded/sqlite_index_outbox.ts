@@ -89,23 +89,33 @@ export class SqliteIndexOutbox implements IndexOutbox {
    * which converges on the same documents; the worker never waits for the disk.
    */
   complete(ids: string[]): Promise<void> {
-    if (ids.length > 0) {
-      inUnsyncedTransaction(this.#db, () => {
-        for (const id of ids) this.#statements.remove.run(Number(id));
-      });
-    }
-    for (const id of ids) this.#leased.delete(Number(id));
-    return Promise.resolve();
+    // The lease ends even when the delete fails (a full disk): the entries are then claimed
+    // and applied again at once rather than after the lease.
+    return this.#endingLeases(ids, () => {
+      for (const id of ids) this.#statements.remove.run(Number(id));
+    });
   }
 
   release(ids: string[]): Promise<void> {
-    if (ids.length > 0) {
-      inUnsyncedTransaction(this.#db, () => {
-        for (const id of ids) this.#statements.attempted.run(Number(id));
-      });
+    // The attempt count is bookkeeping: the entries are free again even if it cannot be kept.
+    return this.#endingLeases(ids, () => {
+      for (const id of ids) this.#statements.attempted.run(Number(id));
+    });
+  }
+
+  /**
+   * Runs `change` on the entries `ids` in one transaction, then (fail or not) ends their
+   * lease; a failure is the promise's, as the contract has it.
+   */
+  #endingLeases(ids: string[], change: () => void): Promise<void> {
+    try {
+      if (ids.length > 0) inUnsyncedTransaction(this.#db, change);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    } finally {
+      for (const id of ids) this.#leased.delete(Number(id));
     }
-    for (const id of ids) this.#leased.delete(Number(id));
-    return Promise.resolve();
   }
 
   enqueue(collection: string, uris: Iterable<string>): Promise<void> {
