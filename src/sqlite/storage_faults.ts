@@ -16,6 +16,7 @@ import { closeSync, fsyncSync, openSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { DomainError } from "../errors/domain_error.ts";
 import { log } from "../log/logger.ts";
+import { leaveCheckpointsAgain, takeOwnCheckpoints } from "./wal_checkpoints.ts";
 
 /** Why the data directory takes no writes. */
 export type StorageFault = "full" | "read-only";
@@ -103,6 +104,7 @@ export function noteWriteSucceeded(db: DatabaseSync): void {
   const state = faults.get(db);
   if (!state) return;
   faults.delete(db);
+  leaveCheckpointsAgain(db);
   log("info", "storage: writes work again", {
     dataDir: directoryName(db),
     fault: state.fault,
@@ -137,6 +139,8 @@ export function storageReadiness(db: DatabaseSync): { ok: boolean; detail: strin
 }
 
 function noteFault(db: DatabaseSync, fault: StorageFault, message: string): void {
+  // Or the freed space goes to the log, for good (wal_checkpoints.ts).
+  if (fault === "full") takeOwnCheckpoints(db);
   const state = faults.get(db);
   if (state) {
     state.failures++;

@@ -2,7 +2,8 @@
  * What the request thread's connection relies on when it leaves the write-ahead log's
  * checkpoints to the indexing workers (src/sqlite/wal_checkpoints.ts), on real SQLite files:
  * its own commits do not copy the log back into the file; another writing connection's commit
- * does; and alone it still checkpoints once the log reaches its fallback size.
+ * does; alone it still checkpoints once the log reaches its fallback size; and after a full
+ * disk it takes its own checkpoints until a while after writes work again.
  */
 import { strict as assert } from "node:assert";
 import { DatabaseSync } from "node:sqlite";
@@ -10,7 +11,10 @@ import { join } from "node:path";
 import {
   checkpointPages,
   FALLBACK_CHECKPOINT_PAGES,
+  leaveCheckpointsAgain,
   leaveCheckpointsToOthers,
+  SQLITE_CHECKPOINT_PAGES,
+  takeOwnCheckpoints,
 } from "../../src/sqlite/wal_checkpoints.ts";
 
 const PAGE = 4096;
@@ -115,6 +119,34 @@ Deno.test("wal checkpoints: the fallback is 64 MiB of pages, and never zero", as
     assert.equal(FALLBACK_CHECKPOINT_PAGES, checkpointPages(requests));
     leaveCheckpointsToOthers(requests, 0);
     assert.equal(checkpointPages(requests), 1, "0 would turn checkpoints off altogether");
+  } finally {
+    requests.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("wal checkpoints: after a full disk the connection takes its own, then leaves them again", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "rcs-wal-" });
+  const file = files(dir);
+  const requests = connect(file.path);
+  try {
+    leaveCheckpointsToOthers(requests, 4000);
+    takeOwnCheckpoints(requests);
+    assert.equal(checkpointPages(requests), SQLITE_CHECKPOINT_PAGES);
+    // Its own commits now keep the log from growing into freed space.
+    for (let i = 0; i < 200; i++) commitSomePages(requests);
+    assert.ok(file.walFrames() < 1100, `the log holds ${file.walFrames()} frames`);
+
+    // Writes work again: the setting comes back after the delay, not at once; a new fault
+    // meanwhile keeps it.
+    leaveCheckpointsAgain(requests, 50);
+    takeOwnCheckpoints(requests);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    assert.equal(checkpointPages(requests), SQLITE_CHECKPOINT_PAGES, "a new fault keeps them");
+    leaveCheckpointsAgain(requests, 50);
+    assert.equal(checkpointPages(requests), SQLITE_CHECKPOINT_PAGES);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    assert.equal(checkpointPages(requests), 4000, "left to others again");
   } finally {
     requests.close();
     await Deno.remove(dir, { recursive: true });
