@@ -116,7 +116,8 @@ Deno.test({
         await ready.stop();
       }
       try {
-        await nothingLost(service.url, load, word);
+        figures.drainMs = (await nothingLost(service.url, load, word, () =>
+          service.stderr())).drainMs;
       } finally {
         await service.stop();
       }

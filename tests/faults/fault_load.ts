@@ -285,6 +285,13 @@ export function loadWarmedUp(load: WriteLoad, count = 50): Promise<number> {
   );
 }
 
+/** The last few log lines about the outbox or the search index, to explain a stuck drain. */
+function indexingLog(log: string): string {
+  return log.split("\n").filter((line) => /outbox|index|search|storage/i.test(line)).slice(-8).join(
+    "\n",
+  );
+}
+
 /** Whether the service's outbox is empty. */
 export function outboxEmpty(baseUrl: string): Promise<boolean> {
   return backlogAtMost(baseUrl, 0);
@@ -313,9 +320,24 @@ export async function nothingLost(
   baseUrl: string,
   load: WriteLoad,
   word: string,
+  serviceLog: () => string = () => "",
 ): Promise<{ drainMs: number; stored: Map<string, string> }> {
   const stored = await load.verifyStore(baseUrl);
-  const drainMs = await eventually("the outbox drains", () => outboxEmpty(baseUrl));
+  let lastReady = "";
+  const drainMs = await eventually(
+    "the outbox drains",
+    async () => {
+      const response = await fetch(`${baseUrl}/ready`);
+      const body = await response.json() as { checks: { outbox: { detail: unknown } } };
+      lastReady = JSON.stringify(body.checks.outbox);
+      return body.checks.outbox.detail === 0;
+    },
+    60_000,
+    () =>
+      `(last outbox check ${lastReady}; the service's last words on indexing: ${
+        indexingLog(serviceLog())
+      })`,
+  );
   await eventually("the index equals the store", () => indexEqualsStore(baseUrl, word, stored));
   return { drainMs, stored };
 }

@@ -105,7 +105,7 @@ Deno.test({
         await ready.stop();
       }
       try {
-        await nothingLost(service.url, writes, word);
+        await nothingLost(service.url, writes, word, () => service.stderr());
       } finally {
         await service.stop();
       }

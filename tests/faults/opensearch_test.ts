@@ -159,7 +159,7 @@ Deno.test({
         await searches.stop();
       }
       try {
-        await nothingLost(service.url, writes, word);
+        await nothingLost(service.url, writes, word, () => service.stderr());
       } finally {
         await service.stop();
       }

@@ -63,7 +63,8 @@ Deno.test({
         await writes.stop();
       }
       try {
-        figures.drainMs = (await nothingLost(second.url, writes, word)).drainMs;
+        figures.drainMs = (await nothingLost(second.url, writes, word, () =>
+          second.stderr())).drainMs;
       } finally {
         await second.stop();
       }
