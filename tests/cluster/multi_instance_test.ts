@@ -371,7 +371,8 @@ clusterTest(
       Object.values(running).every((value) => value === false),
       `is-running after the kill: ${JSON.stringify(running)}`,
     );
-    const afterKill = await verifyCluster(cluster, ledger);
+    // The histories are audited once, after the new job (which writes no versions).
+    const afterKill = await verifyCluster(cluster, ledger, { history: false });
     findings.report("after the kill, before any new job", afterKill);
     // The sweep that recorded the job failed dropped its half-built rebuild index.
     findings.check(

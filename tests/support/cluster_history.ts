@@ -24,22 +24,36 @@ export interface HistoryAudit {
   items?: number;
   versions: number;
   problems: string[];
+  /** Not audited at this check (a later one of the scenario does). */
+  skipped?: boolean;
 }
+
+/** Items audited at once: one at a time, 2,000 items took over a minute on a SPARQL store. */
+const AUDIT_CONCURRENCY = 8;
 
 /** Audits the history of every item of `ledger` written one write at a time. */
 export async function auditHistory(cluster: Cluster, ledger: WriteLedger): Promise<HistoryAudit> {
   const base = cluster.live()[0].url;
   const audit: HistoryAudit = { items: 0, versions: 0, problems: [] };
-  for (const entry of ledger.entries.values()) {
-    if (!entry.writes || entry.writes.length === 0) continue;
-    const versions = await listVersions(base, cluster, entry.uri);
-    if (versions === undefined) return { versions: 0, problems: [] };
-    audit.items!++;
-    audit.versions += versions.length;
-    const problem = await matchWrites(base, cluster, entry.uri, entry.writes, versions);
-    if (problem) audit.problems.push(problem);
-  }
-  return audit;
+  const entries = [...ledger.entries.values()].filter((entry) => (entry.writes?.length ?? 0) > 0);
+  let unsupported = false;
+  let next = 0;
+  const auditor = async () => {
+    while (!unsupported && next < entries.length) {
+      const entry = entries[next++];
+      const versions = await listVersions(base, cluster, entry.uri);
+      if (versions === undefined) {
+        unsupported = true;
+        return;
+      }
+      audit.items!++;
+      audit.versions += versions.length;
+      const problem = await matchWrites(base, cluster, entry.uri, entry.writes!, versions);
+      if (problem) audit.problems.push(problem);
+    }
+  };
+  await Promise.all(Array.from({ length: AUDIT_CONCURRENCY }, auditor));
+  return unsupported ? { versions: 0, problems: [] } : audit;
 }
 
 /** The item's versions, oldest first; undefined when the store keeps no history. */
