@@ -12,6 +12,8 @@ import {
   DEMO_WORKSPACE,
   itemQuery,
   startTestService,
+  storeBackends,
+  storeTest,
   type TestService,
   uniqueItemUri,
   withToken,
@@ -47,6 +49,9 @@ interface Received {
   answered: number;
 }
 
+/** What `Receiver.answer` returns to leave a request unanswered. */
+const HANG = 0;
+
 /** A fresh Standard Webhooks secret: `whsec_` and 24 random bytes in base64. */
 function newSecret(): string {
   return "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(24))));
@@ -58,6 +63,8 @@ function newSecret(): string {
  */
 class Receiver {
   readonly received: Received[] = [];
+  /** The path of every request. */
+  readonly paths: string[] = [];
   answer: (change: Change) => number = () => 200;
   readonly #server: Server;
 
@@ -71,6 +78,7 @@ class Receiver {
       request.setEncoding("utf8");
       request.on("data", (chunk: string) => body += chunk);
       request.on("end", () => {
+        receiver.paths.push(request.url ?? "");
         const answered = receiver.answer(JSON.parse(body));
         const header = (name: string) => String(request.headers[name] ?? "");
         receiver.received.push({
@@ -80,7 +88,9 @@ class Receiver {
           body,
           answered,
         });
-        response.writeHead(answered).end();
+        if (answered === HANG) return; // no answer at all
+        const location = answered >= 300 && answered < 400 ? { Location: "/elsewhere" } : {};
+        response.writeHead(answered, location).end();
       });
     }));
     await new Promise<void>((resolve) => receiver.#server.listen(0, "127.0.0.1", resolve));
@@ -93,7 +103,8 @@ class Receiver {
 
   /** The changes it accepted (answered 2xx), in arrival order. */
   accepted(): Change[] {
-    return this.received.filter((r) => r.answered < 300).map((r) => JSON.parse(r.body));
+    return this.received.filter((r) => r.answered >= 200 && r.answered < 300)
+      .map((r) => JSON.parse(r.body));
   }
 
   async until(what: string, done: () => boolean, timeoutMs = 10_000): Promise<void> {
@@ -186,7 +197,12 @@ async function metric(service: TestService, name: string): Promise<number> {
 /** Runs `fn` with a receiver and a service whose demo collection posts to it. */
 function webhookTest(
   name: string,
-  fn: (service: TestService, receiver: Receiver, secret: string) => Promise<void>,
+  fn: (
+    service: TestService,
+    receiver: Receiver,
+    secret: string,
+    dataDir: string,
+  ) => Promise<void>,
   env: Record<string, string> = {},
 ) {
   Deno.test({
@@ -196,15 +212,18 @@ function webhookTest(
     fn: async () => {
       const receiver = await Receiver.start();
       const secret = newSecret();
+      const dataDir = await Deno.makeTempDir({ prefix: "rcs-webhooks-" });
       const service = await startTestService({
         yaml: yamlWith([{ url: receiver.url, secret }]),
         env,
+        dataDir,
       });
       try {
-        await fn(service, receiver, secret);
+        await fn(service, receiver, secret, dataDir);
       } finally {
         await service.close();
         await receiver.close();
+        await Deno.remove(dataDir, { recursive: true });
       }
     },
   });
@@ -217,9 +236,12 @@ webhookTest(
     await Promise.all(uris.map((uri, n) => write(service, "PUT", uri, `Created ${n}`)));
     await Promise.all(uris.slice(0, 4).map((uri, n) => write(service, "POST", uri, `New ${n}`)));
     await Promise.all(uris.slice(4, 6).map((uri) => write(service, "DELETE", uri)));
+    const written = Date.now();
     const changes = await feed(service);
     assert.equal(changes.length, 14);
     await receiver.until("every change", () => receiver.accepted().length >= changes.length);
+    // Woken by the feed, not by the 5 s safety poll.
+    assert.ok(Date.now() - written < 3000, `delivered ${Date.now() - written} ms after`);
     // A moment more: nothing arrives twice.
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.deepEqual(receiver.accepted(), changes, "each change once, in the feed's order");
@@ -452,3 +474,101 @@ Deno.test("[webhooks] a bad webhook in customer.yml stops the start, naming its 
     },
   );
 });
+
+webhookTest(
+  "a redirect or no answer in time is a failed attempt; a redirect is not followed",
+  async (service, receiver) => {
+    const answers = [302, HANG, 200];
+    receiver.answer = () => answers.shift() ?? 200;
+    const uri = uniqueItemUri("redirected");
+    await write(service, "PUT", uri, "Once");
+    await receiver.until("the delivery", () => receiver.accepted().length === 1);
+    assert.deepEqual(receiver.received.map((r) => r.answered), [302, HANG, 200]);
+    assert.deepEqual(receiver.paths, ["/hook", "/hook", "/hook"], "never to /elsewhere");
+    assert.equal(new Set(receiver.received.map((r) => r.id)).size, 1, "one change, one id");
+    assert.equal(await metric(service, "rcs_webhook_failed_attempts_total"), 2);
+  },
+  {
+    SERVICE_WEBHOOKS_TIMEOUT_MS: "300",
+    SERVICE_WEBHOOKS_RETRY_START_MS: "50",
+    SERVICE_WEBHOOKS_RETRY_MAX_MS: "50",
+  },
+);
+
+Deno.test({
+  name: "[webhooks/embedded] after a restart delivery resumes at the kept position: " +
+    "nothing twice, nothing lost",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const receiver = await Receiver.start();
+    const secret = newSecret();
+    const dataDir = await Deno.makeTempDir({ prefix: "rcs-webhooks-restart-" });
+    const start = (retryStartMs: string) =>
+      startTestService({
+        yaml: yamlWith([{ url: receiver.url, secret }]),
+        env: { SERVICE_WEBHOOKS_RETRY_START_MS: retryStartMs },
+        dataDir,
+      });
+    try {
+      const uris = Array.from({ length: 3 }, (_, n) => uniqueItemUri(`restart-${n}`));
+      receiver.answer = (change) => change.item === uris[2] ? 500 : 200;
+      // The first instance waits 3 s before retrying: the retry is the second's.
+      const first = await start("3000");
+      try {
+        for (const uri of uris) await write(first, "PUT", uri, "Before");
+        await receiver.until("the first two", () => receiver.accepted().length === 2);
+        await receiver.until("a refusal", () => receiver.received.some((r) => r.answered === 500));
+        const deadline = Date.now() + 5000;
+        while ((await adminJson(first, "/api/admin/webhooks")).body[0].attempts === 0) {
+          assert.ok(Date.now() < deadline, "the refusal is recorded");
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      } finally {
+        await first.close();
+      }
+      receiver.answer = () => 200;
+      const second = await start("50");
+      try {
+        await write(second, "PUT", uniqueItemUri("restart-after"), "After");
+        const changes = await feed(second);
+        assert.equal(changes.length, 4);
+        // The position and the failure's back-off were kept: the retry waits for its time.
+        const [endpoint] = (await adminJson(second, "/api/admin/webhooks")).body;
+        assert.equal(endpoint.position, changes[1].cursor, "the position was kept");
+        assert.equal(endpoint.attempts, 1, "so was the failure");
+        assert.equal(endpoint.pending, 2);
+        assert.deepEqual(receiver.accepted(), changes.slice(0, 2), "nothing sent again");
+        await receiver.until("every change", () => receiver.accepted().length >= 4);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        assert.deepEqual(receiver.accepted(), changes, "each once, in order, across the restart");
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await receiver.close();
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});
+
+for (const backend of storeBackends().filter((b) => b.kind !== "embedded")) {
+  storeTest(
+    "webhooks",
+    backend,
+    "a store without a change feed delivers no webhook and says so",
+    async (service) => {
+      await expectProblem(
+        await withToken(service, ADMIN)("/api/admin/webhooks"),
+        501,
+        "changes-unsupported",
+      );
+      await expectProblem(
+        await withToken(service, ADMIN)("/api/admin/webhooks/redeliver?id=1", { method: "POST" }),
+        501,
+        "changes-unsupported",
+      );
+    },
+    { yaml: yamlWith([]) },
+  );
+}
