@@ -18,6 +18,7 @@ import { itemRoutes } from "./routes/items.ts";
 import { itemHistoryRoutes } from "./routes/item_history.ts";
 import { changeRoutes } from "./routes/changes.ts";
 import { historyAdminRoutes } from "./routes/history_admin.ts";
+import { webhookAdminRoutes } from "./routes/webhooks_admin.ts";
 import { downloadRoutes } from "./routes/downloads.ts";
 import { hashRoutes } from "./routes/hash.ts";
 import { initializeRoutes } from "./routes/initialize.ts";
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", indexingRoutes(deps));
   app.route("/", bulkRoutes(deps));
   app.route("/", historyAdminRoutes(deps));
+  app.route("/", webhookAdminRoutes(deps));
   app.route("/", searchRoutes(deps));
   app.route("/", labelRoutes(deps));
   app.route("/", itemCollectionRoutes(deps));

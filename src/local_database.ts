@@ -13,6 +13,7 @@ import { INDEX_JOB_MIGRATIONS } from "./job_stores/sqlite_job_store.ts";
 import { KIND_JOB_MIGRATIONS } from "./job_stores/sqlite_kind_job_store.ts";
 import { CATALOG_MIGRATIONS } from "./catalog/sqlite_catalog_store.ts";
 import { EMBEDDED_SEARCH_MIGRATIONS } from "./search_embedded/search_migrations.ts";
+import { WEBHOOK_STATE_MIGRATION } from "./webhooks/sqlite_webhook_state.ts";
 
 /** Every migration of the file, in version order. */
 export const LOCAL_MIGRATIONS: readonly Migration[] = [
@@ -21,6 +22,7 @@ export const LOCAL_MIGRATIONS: readonly Migration[] = [
   ...KIND_JOB_MIGRATIONS,
   ...EMBEDDED_SEARCH_MIGRATIONS,
   ...CATALOG_MIGRATIONS,
+  WEBHOOK_STATE_MIGRATION,
 ].sort((a, b) => a.version - b.version);
 
 /** The schema version of a database this code has migrated. */

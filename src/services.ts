@@ -33,6 +33,9 @@ import { SERVICE_VERSION } from "./version.ts";
 import { ServiceMetrics } from "./metrics/metrics.ts";
 import { looksLikeJwt, OidcVerifier } from "./http/oidc.ts";
 import type { JwtIdentities } from "./http/auth.ts";
+import { WebhookDeliverer, type WebhookEndpoint } from "./webhooks/webhook_deliverer.ts";
+import { SqliteWebhookState } from "./webhooks/sqlite_webhook_state.ts";
+import { WebhookAdmin } from "./webhooks/webhook_admin.ts";
 
 /** The dependencies plus a way to release them. */
 export interface Services {
@@ -132,6 +135,9 @@ export function buildServices(config: ServiceConfig): Services {
     sweepIntervalMs: shared && store.history?.prune ? leaseMs / 2 : undefined,
   });
   pruneJobs.schedule(config.service.history.pruneIntervalMs);
+  const webhooks = store.changes && !shared
+    ? startWebhooks(config, catalog, store.changes, new SqliteWebhookState(db), metrics)
+    : undefined;
   const deps: AppDeps = {
     config,
     identities: jwtIdentities(config),
@@ -148,6 +154,7 @@ export function buildServices(config: ServiceConfig): Services {
     indexOutbox,
     importJobs,
     pruneJobs,
+    webhooks: webhooks?.admin,
     sparqlEndpoints: new SparqlEndpointRegistry(
       config,
       store,
@@ -189,6 +196,7 @@ export function buildServices(config: ServiceConfig): Services {
     checkStore: () => engines.checkStore(),
     close: async () => {
       catalog.close();
+      await webhooks?.deliverer.stop();
       await changeRetention?.stop();
       await importJobs.close();
       await pruneJobs.close();
@@ -203,6 +211,37 @@ export function buildServices(config: ServiceConfig): Services {
       db.close();
     },
   };
+}
+
+/**
+ * Delivers the change feed to every collection's `webhooks`, woken by the feed and by catalog
+ * changes. The embedded store only: its delivery state is this instance's file.
+ */
+function startWebhooks(
+  config: ServiceConfig,
+  catalog: Catalog,
+  feed: NonNullable<AppDeps["store"]["changes"]>,
+  state: SqliteWebhookState,
+  metrics: ServiceMetrics,
+) {
+  const endpoints = (): WebhookEndpoint[] =>
+    catalog.collections().flatMap(({ collection }) =>
+      (collection.webhooks ?? []).map(({ url, secret }) => ({
+        collection: collection.uri,
+        url,
+        secret,
+      }))
+    );
+  const deliverer = new WebhookDeliverer({
+    feed,
+    state,
+    endpoints,
+    ...config.service.webhooks,
+    counters: metrics,
+  });
+  catalog.onChange(() => deliverer.wake());
+  deliverer.start();
+  return { deliverer, admin: new WebhookAdmin(feed, state, endpoints, deliverer) };
 }
 
 /**

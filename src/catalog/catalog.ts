@@ -17,6 +17,7 @@ import {
   workspaceSchema,
 } from "../config/schema.ts";
 import { DomainError } from "../errors/domain_error.ts";
+import { withoutWebhookSecrets } from "../config/webhook_setting.ts";
 import { log } from "../log/logger.ts";
 import type { CatalogRecord, CatalogStore } from "./catalog_store.ts";
 
@@ -266,11 +267,16 @@ export class Catalog {
   }
 }
 
-/** The settings of a collection in customer.yml's shape (what the admin API reads and shows). */
+/**
+ * The settings of a collection in customer.yml's shape (what the admin API and the settings
+ * dump show), webhook secrets masked: no answer carries them.
+ */
 export function collectionSettings(entry: CollectionEntry): Record<string, unknown> {
-  if (entry.settings) return { ...entry.settings, uri: entry.collection.uri };
+  if (entry.settings) {
+    return withoutWebhookSecrets({ ...entry.settings, uri: entry.collection.uri });
+  }
   const { index, fields, ...rest } = entry.collection;
-  return { ...rest, index: { name: index, fields } };
+  return withoutWebhookSecrets({ ...rest, index: { name: index, fields } });
 }
 
 /** The answer for a workspace that is not configured, and for one the caller sees none of. */

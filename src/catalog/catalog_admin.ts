@@ -14,6 +14,7 @@ import {
   workspaceSchema,
 } from "../config/schema.ts";
 import { DomainError, type FieldError } from "../errors/domain_error.ts";
+import { restoreWebhookSecrets } from "../config/webhook_setting.ts";
 import type { Catalog, CollectionEntry } from "./catalog.ts";
 import { type CatalogStore, newRevision } from "./catalog_store.ts";
 
@@ -84,6 +85,10 @@ export class CatalogAdmin {
     const given = objectBody(body);
     if (given.uri !== undefined && given.uri !== uri) {
       throw invalid([{ path: "/uri", message: "the URI of a collection cannot change" }]);
+    }
+    // Put back as read (masked), a webhook keeps its secret.
+    if (given.webhooks !== undefined) {
+      given.webhooks = restoreWebhookSecrets(given.webhooks, current.collection.webhooks);
     }
     // Left out, the workspace and the index (its name and fields) stay as they are: a new
     // default index name would leave every indexed document behind.

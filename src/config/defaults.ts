@@ -74,6 +74,11 @@ export const BUILT_IN_CUSTOMER_YML = `service:
     leaseMs: \${SERVICE_CLUSTER_LEASE_MS:${D.cluster.leaseMs}}   # claims on shared work (outbox entries, jobs)
   changes:            # the change feed, GET /api/changes
     retentionMs: \${SERVICE_CHANGES_RETENTION_MS:${D.changes.retentionMs}}   # older changes are pruned: their cursors answer 410
+  webhooks:           # delivery of the change feed to collections' webhooks
+    retryForMs: \${SERVICE_WEBHOOKS_RETRY_FOR_MS:${D.webhooks.retryForMs}}   # a change refused this long is dead-lettered
+    retryStartMs: \${SERVICE_WEBHOOKS_RETRY_START_MS:${D.webhooks.retryStartMs}}   # first retry's wait, doubled each time
+    retryMaxMs: \${SERVICE_WEBHOOKS_RETRY_MAX_MS:${D.webhooks.retryMaxMs}}   # longest wait between attempts
+    timeoutMs: \${SERVICE_WEBHOOKS_TIMEOUT_MS:${D.webhooks.timeoutMs}}   # each POST's time to answer
   workers:            # threads that parse and hash writes and imports
     count: \${SERVICE_WORKERS:}              # empty or 0: on the request thread; N: N worker threads
   query:             # SPARQL queries run for callers: /sparql, the query tool, label lookups

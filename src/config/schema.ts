@@ -12,6 +12,7 @@ import { SERVICE_SEARCH_FIELDS } from "../fields/field_names.ts";
 import { maskUrlCredentials } from "./secret_masking.ts";
 import { DEFAULT_MAX_WORK_FACTOR } from "../rdf/canonical_hash.ts";
 import { KEEP_ALL, retentionSetting } from "./history_retention.ts";
+import { webhooksSchema } from "./webhook_setting.ts";
 
 const emptyAsUndefined = (value: unknown) => value === "" || value === null ? undefined : value;
 
@@ -177,6 +178,8 @@ export const collectionSchema = z.object({
   access: accessSchema.optional(),
   /** The collection's own item history retention; unset: `service.history.retention`. */
   history: z.object({ retention: retentionSetting.optional() }).strict().optional(),
+  /** Endpoints every change of the collection is POSTed to, signed (`webhook_setting.ts`). */
+  webhooks: webhooksSchema.optional(),
 }).superRefine((collection, ctx) => {
   if (collection.shapes !== undefined && collection.shapesTurtle !== undefined) {
     ctx.addIssue({
@@ -452,6 +455,20 @@ export const configSchema = z.object({
        * what is kept answers 410 `cursor-expired`. Seven days by default.
        */
       retentionMs: integer(1000, 365 * 86_400_000).default(7 * 86_400_000),
+    }).prefault({}),
+    /** Delivery of the change feed to collections' webhooks (src/webhooks/). */
+    webhooks: z.object({
+      /**
+       * How long a change that an endpoint refuses is retried before it is dead-lettered
+       * (kept, listed, redelivered on request) and delivery moves on. A day by default.
+       */
+      retryForMs: integer(0, 30 * 86_400_000).default(86_400_000),
+      /** The first retry's wait; each next one doubles, up to `retryMaxMs`. */
+      retryStartMs: integer(1, 3_600_000).default(1000),
+      /** The longest wait between two attempts. */
+      retryMaxMs: integer(1, 86_400_000).default(300_000),
+      /** Each POST's time to answer; a later answer counts as a failed attempt. */
+      timeoutMs: integer(100, 300_000).default(10_000),
     }).prefault({}),
     sparqlEndpoints: z.array(endpointSchema).default([]),
     /** Item history (issue 41; docs/api.md, Item history). */

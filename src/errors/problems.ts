@@ -107,6 +107,7 @@ const TITLES_BY_KIND = {
     "item-not-found": "Item not found",
     "version-not-found": "Item version not found",
     "job-not-found": "Job not found",
+    "dead-letter-not-found": "Webhook dead letter not found",
     "endpoint-not-found": "SPARQL endpoint not found",
     "search-index-not-found": "Search index not found",
     "asset-not-found": "File not found",

@@ -5,7 +5,8 @@
  * latency; every call to the triple store and the search engine, with its latency and, when
  * it fails for a backend reason (5xx problems, anything unexpected), its problem slug. Read
  * on each scrape: the index outbox backlog, whether an indexing job runs on any instance and
- * the progress of the newest job, and the item cache's hits and misses.
+ * the progress of the newest job, and the item cache's hits and misses. Counted by the
+ * webhook deliverer: changes delivered, failed attempts and dead letters, per collection.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { DomainError, isSystemFailure } from "../errors/domain_error.ts";
@@ -77,6 +78,43 @@ export class ServiceMetrics {
   /** Counts one refused access (src/http/access_audit.ts). */
   recordRefusal(operation: string, status: number): void {
     this.#refusals.inc({ operation, status: String(status) });
+  }
+
+  readonly #webhookDeliveries = new Counter({
+    name: "rcs_webhook_deliveries_total",
+    help: "Changes delivered to a webhook endpoint (answered 2xx), by collection",
+    labelNames: ["collection"] as const,
+    registers: [this.registry],
+  });
+
+  readonly #webhookFailures = new Counter({
+    name: "rcs_webhook_failed_attempts_total",
+    help: "Webhook delivery attempts that failed (not 2xx, no answer, a redirect), by collection",
+    labelNames: ["collection"] as const,
+    registers: [this.registry],
+  });
+
+  readonly #webhookDeadLetters = new Counter({
+    name: "rcs_webhook_dead_letters_total",
+    help: "Changes a webhook endpoint refused for service.webhooks.retryForMs, dead-lettered, " +
+      "by collection",
+    labelNames: ["collection"] as const,
+    registers: [this.registry],
+  });
+
+  /** Counts a change delivered to a webhook (src/webhooks/webhook_deliverer.ts). */
+  webhookDelivered(collection: string): void {
+    this.#webhookDeliveries.inc({ collection });
+  }
+
+  /** Counts a failed webhook delivery attempt. */
+  webhookFailed(collection: string): void {
+    this.#webhookFailures.inc({ collection });
+  }
+
+  /** Counts a change dead-lettered by a webhook. */
+  webhookDeadLettered(collection: string): void {
+    this.#webhookDeadLetters.inc({ collection });
   }
 
   readonly #readiness = new Gauge({

@@ -16,6 +16,7 @@ import type { HistoryPruneRunner } from "../items/history_prune_jobs.ts";
 import type { ServiceMetrics } from "../metrics/metrics.ts";
 import type { SparqlEndpointRegistry } from "../tools/sparql_endpoints.ts";
 import type { JwtIdentities } from "../http/auth.ts";
+import type { WebhookAdmin } from "../webhooks/webhook_admin.ts";
 
 /** Dependencies of `createApp`. */
 export interface AppDeps {
@@ -41,6 +42,8 @@ export interface AppDeps {
   importJobs: ImportJobRunner;
   /** History pruning jobs (`/api/admin/history/prune`). */
   pruneJobs: HistoryPruneRunner;
+  /** Webhook delivery (`/api/admin/webhooks`); unset: the store keeps no change feed. */
+  webhooks?: WebhookAdmin;
   /** The store and `service.sparqlEndpoints`, for the query tool and `/sparql`. */
   sparqlEndpoints: SparqlEndpointRegistry;
   /** Local copies of remote JSON-LD contexts (URL → document), loaded at start-up. */

@@ -59,6 +59,11 @@ export interface ChangeFeed {
    * a shared store's other instances by polling). Returns the unsubscribe function.
    */
   subscribe(listener: () => void): () => void;
+  /**
+   * The cursor of the collection's newest change readers may see (the oldest kept position
+   * when it has none): `read` after it answers only changes committed later.
+   */
+  end(collection: string): Promise<string>;
   /** Removes the changes committed before `before`; returns how many. */
   prune(before: Date): Promise<number>;
 }

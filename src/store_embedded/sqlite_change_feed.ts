@@ -106,6 +106,9 @@ export class SqliteChangeFeed implements ChangeFeed {
       ),
       horizon: db.prepare("SELECT pruned_through FROM change_horizons WHERE collection = ?"),
       last: db.prepare("SELECT MAX(seq) AS seq FROM item_changes"),
+      lastOf: db.prepare(
+        "SELECT MAX(seq) AS seq FROM item_changes WHERE collection = ? AND seq <= ?",
+      ),
       oldChunk: db.prepare(
         `SELECT collection, MAX(seq) AS through FROM (
            SELECT seq, collection FROM item_changes WHERE time < ? ORDER BY seq LIMIT ?
@@ -161,6 +164,16 @@ export class SqliteChangeFeed implements ChangeFeed {
       changes,
       next: changes.at(-1)?.cursor ?? after ?? String(horizon),
     });
+  }
+
+  end(collection: string): Promise<string> {
+    const last = (this.#statements.lastOf.get(collection, this.#durable) as {
+      seq: number | null;
+    }).seq;
+    const horizon = (this.#statements.horizon.get(collection) as
+      | { pruned_through: number }
+      | undefined)?.pruned_through ?? 0;
+    return Promise.resolve(String(Math.max(last ?? 0, horizon)));
   }
 
   subscribe(listener: () => void): () => void {

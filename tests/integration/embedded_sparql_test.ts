@@ -271,10 +271,11 @@ Deno.test("embedded SPARQL: a file from before migration 10 finds its shared tri
     }
     await store.close();
     // Back to version 9: neither the table, migration 11's search layout column, migration
-    // 13's item versions nor migration 14's change feed existed.
+    // 13's item versions, migration 14's change feed nor migration 15's webhook state existed.
     db.exec(
       "DROP TABLE shared_triples; ALTER TABLE search_physical_indices DROP COLUMN layout; " +
         "DROP TABLE item_versions; DROP TABLE item_changes; DROP TABLE change_horizons; " +
+        "DROP TABLE webhook_positions; DROP TABLE webhook_dead_letters; " +
         "UPDATE schema_version SET version = 9",
     );
     db.close();

@@ -13,6 +13,7 @@ import { LOCAL_DB_FILE, openMigratedDatabase } from "../../src/sqlite/local_db.t
 import { EmbeddedTripleStore } from "../../src/store_embedded/embedded_triple_store.ts";
 import { ITEM_VERSIONS_MIGRATION } from "../../src/store_embedded/sqlite_item_history.ts";
 import { ITEM_CHANGES_MIGRATION } from "../../src/store_embedded/sqlite_change_feed.ts";
+import { SqliteWebhookState } from "../../src/webhooks/sqlite_webhook_state.ts";
 import { EmbeddedSearchEngine } from "../../src/search_embedded/embedded_search_engine.ts";
 import type { SearchDocument } from "../../src/search/search_engine.ts";
 import { SqliteJobStore } from "../../src/job_stores/sqlite_job_store.ts";
@@ -25,7 +26,7 @@ const LIMITS = { maxResultsLimit: 100, maxWindow: 10_000, trackTotalHits: 10_000
 const REF = { collection: COLLECTION, indexName: "upgrade-test" };
 
 /**
- * Opens a file at schema `version` (below 14) for today's store to write as the code of then
+ * Opens a file at schema `version` (14 or below) for today's store to write as the code of then
  * did: the store records versions and changes, so the tables of later releases are there while
  * it writes and are dropped after, leaving the file as that release wrote it.
  */
@@ -348,8 +349,65 @@ Deno.test("a version-13 file (the release before the change feed) keeps items an
   }
 });
 
+Deno.test("a version-14 file (the release before webhooks) keeps its feed; a webhook starts after it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "rcs-upgrade-14-" });
+  const path = join(dir, LOCAL_DB_FILE);
+  const titled = (title: string) => [quad(namedNode(ITEM), TITLE.predicate, literal(title))];
+  const hook = { collection: COLLECTION, url: "https://hooks.example.org/in" };
+  try {
+    const { db: old, done } = olderFile(dir, 14);
+    assert.equal(version(old), 14);
+    const before = new EmbeddedTripleStore(old, path, GROUP_COMMIT);
+    await before.createItem({
+      collection: COLLECTION,
+      uri: ITEM,
+      quads: titled("Old"),
+      hash: "h1",
+    });
+    await before.close();
+    done();
+    const plain = new DatabaseSync(path);
+    const tables = plain.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'webhook_%'");
+    assert.equal(tables.all().length, 0, "a version-14 file has no webhook tables");
+    plain.close();
+
+    const db = openLocalDatabase(dir);
+    try {
+      assert.equal(version(db), SCHEMA_VERSION);
+      const store = new EmbeddedTripleStore(db, path, GROUP_COMMIT);
+      const kept = (await store.changes.read(COLLECTION, undefined, 10)).changes;
+      assert.deepEqual(kept.map((c) => [c.item, c.operation]), [[ITEM, "created"]]);
+      // An endpoint configured now starts at the feed's end: what was written before the
+      // upgrade is not sent to it, the next write is.
+      const state = new SqliteWebhookState(db);
+      const opened = await state.open(hook, () => store.changes.end(COLLECTION));
+      assert.equal(opened.position, kept[0].cursor);
+      assert.deepEqual((await store.changes.read(COLLECTION, opened.position, 10)).changes, []);
+      await store.replaceItem({
+        collection: COLLECTION,
+        uri: ITEM,
+        quads: titled("New"),
+        hash: "h2",
+        principal: "token:e",
+      });
+      const due = (await store.changes.read(COLLECTION, opened.position, 10)).changes;
+      assert.deepEqual(due.map((c) => c.operation), ["updated"]);
+      const at = new Date().toISOString();
+      await state.delivered(hook, { change: due[0] }, { at, status: 204, error: null });
+      const [after] = await state.states();
+      assert.equal(after.position, due[0].cursor);
+      assert.deepEqual(after.last, { at, status: 204, error: null });
+      await store.close();
+    } finally {
+      db.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("migrations are applied once, in order; a gap or a clash is refused", () => {
-  const all = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
+  const all = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
   assert.deepEqual(LOCAL_MIGRATIONS.map((m) => m.version), all);
   assert.equal(SCHEMA_VERSION, LOCAL_MIGRATIONS.length);
   const db = openLocalDatabase(":memory:");

@@ -12,6 +12,7 @@ import { ITEM_CONTRACTS } from "./items.ts";
 import { ITEM_HISTORY_CONTRACTS } from "./item_history.ts";
 import { CHANGE_CONTRACTS } from "./changes.ts";
 import { HISTORY_ADMIN_CONTRACTS } from "./history_admin.ts";
+import { WEBHOOK_ADMIN_CONTRACTS } from "./webhooks_admin.ts";
 import { OPERATION_CONTRACTS } from "./operations.ts";
 import { searchItems, searchItemsWithDsl } from "./search.ts";
 import { SPARQL_CONTRACTS } from "./sparql.ts";
@@ -29,6 +30,7 @@ export const ALL_CONTRACTS: readonly RouteContract[] = [
   ...ITEM_CONTRACTS,
   ...ITEM_HISTORY_CONTRACTS,
   ...CHANGE_CONTRACTS,
+  ...WEBHOOK_ADMIN_CONTRACTS,
   ...Object.values(DOWNLOAD_CONTRACTS),
   initializeItem,
   hashGet,

@@ -49,6 +49,11 @@ const COLLECTION_BODY = z.object({
     description: "Grants (docs/SECURITY.md): `token:NAME`, `user:SUB`, `group:NAME` or " +
       "`authenticated` per entry. Without them the global roles decide.",
   }),
+  webhooks: z.array(z.object({ url: z.string(), secret: z.string() })).optional().meta({
+    description: "Endpoints every change is POSTed to, signed (docs/api.md, Webhooks): " +
+      "`secret` is `whsec_<base64 key>`; answers show it as `******`, and a `******` put " +
+      "back keeps the secret the URL had.",
+  }),
 });
 
 /** A collection as the list shows it. */

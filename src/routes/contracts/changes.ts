@@ -8,7 +8,8 @@ import { BAD_PARAMETERS, COLLECTION } from "./shared.ts";
 /** Most changes one page (or one event batch) holds. */
 export const MAX_CHANGES_PER_PAGE = 1000;
 
-const CHANGE = z.object({
+/** One change, as the feed answers it and webhooks deliver it. */
+export const CHANGE = z.object({
   cursor: z.string().meta({ description: "Opaque; `after=` it reads what follows." }),
   time: z.string().meta({ format: "date-time" }),
   collection: z.string(),

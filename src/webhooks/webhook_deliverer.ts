@@ -1,0 +1,263 @@
+/**
+ * Delivers each collection's change feed to its webhooks (docs/api.md, Webhooks): per
+ * endpoint, the changes after its position (`webhook_state.ts`), one at a time, in feed
+ * order: the next only once the endpoint answered the previous one 2xx. Each is POSTed as
+ * the JSON the feed answers, signed (`webhook_signature.ts`).
+ *
+ * Woken by the feed (`ChangeFeed.subscribe`) and by catalog changes, and by a slow poll as a
+ * safety net. A refused attempt (not 2xx, no answer within `timeoutMs`, a redirect: never
+ * followed) is tried again after a back-off doubling from `retryStartMs` up to `retryMaxMs`;
+ * once the change has failed for `retryForMs` it is dead-lettered and delivery moves on.
+ */
+import { type ChangeFeed, type ItemChange } from "../store/change_feed.ts";
+import { isProblem } from "../errors/domain_error.ts";
+import { log } from "../log/logger.ts";
+import { maskUrlCredentials } from "../config/secret_masking.ts";
+import { webhookHeaders, webhookMessageId } from "./webhook_signature.ts";
+import type {
+  AttemptOutcome,
+  DeliveryState,
+  DueChange,
+  EndpointKey,
+  WebhookStateStore,
+} from "./webhook_state.ts";
+
+/** An endpoint as configured. */
+export interface WebhookEndpoint extends EndpointKey {
+  secret: string;
+}
+
+/** What the deliverer counts (src/metrics/metrics.ts). */
+export interface WebhookCounters {
+  webhookDelivered(collection: string): void;
+  webhookFailed(collection: string): void;
+  webhookDeadLettered(collection: string): void;
+}
+
+/** The deliverer's settings and collaborators. */
+export interface WebhookDelivererOptions {
+  feed: ChangeFeed;
+  state: WebhookStateStore;
+  /** The endpoints configured now (read at every wake). */
+  endpoints: () => WebhookEndpoint[];
+  retryForMs: number;
+  retryStartMs: number;
+  retryMaxMs: number;
+  timeoutMs: number;
+  counters?: WebhookCounters;
+  /** The safety-net poll; 5 s by default. */
+  pollMs?: number;
+}
+
+/** Changes read from the feed per read. */
+const PAGE = 100;
+
+/** The wait before attempt `failures + 1`, after `failures` failed ones. */
+export function backoffMs(failures: number, startMs: number, maxMs: number): number {
+  return Math.min(maxMs, startMs * 2 ** Math.min(failures - 1, 40));
+}
+
+function keyOf(key: EndpointKey): string {
+  return JSON.stringify([key.collection, key.url]);
+}
+
+/** The background delivery of the change feed to every configured endpoint. */
+export class WebhookDeliverer {
+  readonly #options: WebhookDelivererOptions;
+  /** Endpoints being worked on; `again`: woken meanwhile, look once more before stopping. */
+  readonly #running = new Map<string, { again: boolean; done: Promise<void> }>();
+  readonly #retryTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  readonly #stopping = new AbortController();
+  #unsubscribe?: () => void;
+  #poll?: ReturnType<typeof setInterval>;
+
+  constructor(options: WebhookDelivererOptions) {
+    this.#options = options;
+  }
+
+  /** Starts delivering; call {@link wake} when the endpoints change. */
+  start(): void {
+    this.#unsubscribe = this.#options.feed.subscribe(() => this.wake());
+    this.#poll = setInterval(() => this.wake(), this.#options.pollMs ?? 5000);
+    this.wake();
+  }
+
+  /** Looks for work on every endpoint now. */
+  wake(): void {
+    if (this.#stopping.signal.aborted) return;
+    for (const endpoint of this.#options.endpoints()) {
+      const key = keyOf(endpoint);
+      const running = this.#running.get(key);
+      if (running) {
+        running.again = true;
+        continue;
+      }
+      const entry = { again: false, done: Promise.resolve() };
+      this.#running.set(key, entry);
+      entry.done = this.#drain(endpoint).catch((error) => {
+        log("warn", "webhook delivery stopped on an error; it resumes at the next wake", {
+          collection: endpoint.collection,
+          url: maskUrlCredentials(endpoint.url),
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }).finally(() => this.#running.delete(key));
+    }
+  }
+
+  /** Stops: attempts in flight are cut, their change stays due. */
+  async stop(): Promise<void> {
+    this.#stopping.abort();
+    this.#unsubscribe?.();
+    clearInterval(this.#poll);
+    for (const timer of this.#retryTimers.values()) clearTimeout(timer);
+    this.#retryTimers.clear();
+    await Promise.all([...this.#running.values()].map((entry) => entry.done));
+  }
+
+  /** Delivers the endpoint's due changes until none is due or one must wait. */
+  async #drain(first: WebhookEndpoint): Promise<void> {
+    const key = keyOf(first);
+    const entry = this.#running.get(key)!;
+    const { feed, state } = this.#options;
+    // The feed's changes after the position, as last read.
+    let page: ItemChange[] = [];
+    while (!this.#stopping.signal.aborted) {
+      entry.again = false;
+      // Read again each time: the secret may have changed, the endpoint been removed.
+      const endpoint = this.#options.endpoints().find((e) => keyOf(e) === key);
+      if (!endpoint) return;
+      const current = await state.open(endpoint, () => feed.end(endpoint.collection));
+      if (this.#mustWait(key, current)) return;
+      const letter = await state.queuedLetter(endpoint);
+      let due: DueChange | undefined;
+      if (letter) {
+        due = { change: letter.change, letter: letter.id };
+      } else {
+        if (page.length === 0) page = await this.#read(endpoint, current.position);
+        if (page.length > 0) due = { change: page[0] };
+      }
+      if (!due) {
+        if (entry.again) continue;
+        return;
+      }
+      const passed = await this.#attempt(endpoint, current, due);
+      if (passed && due.letter === undefined) page.shift();
+    }
+  }
+
+  /** The feed's changes after `position` (from what is kept when some were pruned). */
+  async #read(endpoint: WebhookEndpoint, position: string): Promise<ItemChange[]> {
+    try {
+      return (await this.#options.feed.read(endpoint.collection, position, PAGE)).changes;
+    } catch (error) {
+      if (!isProblem(error, "cursor-expired")) throw error;
+      // Pruned before they were delivered (the endpoint was away for longer than the feed
+      // keeps changes): go on from what is kept, and say what was lost.
+      const oldest = String(error.extensions.oldest);
+      const message = `changes after ${position} up to ${oldest} were pruned from the feed ` +
+        "before delivery (service.changes.retentionMs)";
+      log("warn", "webhook changes lost to feed retention", {
+        collection: endpoint.collection,
+        url: maskUrlCredentials(endpoint.url),
+        from: position,
+        to: oldest,
+      });
+      await this.#options.state.skipTo(endpoint, oldest, {
+        at: new Date().toISOString(),
+        status: null,
+        error: message,
+      });
+      return (await this.#options.feed.read(endpoint.collection, oldest, PAGE)).changes;
+    }
+  }
+
+  /** Whether the endpoint's next attempt is later: then a timer wakes it. */
+  #mustWait(key: string, current: DeliveryState): boolean {
+    if (current.nextAttempt === null) return false;
+    const wait = Date.parse(current.nextAttempt) - Date.now();
+    if (wait <= 0) return false;
+    clearTimeout(this.#retryTimers.get(key));
+    this.#retryTimers.set(
+      key,
+      setTimeout(() => {
+        this.#retryTimers.delete(key);
+        this.wake();
+      }, wait),
+    );
+    return true;
+  }
+
+  /**
+   * One attempt at the due change, and what follows from its outcome. Returns whether the
+   * endpoint is done with the change (delivered or dead-lettered).
+   */
+  async #attempt(
+    endpoint: WebhookEndpoint,
+    current: DeliveryState,
+    due: DueChange,
+  ): Promise<boolean> {
+    const { state, counters, retryForMs, retryStartMs, retryMaxMs } = this.#options;
+    const outcome = await this.#post(endpoint, due.change);
+    if (this.#stopping.signal.aborted) return false;
+    if (outcome.error === null) {
+      await state.delivered(endpoint, due, outcome);
+      counters?.webhookDelivered(endpoint.collection);
+      return true;
+    }
+    counters?.webhookFailed(endpoint.collection);
+    const now = Date.parse(outcome.at);
+    const since = current.failingSince === null ? now : Date.parse(current.failingSince);
+    if (now - since >= retryForMs) {
+      await state.deadLettered(endpoint, due, outcome);
+      counters?.webhookDeadLettered(endpoint.collection);
+      log("warn", "webhook change dead-lettered", {
+        collection: endpoint.collection,
+        url: maskUrlCredentials(endpoint.url),
+        cursor: due.change.cursor,
+        attempts: current.attempts + 1,
+        error: outcome.error,
+      });
+      return true;
+    }
+    const wait = backoffMs(current.attempts + 1, retryStartMs, retryMaxMs);
+    await state.failed(endpoint, outcome, new Date(now + wait).toISOString());
+    return false;
+  }
+
+  /** POSTs the change; never throws: a failure is the outcome's `error`. */
+  async #post(endpoint: WebhookEndpoint, change: ItemChange): Promise<AttemptOutcome> {
+    const started = new Date();
+    const at = started.toISOString();
+    const body = JSON.stringify(change);
+    const id = await webhookMessageId(endpoint.collection, endpoint.url, change.cursor);
+    try {
+      const response = await fetch(endpoint.url, {
+        method: "POST",
+        headers: await webhookHeaders(endpoint.secret, id, body, started),
+        body,
+        redirect: "manual",
+        signal: AbortSignal.any([
+          AbortSignal.timeout(this.#options.timeoutMs),
+          this.#stopping.signal,
+        ]),
+      });
+      await response.body?.cancel().catch(() => {});
+      if (response.status >= 200 && response.status < 300) {
+        return { at, status: response.status, error: null };
+      }
+      const error = response.status >= 300 && response.status < 400
+        ? `answered ${response.status} (redirects are not followed)`
+        : `answered ${response.status}`;
+      return { at, status: response.status, error };
+    } catch (error) {
+      const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+      return {
+        at,
+        status: null,
+        error: timedOut
+          ? `no answer within ${this.#options.timeoutMs} ms`
+          : maskUrlCredentials(error instanceof Error ? error.message : String(error)),
+      };
+    }
+  }
+}
