@@ -281,7 +281,9 @@ clusterTest(
     const ledger = new WriteLedger();
     const [a, b] = await startWarmCluster(cluster, ledger);
     const word = uniqueWord();
-    const ITEMS = 2000;
+    // Enough for a job of a few batches (it is killed at its first progress): each seeded
+    // item is also a history to audit, and Virtuoso takes tens of ms a write.
+    const ITEMS = 1000;
     await seed(cluster, ledger, findings, ITEMS, word);
     const stop = new AbortController();
     const loading = runWriteLoad(cluster, ledger, {
@@ -390,7 +392,7 @@ clusterTest(
     }
     findings.report("after a new job", await verifyCluster(cluster, ledger));
   },
-  // On every store, though seeding 2,000 items one write at a time takes Virtuoso over a minute.
+  // On every store, though seeding 1,000 items one write at a time takes Virtuoso about a minute.
 );
 
 /** One item of the import scenario, as N-Quads (its graph is the item). */
