@@ -46,6 +46,21 @@ function olderFile(dir: string, version: number): { db: DatabaseSync; done: () =
   };
 }
 
+/** A file at schema version `schema` (12 or above) holding one item written as that release did. */
+async function olderFileWithItem(dir: string, schema: number): Promise<void> {
+  const { db: old, done } = olderFile(dir, schema);
+  assert.equal(version(old), schema);
+  const before = new EmbeddedTripleStore(old, join(dir, LOCAL_DB_FILE), GROUP_COMMIT);
+  await before.createItem({
+    collection: COLLECTION,
+    uri: ITEM,
+    quads: [quad(namedNode(ITEM), TITLE.predicate, literal("Old"))],
+    hash: "h1",
+  });
+  await before.close();
+  done();
+}
+
 /** A data directory holding a version-4 file: with the search tables or without. */
 async function versionFourFile(withSearchTables: boolean): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "rcs-upgrade-" });
@@ -254,17 +269,7 @@ Deno.test("a version-12 file (the release before item history) keeps its items; 
   const path = join(dir, LOCAL_DB_FILE);
   const titled = (title: string) => [quad(namedNode(ITEM), TITLE.predicate, literal(title))];
   try {
-    const { db: old, done } = olderFile(dir, 12);
-    assert.equal(version(old), 12);
-    const before = new EmbeddedTripleStore(old, path, GROUP_COMMIT);
-    await before.createItem({
-      collection: COLLECTION,
-      uri: ITEM,
-      quads: titled("Old"),
-      hash: "h1",
-    });
-    await before.close();
-    done();
+    await olderFileWithItem(dir, 12);
     const plain = new DatabaseSync(path);
     const tables = plain.prepare("SELECT name FROM sqlite_master WHERE name = 'item_versions'");
     assert.equal(tables.all().length, 0, "a version-12 file has no history table");
@@ -307,17 +312,7 @@ Deno.test("a version-13 file (the release before the change feed) keeps items an
   const path = join(dir, LOCAL_DB_FILE);
   const titled = (title: string) => [quad(namedNode(ITEM), TITLE.predicate, literal(title))];
   try {
-    const { db: old, done } = olderFile(dir, 13);
-    assert.equal(version(old), 13);
-    const before = new EmbeddedTripleStore(old, path, GROUP_COMMIT);
-    await before.createItem({
-      collection: COLLECTION,
-      uri: ITEM,
-      quads: titled("Old"),
-      hash: "h1",
-    });
-    await before.close();
-    done();
+    await olderFileWithItem(dir, 13);
 
     const db = openLocalDatabase(dir);
     try {
@@ -355,17 +350,7 @@ Deno.test("a version-14 file (the release before webhooks) keeps its feed; a web
   const titled = (title: string) => [quad(namedNode(ITEM), TITLE.predicate, literal(title))];
   const hook = { collection: COLLECTION, url: "https://hooks.example.org/in" };
   try {
-    const { db: old, done } = olderFile(dir, 14);
-    assert.equal(version(old), 14);
-    const before = new EmbeddedTripleStore(old, path, GROUP_COMMIT);
-    await before.createItem({
-      collection: COLLECTION,
-      uri: ITEM,
-      quads: titled("Old"),
-      hash: "h1",
-    });
-    await before.close();
-    done();
+    await olderFileWithItem(dir, 14);
     const plain = new DatabaseSync(path);
     const tables = plain.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'webhook_%'");
     assert.equal(tables.all().length, 0, "a version-14 file has no webhook tables");
