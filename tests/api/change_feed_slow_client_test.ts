@@ -32,7 +32,7 @@ const ITEM_BASE = `https://data.example.org/id/feed-slow/${"long-name-".repeat(5
 const SETTLE_MS = 1000;
 const STALL_MS = 5000;
 /** What the process may grow by while the stream stays stalled, after the first second. */
-const STALLED_LIMIT_BYTES = 2 * 1024 * 1024;
+const STALLED_LIMIT_BYTES = 4 * 1024 * 1024;
 
 Deno.test({
   name:
