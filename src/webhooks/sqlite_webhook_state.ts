@@ -161,17 +161,8 @@ export class SqliteWebhookState implements WebhookStateStore {
 
   delivered(key: EndpointKey, due: DueChange, outcome: AttemptOutcome): Promise<void> {
     this.#transaction(() => {
-      if (due.letter !== undefined) {
-        this.#statements.removeLetter.run(due.letter);
-        this.#statements.settle.run(...lastOf(outcome), key.collection, key.url);
-      } else {
-        this.#statements.advance.run(
-          due.change.cursor,
-          ...lastOf(outcome),
-          key.collection,
-          key.url,
-        );
-      }
+      if (due.letter !== undefined) this.#statements.removeLetter.run(due.letter);
+      this.#movePast(key, due, outcome);
     });
     return Promise.resolve();
   }
@@ -193,7 +184,6 @@ export class SqliteWebhookState implements WebhookStateStore {
       const attempts = state.attempts + 1;
       if (due.letter !== undefined) {
         this.#statements.buryLetter.run(attempts, outcome.at, ...lastOf(outcome), due.letter);
-        this.#statements.settle.run(...lastOf(outcome), key.collection, key.url);
       } else {
         this.#statements.insertLetter.run(
           key.collection,
@@ -203,15 +193,22 @@ export class SqliteWebhookState implements WebhookStateStore {
           outcome.at,
           ...lastOf(outcome),
         );
-        this.#statements.advance.run(
-          due.change.cursor,
-          ...lastOf(outcome),
-          key.collection,
-          key.url,
-        );
       }
+      this.#movePast(key, due, outcome);
     });
     return Promise.resolve();
+  }
+
+  /**
+   * The endpoint is done with `due`: a redelivered letter only settles the endpoint's
+   * failures; a feed change also moves its position past the change.
+   */
+  #movePast(key: EndpointKey, due: DueChange, outcome: AttemptOutcome): void {
+    if (due.letter !== undefined) {
+      this.#statements.settle.run(...lastOf(outcome), key.collection, key.url);
+    } else {
+      this.#statements.advance.run(due.change.cursor, ...lastOf(outcome), key.collection, key.url);
+    }
   }
 
   skipTo(key: EndpointKey, position: string, outcome: AttemptOutcome): Promise<void> {
