@@ -41,8 +41,7 @@ export function changeRoutes(deps: AppDeps): Hono<AppEnv> {
     const feed = deps.store.changes;
     if (!feed) {
       throw new DomainError("changes-unsupported", {
-        detail: `The ${deps.store.kind} store keeps no change feed (yet); it needs the ` +
-          "embedded store.",
+        detail: `The ${deps.store.kind} store keeps no change feed.`,
       });
     }
     const type = negotiateMediaType(

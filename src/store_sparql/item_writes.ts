@@ -25,6 +25,8 @@ import { type GraphBody, graphBody } from "./graph_bodies.ts";
 import { type GuardedWrites, newReceipt, type WriteOutcome } from "./guarded_writes.ts";
 import { recordKeys } from "./item_records.ts";
 import type { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
+import type { SparqlChangeFeed } from "./sparql_change_feed.ts";
+import { changeOperation } from "../store/change_feed.ts";
 import type { SparqlItemHistory } from "./sparql_item_history.ts";
 import { graphOf, type StoreContext } from "./store_context.ts";
 
@@ -42,6 +44,7 @@ export class ItemWrites {
   readonly #guarded: GuardedWrites;
   readonly #outbox: SparqlIndexOutbox;
   readonly #history: SparqlItemHistory;
+  readonly #changes: SparqlChangeFeed;
   /** Writes built so far: gives each its own blank node labels. */
   #writesBuilt = 0;
 
@@ -50,11 +53,13 @@ export class ItemWrites {
     guarded: GuardedWrites,
     outbox: SparqlIndexOutbox,
     history: SparqlItemHistory,
+    changes: SparqlChangeFeed,
   ) {
     this.#context = context;
     this.#guarded = guarded;
     this.#outbox = outbox;
     this.#history = history;
+    this.#changes = changes;
   }
 
   /**
@@ -131,7 +136,7 @@ export class ItemWrites {
       WHERE { ${guard} }`,
       ...this.#version(receipt, write, body, now, "create"),
     ]);
-    if (outcome.applied) this.#history.committed(1);
+    if (outcome.applied) this.#committed();
     return outcome;
   }
 
@@ -161,7 +166,7 @@ export class ItemWrites {
       ...this.#version(receipt, write, body, now, "update"),
     ]);
     if (!outcome.applied) throw refusal(write.collection, write.uri, condition, outcome);
-    this.#history.committed(1);
+    this.#committed();
     return {
       ...pick(write),
       hash: body.hash,
@@ -179,6 +184,8 @@ export class ItemWrites {
   ): Promise<void> {
     const receipt = newReceipt();
     const guard = this.#presentGuard(collection, uri, condition);
+    const time = new Date().toISOString();
+    const principal = origin.principal ?? LOCAL_PRINCIPAL;
     const outcome = await this.#guarded.submit({ collection, uri }, receipt, undefined, [
       `DELETE { GRAPH ${GRAPH} { ?s ?p ?o } }
       WHERE { ${guard} GRAPH ${STORED_GRAPH} { ?s ?p ?o } }`,
@@ -190,16 +197,33 @@ export class ItemWrites {
       ...this.#history.operations(receipt, {
         collection,
         uri,
-        time: new Date().toISOString(),
-        principal: origin.principal ?? LOCAL_PRINCIPAL,
+        time,
+        principal,
         operation: "delete",
+      }),
+      ...this.#changes.operations(receipt, {
+        collection,
+        uri,
+        operation: "deleted",
+        etag: null,
+        principal,
+        time,
       }),
     ]);
     if (!outcome.applied) throw refusal(collection, uri, condition, outcome);
-    this.#history.committed(1);
+    this.#committed();
   }
 
-  /** The operations adding the version a create or replace writes, under its receipt. */
+  /** A write was applied: its version counted, the feed's listeners told. */
+  #committed(): void {
+    this.#history.committed(1);
+    this.#changes.committed();
+  }
+
+  /**
+   * The operations adding the version and the feed's change a create or replace writes,
+   * under its receipt.
+   */
   #version(
     receipt: string,
     write: ItemWrite,
@@ -207,14 +231,25 @@ export class ItemWrites {
     time: string,
     operation: "create" | "update",
   ): string[] {
-    return this.#history.operations(receipt, {
-      collection: write.collection,
-      uri: write.uri,
-      graph: body,
-      time,
-      principal: write.principal ?? LOCAL_PRINCIPAL,
-      operation: write.operation ?? operation,
-    });
+    const principal = write.principal ?? LOCAL_PRINCIPAL;
+    return [
+      ...this.#history.operations(receipt, {
+        collection: write.collection,
+        uri: write.uri,
+        graph: body,
+        time,
+        principal,
+        operation: write.operation ?? operation,
+      }),
+      ...this.#changes.operations(receipt, {
+        collection: write.collection,
+        uri: write.uri,
+        operation: changeOperation(write.operation ?? operation, operation === "update"),
+        etag: body.hash,
+        principal,
+        time,
+      }),
+    ];
   }
 
   /**

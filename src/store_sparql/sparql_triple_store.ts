@@ -15,8 +15,9 @@
  *   triple count, created and modified times, so listing a collection is one SELECT;
  *   records written before `rcs:item` get it at start (`record_upgrade.ts`);
  * - the index outbox lives in the metadata graph too (`sparql_index_outbox.ts`), and so does
- *   every item's history (`sparql_item_history.ts`): each write's version is written by the
- *   write's own update request, under its guard.
+ *   every item's history (`sparql_item_history.ts`) and each collection's change feed
+ *   (`sparql_change_feed.ts`): each write's version and change are written by the write's own
+ *   update request, under its guard.
  *
  * This class composes the parts, which share one {@link StoreContext}:
  * - reads (`item_reads.ts`): an item and its record from one query, a batch of items
@@ -52,6 +53,7 @@ import { ItemReads } from "./item_reads.ts";
 import { ItemWrites } from "./item_writes.ts";
 import { SparqlIndexOutbox } from "./sparql_index_outbox.ts";
 import { SparqlItemHistory } from "./sparql_item_history.ts";
+import { SparqlChangeFeed } from "./sparql_change_feed.ts";
 import type { SparqlTripleStoreConfig, StoreContext } from "./store_context.ts";
 import { UserQueries } from "./user_queries.ts";
 
@@ -72,6 +74,8 @@ export class SparqlTripleStore implements TripleStore {
   readonly outbox: SparqlIndexOutbox;
   /** Every version of every item, in the metadata graph, written by each write's request. */
   readonly history: SparqlItemHistory;
+  /** Every applied write per collection, in the metadata graph, written by its request. */
+  readonly changes: SparqlChangeFeed;
   /**
    * What the capability check found; unknown (assumed standard) until it ran. The service
    * runs it before it starts (main.ts, `Services.checkStore`).
@@ -91,7 +95,14 @@ export class SparqlTripleStore implements TripleStore {
     this.#reads = new ItemReads(this.#context);
     this.#guarded = new GuardedWrites(this.#context);
     this.history = new SparqlItemHistory(this.#context);
-    this.#writes = new ItemWrites(this.#context, this.#guarded, this.outbox, this.history);
+    this.changes = new SparqlChangeFeed(this.#context);
+    this.#writes = new ItemWrites(
+      this.#context,
+      this.#guarded,
+      this.outbox,
+      this.history,
+      this.changes,
+    );
     this.#queries = new UserQueries(this.#context);
   }
 

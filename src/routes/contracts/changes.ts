@@ -61,7 +61,7 @@ export const changeFeed = defineContract({
     406: "`Accept` allows neither JSON nor an event stream (`not-acceptable`).",
     410: "The changes after the cursor are no longer kept (`cursor-expired`); `oldest` is the " +
       "cursor to read again from.",
-    501: "The store keeps no change feed (`changes-unsupported`; the SPARQL store, for now).",
+    501: "The store keeps no change feed (`changes-unsupported`; every store shipped keeps one).",
   },
 });
 

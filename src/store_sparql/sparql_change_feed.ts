@@ -1,0 +1,325 @@
+/**
+ * The SPARQL store's change feed (`store/change_feed.ts`): every applied write of an item, per
+ * collection, in the metadata graph, written by the write's own update request. Shared by
+ * every instance on the store.
+ *
+ * Layout (metadata graph, hidden from `/sparql` like the rest of it):
+ * - a feed head per collection, `rcs:changes:<collection>` (percent-encoded), holding the
+ *   number of the collection's last change (`rcs:changeCount`) and, once pruning removed
+ *   some, the last number removed (`rcs:changesPrunedThrough`);
+ * - a node per change, `rcs:change:<collection>:<n>`: `rcs:changeOf` the head, its number,
+ *   item, operation, ETag (`""` for a delete), principal and time.
+ *
+ * {@link SparqlChangeFeed.operations} adds a change in the write's guarded request, after the
+ * operation that leaves its receipt, which it matches: a refused write (no receipt) adds no
+ * change, an applied one always has one, whatever becomes of the request's answer. The
+ * number is the head's plus one, computed by the store inside the request (each operation
+ * sees the ones before it), so the numbers of a collection are 1, 2, 3, … in the order the
+ * store applied the writes: the store runs each request as one transaction (Fuseki one
+ * writer at a time; Virtuoso locks the head's row, and a deadlock is retried). A cursor is
+ * the number; a page after it is the nodes numbered after it, up to the head's count, looked
+ * up by name (no scan of the feed, whatever its length).
+ *
+ * Other instances' changes are learnt by polling the heads (one small query) while some
+ * reader listens; this instance's own are told at once.
+ */
+import { selectRows } from "../sparql_protocol/bounded_queries.ts";
+import { whenAbsent } from "../sparql_protocol/portable_sparql.ts";
+import type { SparqlRow } from "../sparql_protocol/results_json.ts";
+import { METADATA_NAMESPACE, PROLOGUE } from "../sparql_protocol/service_vocabulary.ts";
+import { integerLiteral, iriToSparql, stringToSparql } from "../sparql_protocol/terms.ts";
+import {
+  type ChangeFeed,
+  type ChangeOperation,
+  type ChangePage,
+  cursorExpired,
+  invalidCursor,
+  type ItemChange,
+} from "../store/change_feed.ts";
+import { log } from "../log/logger.ts";
+import type { StoreContext } from "./store_context.ts";
+
+const HEAD_PREFIX = `${METADATA_NAMESPACE}changes:`;
+const CHANGE_PREFIX = `${METADATA_NAMESPACE}change:`;
+/** A page's answer: at most 1,000 changes of a few hundred bytes each. */
+const MAX_PAGE_BYTES = 8 << 20;
+/** The heads of every collection: a handful of triples each. */
+const MAX_HEADS_BYTES = 4 << 20;
+/** Changes removed per pruning update: 7 triples each, under Virtuoso's ~1,400 per request. */
+const PRUNE_CHUNK = 150;
+/** How often other instances' changes are looked for while a reader listens. */
+export const CHANGE_POLL_MS = 250;
+
+/** What a write adds to the feed. */
+export interface SparqlChangeWrite {
+  collection: string;
+  uri: string;
+  operation: ChangeOperation;
+  /** The item's hash after the write; null for a delete. */
+  etag: string | null;
+  principal: string;
+  time: string;
+}
+
+/** The collection's feed head, as SPARQL. */
+function headOf(collection: string): string {
+  return iriToSparql(`${HEAD_PREFIX}${encodeURIComponent(collection)}`);
+}
+
+/** The prefix of the collection's change IRIs; the number follows. */
+function changePrefix(collection: string): string {
+  return `${CHANGE_PREFIX}${encodeURIComponent(collection)}:`;
+}
+
+/** A cursor's number, or undefined when it is not one this feed gives. */
+function numberOf(cursor: string): number | undefined {
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(cursor)) return undefined;
+  const n = Number(cursor);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** The field each change predicate holds. */
+const FIELD_OF: Record<string, keyof ItemChange | "n"> = {
+  [`${METADATA_NAMESPACE}changeNumber`]: "n",
+  [`${METADATA_NAMESPACE}changeItem`]: "item",
+  [`${METADATA_NAMESPACE}changeOperation`]: "operation",
+  [`${METADATA_NAMESPACE}changeEtag`]: "etag",
+  [`${METADATA_NAMESPACE}changePrincipal`]: "principal",
+  [`${METADATA_NAMESPACE}changeTime`]: "time",
+};
+
+/** A collection's head: its last change's number and the last one pruned. */
+interface Head {
+  count: number;
+  prunedThrough: number;
+}
+
+/** The feed in the metadata graph; changes are written by the item writes' requests. */
+export class SparqlChangeFeed implements ChangeFeed {
+  readonly #context: StoreContext;
+  readonly #listeners = new Set<() => void>();
+  readonly #pollMs: number;
+  #poll?: ReturnType<typeof setTimeout>;
+  /** The heads' counts as last polled, to tell when another instance wrote. */
+  #seen = "";
+
+  constructor(context: StoreContext, pollMs = CHANGE_POLL_MS) {
+    this.#context = context;
+    this.#pollMs = pollMs;
+  }
+
+  /**
+   * The operation that adds `change` for a guarded request, after the operation that leaves
+   * `receipt`: nothing happens unless the receipt is there. A missing head is a branch of
+   * the WHERE that counts from 0, so one operation makes both.
+   */
+  operations(receipt: string, change: SparqlChangeWrite): string[] {
+    const meta = this.#context.meta;
+    const head = headOf(change.collection);
+    return [
+      `DELETE { GRAPH ${meta} { ${head} rcs:changeCount ?rcsLastChange } }
+      INSERT { GRAPH ${meta} { ${head} rcs:changeCount ?rcsChangeNumber .
+          ?rcsChange rcs:changeOf ${head} ; rcs:changeNumber ?rcsChangeNumber ;
+            rcs:changeItem ${iriToSparql(change.uri)} ;
+            rcs:changeOperation ${stringToSparql(change.operation)} ;
+            rcs:changeEtag ${stringToSparql(change.etag ?? "")} ;
+            rcs:changePrincipal ${stringToSparql(change.principal)} ;
+            rcs:changeTime ${stringToSparql(change.time)} } }
+      WHERE { GRAPH ${meta} { ${receipt} rcs:receiptFor ?rcsChangeKey }
+        { GRAPH ${meta} { ${head} rcs:changeCount ?rcsLastChange } }
+        UNION { ${whenAbsent(`GRAPH ${meta} { ${head} rcs:changeCount ?rcsAnyChange }`)}
+          BIND(0 AS ?rcsLastChange) }
+        BIND(?rcsLastChange + 1 AS ?rcsChangeNumber)
+        BIND(IRI(CONCAT(${
+        stringToSparql(changePrefix(change.collection))
+      }, STR(?rcsChangeNumber))) AS ?rcsChange) }`,
+    ];
+  }
+
+  /** Writes of this instance were applied: listeners look at once. */
+  committed(): void {
+    this.#tell();
+  }
+
+  async read(collection: string, after: string | undefined, limit: number): Promise<ChangePage> {
+    const from = after === undefined ? undefined : numberOf(after);
+    if (after !== undefined && from === undefined) throw invalidCursor("after", after);
+    const head = await this.#head(collection);
+    if (from !== undefined && from < head.prunedThrough) {
+      throw cursorExpired(collection, after!, String(head.prunedThrough));
+    }
+    const start = from ?? head.prunedThrough;
+    const end = Math.min(head.count, start + Math.max(0, Math.floor(limit)));
+    const changes = end > start ? await this.#changes(collection, start, end) : [];
+    return { changes, next: changes.at(-1)?.cursor ?? after ?? String(head.prunedThrough) };
+  }
+
+  async end(collection: string): Promise<string> {
+    const head = await this.#head(collection);
+    return String(Math.max(head.count, head.prunedThrough));
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    if (this.#listeners.size === 1) this.#schedulePoll();
+    return () => {
+      this.#listeners.delete(listener);
+      if (this.#listeners.size === 0) {
+        clearTimeout(this.#poll);
+        this.#poll = undefined;
+      }
+    };
+  }
+
+  /**
+   * Removes the changes stamped before `before`, per collection up to the newest such one (a
+   * change stamped later than one after it, by another instance's clock, goes with the older
+   * ones: the horizon never passes a kept change), a chunk per update, each raising the head's
+   * `rcs:changesPrunedThrough` in the same request.
+   */
+  async prune(before: Date): Promise<number> {
+    const meta = this.#context.meta;
+    const rows = await selectRows(
+      this.#context.client,
+      `SELECT ?head (MAX(?n) AS ?through) WHERE { GRAPH ${meta} {
+         ?change rcs:changeOf ?head ; rcs:changeNumber ?n ; rcs:changeTime ?time }
+         FILTER(STR(?time) < ${stringToSparql(before.toISOString())}) } GROUP BY ?head`,
+      MAX_HEADS_BYTES,
+    );
+    let removed = 0;
+    for (const row of rows) {
+      const headIri = row.get("head")?.value;
+      const through = Number(row.get("through")?.value);
+      if (!headIri?.startsWith(HEAD_PREFIX) || !Number.isSafeInteger(through)) continue;
+      const collection = decodeURIComponent(headIri.slice(HEAD_PREFIX.length));
+      let from = (await this.#head(collection)).prunedThrough;
+      while (from < through) {
+        const to = Math.min(through, from + PRUNE_CHUNK);
+        await this.#pruneRange(collection, from, to);
+        removed += to - from;
+        from = to;
+      }
+    }
+    return removed;
+  }
+
+  /** Removes the changes numbered `from + 1` to `to` and raises the horizon to `to`. */
+  async #pruneRange(collection: string, from: number, to: number): Promise<void> {
+    const meta = this.#context.meta;
+    const head = headOf(collection);
+    await this.#context.client.update(
+      `${PROLOGUE}DELETE { GRAPH ${meta} { ?rcsChange ?p ?o } }
+       WHERE { VALUES ?rcsChange { ${this.#names(collection, from, to)} }
+         GRAPH ${meta} { ?rcsChange ?p ?o } } ;
+       DELETE { GRAPH ${meta} { ${head} rcs:changesPrunedThrough ?rcsOld } }
+       INSERT { GRAPH ${meta} { ${head} rcs:changesPrunedThrough ?rcsNew } }
+       WHERE { { GRAPH ${meta} { ${head} rcs:changesPrunedThrough ?rcsOld } }
+         UNION { ${whenAbsent(`GRAPH ${meta} { ${head} rcs:changesPrunedThrough ?rcsAny }`)}
+           BIND(0 AS ?rcsOld) }
+         BIND(IF(?rcsOld > ${integerLiteral(to)}, ?rcsOld, ${integerLiteral(to)}) AS ?rcsNew) }`,
+      { idempotent: true },
+    );
+  }
+
+  /** The change IRIs numbered `from + 1` to `to`, as SPARQL. */
+  #names(collection: string, from: number, to: number): string {
+    const prefix = changePrefix(collection);
+    const names: string[] = [];
+    for (let n = from + 1; n <= to; n++) names.push(iriToSparql(`${prefix}${n}`));
+    return names.join(" ");
+  }
+
+  /** The collection's head; zeros before its first change. */
+  async #head(collection: string): Promise<Head> {
+    const head = headOf(collection);
+    const meta = this.#context.meta;
+    // Two facts that may be missing independently: branches of a UNION, merged here.
+    const rows = await selectRows(
+      this.#context.client,
+      `SELECT ?count ?pruned WHERE {
+         { GRAPH ${meta} { ${head} rcs:changeCount ?count } }
+         UNION { GRAPH ${meta} { ${head} rcs:changesPrunedThrough ?pruned } } }`,
+      MAX_HEADS_BYTES,
+    );
+    let count = 0;
+    let prunedThrough = 0;
+    for (const row of rows) {
+      const c = row.get("count")?.value;
+      const p = row.get("pruned")?.value;
+      if (c !== undefined) count = Math.max(count, Number(c));
+      if (p !== undefined) prunedThrough = Math.max(prunedThrough, Number(p));
+    }
+    return { count, prunedThrough };
+  }
+
+  /**
+   * The changes numbered `from + 1` to `to`, looked up by name, oldest first. Stops before
+   * the first one missing (pruned meanwhile: the next read says expired), never skips one.
+   */
+  async #changes(collection: string, from: number, to: number): Promise<ItemChange[]> {
+    const rows = await selectRows(
+      this.#context.client,
+      `SELECT ?change ?p ?o WHERE { VALUES ?change { ${this.#names(collection, from, to)} }
+         GRAPH ${this.#context.meta} { ?change ?p ?o } }`,
+      MAX_PAGE_BYTES,
+    );
+    const nodes = new Map<number, SparqlRow>();
+    for (const row of rows) {
+      const field = FIELD_OF[row.get("p")?.value ?? ""];
+      const name = row.get("change")?.value;
+      if (field === undefined || name === undefined) continue;
+      const n = Number(name.slice(changePrefix(collection).length));
+      let fields = nodes.get(n);
+      if (!fields) nodes.set(n, fields = new Map());
+      fields.set(field, row.get("o")!);
+    }
+    const changes: ItemChange[] = [];
+    for (let n = from + 1; n <= to; n++) {
+      const fields = nodes.get(n);
+      if (!fields?.has("item")) break;
+      const etag = fields.get("etag")?.value ?? "";
+      changes.push({
+        cursor: String(n),
+        time: fields.get("time")?.value ?? "",
+        collection,
+        item: fields.get("item")!.value,
+        operation: (fields.get("operation")?.value ?? "updated") as ChangeOperation,
+        etag: etag === "" ? null : etag,
+        principal: fields.get("principal")?.value ?? "",
+      });
+    }
+    return changes;
+  }
+
+  #schedulePoll(): void {
+    this.#poll = setTimeout(async () => {
+      try {
+        await this.#pollHeads();
+      } catch (error) {
+        log("warn", "change feed poll failed; it tries again", {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+      if (this.#listeners.size > 0) this.#schedulePoll();
+    }, this.#pollMs);
+    Deno.unrefTimer(this.#poll);
+  }
+
+  /** Tells listeners when a head moved since the last poll (another instance wrote). */
+  async #pollHeads(): Promise<void> {
+    const rows = await selectRows(
+      this.#context.client,
+      `SELECT ?head ?count WHERE { GRAPH ${this.#context.meta} { ?head rcs:changeCount ?count } }`,
+      MAX_HEADS_BYTES,
+    );
+    const seen = rows.map((row) => `${row.get("head")?.value} ${row.get("count")?.value}`)
+      .sort().join("\n");
+    if (seen === this.#seen) return;
+    this.#seen = seen;
+    this.#tell();
+  }
+
+  #tell(): void {
+    for (const listener of this.#listeners) listener();
+  }
+}

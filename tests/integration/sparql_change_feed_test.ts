@@ -1,0 +1,125 @@
+/**
+ * The change feed on the SPARQL store, against each real store (`[fuseki] …`,
+ * `[virtuoso] …`: tests/support/sparql_stores.ts): three store objects on one metadata graph
+ * (three instances' worth of group commits) write at once, and the feed numbers every applied
+ * write exactly once, 1, 2, 3, … with no gap and no number twice, each item's changes in the
+ * order of its versions, none for a refused write; pruning raises the horizon and an older
+ * cursor is told expired.
+ */
+import { strict as assert } from "node:assert";
+import { DataFactory } from "n3";
+import { problemOf } from "../../src/http/problem.ts";
+import { canonicalHash } from "../../src/rdf/canonical_hash.ts";
+import type { SparqlTripleStore } from "../../src/store_sparql/sparql_triple_store.ts";
+import type { ItemChange } from "../../src/store/change_feed.ts";
+import {
+  dropGraphsStartingWith,
+  openCheckedStore,
+  sparqlStoreTests,
+} from "../support/sparql_stores.ts";
+
+const { namedNode, literal, quad } = DataFactory;
+const TITLE = namedNode("http://purl.org/dc/terms/title");
+
+async function write(collection: string, uri: string, title: string) {
+  const quads = [quad(namedNode(uri), TITLE, literal(title))];
+  return { collection, uri, quads, hash: (await canonicalHash(quads)).hash };
+}
+
+/** Every change of the collection after `after`, page by page. */
+async function readAll(store: SparqlTripleStore, collection: string, after?: string) {
+  const all: ItemChange[] = [];
+  let cursor = after;
+  for (;;) {
+    const page = await store.changes.read(collection, cursor, 50);
+    if (page.changes.length === 0) return all;
+    all.push(...page.changes);
+    cursor = page.next;
+  }
+}
+
+sparqlStoreTests(
+  "three instances writing at once: every applied write numbered once, no gap, per item in version order",
+  async (endpoints, target) => {
+    const run = `urn:rcs-test:changes:${crypto.randomUUID()}:`;
+    const collection = `${run}collection`;
+    const config = {
+      metadataGraph: `${run}meta`,
+      graphTemplate: `${run}{item}`,
+      queryDefaultGraph: target.unionDefaultGraph,
+    };
+    const stores = [
+      await openCheckedStore(endpoints, config),
+      await openCheckedStore(endpoints, config),
+      await openCheckedStore(endpoints, config),
+    ];
+    try {
+      const items = Array.from({ length: 6 }, (_, n) => `${run}item/${n}`);
+      // Each item created once, then updated from every instance at once, some with a
+      // stale If-Match (refused: no change).
+      for (const uri of items) await stores[0].createItem(await write(collection, uri, "v0"));
+      const acknowledged: { uri: string; hash: string }[] = [];
+      let refused = 0;
+      await Promise.all(stores.flatMap((store, s) =>
+        items.map(async (uri, i) => {
+          for (let round = 0; round < 4; round++) {
+            const next = await write(collection, uri, `s${s} r${round}`);
+            try {
+              const condition = (round + i + s) % 5 === 0 ? { ifMatch: "stale" } : {};
+              await store.replaceItem(next, condition);
+              acknowledged.push({ uri, hash: next.hash });
+            } catch (error) {
+              assert.equal(problemOf(error)?.slug, "precondition-failed", String(error));
+              refused++;
+            }
+          }
+        })
+      ));
+      assert.ok(refused > 0, "some writes were refused");
+      await stores[1].deleteItem(collection, items[0]);
+
+      const changes = await readAll(stores[2], collection);
+      const expected = items.length + acknowledged.length + 1;
+      assert.deepEqual(
+        changes.map((change) => change.cursor),
+        Array.from({ length: expected }, (_, n) => String(n + 1)),
+        "numbered 1, 2, 3, … once each",
+      );
+      assert.equal(await stores[0].changes.end(collection), String(expected));
+      const updates = changes.filter((change) => change.operation === "updated");
+      assert.deepEqual(
+        updates.map((change) => `${change.item} ${change.etag}`).sort(),
+        acknowledged.map((write) => `${write.uri} ${write.hash}`).sort(),
+        "each acknowledged update once, no refused one",
+      );
+      assert.deepEqual(changes.at(-1)!.operation, "deleted");
+      assert.equal(changes.at(-1)!.etag, null);
+      // Per item, the feed's order is the history's.
+      for (const uri of items.slice(1)) {
+        const versions = (await stores[0].history.list(collection, uri, { limit: 100 }))
+          .reverse().map((version) => version.hash);
+        const fed = changes.filter((change) => change.item === uri).map((change) => change.etag);
+        assert.deepEqual(fed, versions, uri);
+      }
+
+      // Pruning everything stamped before now: the horizon is the last number, an older
+      // cursor expired, the end unchanged; a later write goes on from there.
+      const removed = await stores[0].changes.prune(new Date(Date.now() + 1000));
+      assert.equal(removed, expected);
+      await assert.rejects(stores[1].changes.read(collection, "3", 10), (error: unknown) => {
+        assert.equal(problemOf(error)?.slug, "cursor-expired");
+        return true;
+      });
+      assert.deepEqual(await stores[1].changes.read(collection, undefined, 10), {
+        changes: [],
+        next: String(expected),
+      });
+      await stores[2].replaceItem(await write(collection, items[1], "after pruning"));
+      const [after] = (await stores[0].changes.read(collection, String(expected), 10)).changes;
+      assert.equal(after.cursor, String(expected + 1));
+    } finally {
+      for (const store of stores) await store.close();
+      await dropGraphsStartingWith(endpoints, run);
+    }
+  },
+);
