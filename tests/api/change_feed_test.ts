@@ -17,6 +17,7 @@ import {
   withToken,
 } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
+import { EventReader } from "../support/event_stream.ts";
 
 const TITLE = "http://purl.org/dc/terms/title";
 const SHIPPED = Deno.readTextFileSync(new URL("../../customer.yml", import.meta.url));
@@ -86,54 +87,6 @@ async function readAll(call: Call, after?: string, limit = 100): Promise<Change[
     if (got.changes.length === 0) return all;
     assert.equal(got.next, got.changes.at(-1)!.cursor, "next is the last change's cursor");
     cursor = got.next;
-  }
-}
-
-/** Reads Server-Sent Events from a streaming response. */
-class EventReader {
-  readonly #reader: ReadableStreamDefaultReader<string>;
-  #buffer = "";
-
-  constructor(response: Response) {
-    this.#reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  }
-
-  /** The next event (comments skipped), or undefined when the stream ends. */
-  async next(
-    timeoutMs = 10_000,
-  ): Promise<{ id?: string; event?: string; data?: string } | undefined> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const end = this.#buffer.indexOf("\n\n");
-      if (end >= 0) {
-        const block = this.#buffer.slice(0, end);
-        this.#buffer = this.#buffer.slice(end + 2);
-        const event: Record<string, string> = {};
-        for (const line of block.split("\n")) {
-          if (line.startsWith(":")) continue;
-          const colon = line.indexOf(":");
-          event[line.slice(0, colon)] = line.slice(colon + 1).trimStart();
-        }
-        if (event.data !== undefined || event.event !== undefined) return event;
-        continue;
-      }
-      const left = deadline - Date.now();
-      assert.ok(left > 0, "no event within the time allowed");
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const read = await Promise.race([
-        this.#reader.read(),
-        new Promise<"timeout">((resolve) => timer = setTimeout(() => resolve("timeout"), left)),
-      ]);
-      clearTimeout(timer);
-      assert.notEqual(read, "timeout", "no event within the time allowed");
-      const chunk = read as ReadableStreamReadResult<string>;
-      if (chunk.done) return undefined;
-      this.#buffer += chunk.value;
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.#reader.cancel().catch(() => {});
   }
 }
 
