@@ -1,12 +1,16 @@
 /**
  * SIGKILL during a stream of acknowledged writes: after a restart every acknowledged write
- * is there, whole, and no item is half-written. 32 concurrent writers keep group commit
+ * is there, whole, and no item is half-written; its change feed (issue 42), followed live
+ * before the kill and resumed by `Last-Event-ID` after the restart, has each committed write
+ * exactly once and nothing for one that did not commit. 32 concurrent writers keep group commit
  * busy (src/store/group_commit.ts): at the kill, groups are queued, committed and waiting
  * for their fsync, or being fsynced.
  */
 import { strict as assert } from "node:assert";
 import { startServiceProcess } from "../support/process.ts";
 import { DEMO_COLLECTION, itemQuery } from "../support/service.ts";
+import { EventReader } from "../support/event_stream.ts";
+import type { ItemChange } from "../../src/store/change_feed.ts";
 
 const TRIPLES_PER_ITEM = 50;
 const WRITERS = 32;
@@ -55,14 +59,50 @@ async function hashOf(url: string, uri: string): Promise<string | undefined> {
   return response.status === 200 ? response.headers.get("etag")!.replaceAll('"', "") : undefined;
 }
 
+/**
+ * Follows the demo collection's feed on `url` (after `lastEventId`) into `into` until the
+ * stream ends or `idleMs` pass without an event.
+ */
+async function follow(
+  url: string,
+  into: ItemChange[],
+  idleMs: number,
+  lastEventId?: string,
+): Promise<void> {
+  const response = await fetch(
+    `${url}/api/changes?collection=${encodeURIComponent(DEMO_COLLECTION)}`,
+    {
+      headers: {
+        Accept: "text/event-stream",
+        ...(lastEventId === undefined ? {} : { "Last-Event-ID": lastEventId }),
+      },
+    },
+  );
+  assert.equal(response.status, 200);
+  const events = new EventReader(response);
+  try {
+    for (;;) {
+      const got = await events.within(idleMs).catch(() => undefined);
+      if (got === "timeout" || got === undefined) return;
+      if (got.event === "change") into.push(JSON.parse(got.data!) as ItemChange);
+    }
+  } finally {
+    await events.close();
+  }
+}
+
 Deno.test({
-  name: "SIGKILL during acknowledged writes loses nothing and half-writes nothing",
+  name: "SIGKILL during acknowledged writes loses nothing and half-writes nothing; the feed " +
+    "resumed after the restart has each committed write once",
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
     const dataDir = await Deno.makeTempDir({ prefix: "rcs-kill-" });
     try {
       const first = await startServiceProcess({ SERVICE_DATA_DIR: dataDir });
+      const fed: ItemChange[] = [];
+      // Ends with the kill (the stream is cut); a long idle wait never ends it first.
+      const following = follow(first.url, fed, 120_000);
       const acknowledged = new Set<string>();
       const attempted = new Set<string>();
       let stop = false;
@@ -91,6 +131,7 @@ Deno.test({
       await first.kill();
       stop = true;
       await Promise.all(writers);
+      await following;
       // Every writer had a write in flight: the kill fell on a busy group commit.
       assert.ok(attempted.size - acknowledged.size >= WRITERS / 2, "writes in flight at the kill");
 
@@ -101,6 +142,22 @@ Deno.test({
           // Exactly one version, the write's own (item history, issue 41).
           const hash = await hashOf(second.url, uri);
           assert.deepEqual(await versionsOf(second.url, uri), [["create", hash]], uri);
+        }
+        // The feed, resumed where the stream cut: each committed write once, in the order the
+        // JSON pages give, and nothing of a write that did not commit.
+        const seenBeforeKill = fed.length;
+        await follow(second.url, fed, 2_000, fed.at(-1)?.cursor);
+        const mine = fed.filter((change) => attempted.has(change.item));
+        assert.equal(
+          new Set(mine.map((change) => change.item)).size,
+          mine.length,
+          "each item's create once",
+        );
+        const cursors = fed.map((change) => Number(change.cursor));
+        assert.ok(cursors.every((c, n) => n === 0 || c > cursors[n - 1]), "cursors grow");
+        for (const uri of acknowledged) {
+          const change = mine.find((c) => c.item === uri);
+          assert.equal(change?.etag, await hashOf(second.url, uri), `${uri}: its change`);
         }
         let inFlightWhole = 0;
         for (const uri of attempted) {
@@ -115,11 +172,17 @@ Deno.test({
             hash === undefined ? [] : [["create", hash]],
             `${uri}: versions of a write in flight at the kill`,
           );
+          assert.deepEqual(
+            mine.filter((change) => change.item === uri).map((change) => change.etag),
+            hash === undefined ? [] : [hash],
+            `${uri}: the feed of a write in flight at the kill`,
+          );
         }
         console.log(
           `acknowledged ${acknowledged.size}, in flight at the kill ${
             attempted.size - acknowledged.size
-          } (${inFlightWhole} of them committed whole)`,
+          } (${inFlightWhole} of them committed whole); feed: ${seenBeforeKill} changes before ` +
+            `the kill, ${fed.length - seenBeforeKill} after resuming`,
         );
       } finally {
         await second.stop();
