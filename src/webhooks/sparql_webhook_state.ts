@@ -14,9 +14,10 @@
  * A dead letter is `<urn:rdf-content-service:webhook-letter:ID>` with `rcs:letterOf` (its
  * endpoint), `rcs:letterId`, `rcs:letterChange` (JSON), `rcs:letterState`,
  * `rcs:letterAttempts`, `rcs:letterDeadAt`, `rcs:letterLast` (JSON) and `rcs:letterCreated`
- * (ms, the order "oldest first" goes by). Its id is a random safe integer: instances make
- * letters without asking each other (a shared counter would cost a read-modify-write race),
- * and the API's ids are numbers; two of them meet by chance about once in 2^26 letters.
+ * (ms, the order "oldest first" goes by). Its id is a random integer below 2^49: instances
+ * make letters without asking each other (a shared counter would be a read-modify-write race
+ * between them), the API's ids are numbers, and `redeliver?id=` takes up to 15 digits. Two of
+ * n letters share an id with a chance of about n²/2^50 (one in ten million for 10,000).
  *
  * Each write that moves an endpoint on is one update guarded on its holder (`rcs:hookHolder`
  * is the writer) that renews the lease in the same step: steady delivery costs no request
@@ -362,10 +363,10 @@ async function endpointIri(key: EndpointKey): Promise<string> {
   return iriToSparql(`${ENDPOINT_PREFIX}${hex}`);
 }
 
-/** A dead letter's id: random, 1 to 2^53 - 1 (see the module comment). */
+/** A dead letter's id: random, 1 to 2^49 - 1 (see the module comment). */
 function newLetterId(): number {
   const [high, low] = crypto.getRandomValues(new Uint32Array(2));
-  return (high & 0x1f_ffff) * 2 ** 32 + low || 1;
+  return (high & 0x1_ffff) * 2 ** 32 + low || 1;
 }
 
 function lastLiteral(outcome: AttemptOutcome): string {

@@ -108,7 +108,9 @@ sparqlStoreTests(
         ],
       );
       const [seven, eight] = letters.map((l) => l.id);
-      assert.ok(Number.isSafeInteger(seven) && seven > 0 && seven !== eight);
+      // Ids fit `redeliver?id=` (at most 15 digits).
+      assert.ok(letters.every((l) => Number.isInteger(l.id) && l.id > 0 && l.id < 10 ** 15));
+      assert.notEqual(seven, eight);
 
       // Put back: the oldest queued letter goes first, whatever order they were put back in.
       assert.equal(await state.queuedLetter(key), undefined);
