@@ -44,6 +44,9 @@ const LETTER_PREFIX = `${METADATA_NAMESPACE}webhook-letter:`;
 /** Dead letters' changes are item changes (a few KiB): every letter kept fits far below this. */
 const MAX_LETTERS_BYTES = 256 << 20;
 
+/** Reads of an endpoint's state after creating it, before giving up (see `open`). */
+const OPEN_READS = 4;
+
 /** The variables an endpoint's state is read into, and the pattern that binds them. */
 const STATE_VARIABLES = "?collection ?url ?position ?attempts ?failingSince ?nextAttempt " +
   "?last ?holder ?until";
@@ -117,9 +120,18 @@ export class SparqlWebhookState implements WebhookStateStore {
       ${this.#leaseWhenAbsent(endpoint)}`,
       { idempotent: true },
     );
-    const created = await this.#states(endpoint);
-    if (!created[0]) throw new Error(`webhook state of ${key.url} not found after creating it`);
-    return created[0];
+    // Virtuoso reads at "read committed": an endpoint another instance is rewriting at this
+    // moment can be missed (as job records can, `sparql_job_store.ts`); read it again.
+    for (let attempt = 1;; attempt++) {
+      const [created] = await this.#states(endpoint);
+      if (created) return created;
+      if (attempt === OPEN_READS) {
+        throw new Error(
+          `webhook state of ${key.collection} ${key.url} not found after creating it`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    }
   }
 
   async queuedLetter(key: EndpointKey): Promise<DeadLetter | undefined> {
