@@ -1,6 +1,7 @@
 /**
  * The one factory of engines: opens the configured triple store and search engine, the
- * record stores that live beside the store (the run-time catalog, indexing and import jobs),
+ * record stores that live beside the store (the run-time catalog, indexing and import jobs,
+ * webhook delivery state),
  * and, when both engines live in the service's SQLite file, the worker threads that run
  * indexing's batches. The only file (with the worker module it starts,
  * `index_batch_worker.ts`) that names an engine's class: what differs between engines
@@ -29,6 +30,9 @@ import type { JobStore } from "./jobs/job_store.ts";
 import { SqliteJobStore } from "./job_stores/sqlite_job_store.ts";
 import { SqliteKindJobStore } from "./job_stores/sqlite_kind_job_store.ts";
 import { SparqlJobStore } from "./job_stores/sparql_job_store.ts";
+import type { WebhookStateStore } from "./webhooks/webhook_state.ts";
+import { SqliteWebhookState } from "./webhooks/sqlite_webhook_state.ts";
+import { SparqlWebhookState } from "./webhooks/sparql_webhook_state.ts";
 import { SparqlHttpClient } from "./sparql_protocol/client.ts";
 import type { IndexJob, JobRebuild } from "./indexing/index_job.ts";
 import type { ImportJob } from "./bulk/import_jobs.ts";
@@ -66,6 +70,8 @@ export interface Engines {
   indexJobStore: JobStore<IndexJob, JobRebuild>;
   importJobStore: JobStore<ImportJob>;
   pruneJobStore: JobStore<PruneJob>;
+  /** Where webhook delivery stands: beside the jobs, shared as they are. */
+  webhookState: WebhookStateStore;
   indexingWorkers?: IndexingWorkers;
   /** Releases what the engines share beyond themselves (the SPARQL store's breaker); last. */
   close(): void;
@@ -102,6 +108,9 @@ export function openEngines(config: ServiceConfig, site: EngineSite): Engines {
     pruneJobStore: metadata
       ? new SparqlJobStore<PruneJob>(metadata.client, metadata.graph, leaseMs, "history-prune-job")
       : new SqliteKindJobStore<PruneJob>(db, "history-prune"),
+    webhookState: metadata
+      ? new SparqlWebhookState(metadata.client, metadata.graph, leaseMs)
+      : new SqliteWebhookState(db),
     indexingWorkers: pool && search.embedded && {
       indexBatch: pool.run,
       outboxBatch: outboxBatchesOn(pool, search.embedded),

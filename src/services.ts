@@ -34,7 +34,7 @@ import { ServiceMetrics } from "./metrics/metrics.ts";
 import { looksLikeJwt, OidcVerifier } from "./http/oidc.ts";
 import type { JwtIdentities } from "./http/auth.ts";
 import { WebhookDeliverer, type WebhookEndpoint } from "./webhooks/webhook_deliverer.ts";
-import { SqliteWebhookState } from "./webhooks/sqlite_webhook_state.ts";
+import type { WebhookStateStore } from "./webhooks/webhook_state.ts";
 import { WebhookAdmin } from "./webhooks/webhook_admin.ts";
 
 /** The dependencies plus a way to release them. */
@@ -135,8 +135,14 @@ export function buildServices(config: ServiceConfig): Services {
     sweepIntervalMs: shared && store.history?.prune ? leaseMs / 2 : undefined,
   });
   pruneJobs.schedule(config.service.history.pruneIntervalMs);
-  const webhooks = store.changes && !shared
-    ? startWebhooks(config, catalog, store.changes, new SqliteWebhookState(db), metrics)
+  // On a shared store, instances share the delivery state and take endpoints by lease.
+  const webhooks = store.changes
+    ? startWebhooks(config, catalog, store.changes, engines.webhookState, metrics, {
+      holder: owner,
+      leaseMs,
+      // An endpoint whose holder died is taken over within about a lease and a half.
+      pollMs: shared ? Math.min(WEBHOOK_POLL_MS, leaseMs / 2) : WEBHOOK_POLL_MS,
+    })
     : undefined;
   const deps: AppDeps = {
     config,
@@ -213,16 +219,21 @@ export function buildServices(config: ServiceConfig): Services {
   };
 }
 
+/** The webhook deliverer's safety-net poll (feed and catalog changes wake it sooner). */
+const WEBHOOK_POLL_MS = 5000;
+
 /**
  * Delivers the change feed to every collection's `webhooks`, woken by the feed and by catalog
- * changes. The embedded store only: its delivery state is this instance's file.
+ * changes. Its state is this instance's file on the embedded store, and the store's metadata
+ * graph on a shared one, where each endpoint is delivered by the instance holding its lease.
  */
 function startWebhooks(
   config: ServiceConfig,
   catalog: Catalog,
   feed: NonNullable<AppDeps["store"]["changes"]>,
-  state: SqliteWebhookState,
+  state: WebhookStateStore,
   metrics: ServiceMetrics,
+  lease: { holder: string; leaseMs: number; pollMs: number },
 ) {
   const endpoints = (): WebhookEndpoint[] =>
     catalog.collections().flatMap(({ collection }) =>
@@ -237,6 +248,7 @@ function startWebhooks(
     state,
     endpoints,
     ...config.service.webhooks,
+    ...lease,
     counters: metrics,
   });
   catalog.onChange(() => deliverer.wake());

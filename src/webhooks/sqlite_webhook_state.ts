@@ -1,6 +1,7 @@
 /**
  * Webhook delivery state in the service's SQLite file (`webhook_state.ts`), for the embedded
- * store: one instance delivers, so one connection writes it.
+ * store: one instance delivers, so one connection writes it, and it holds every lease (its
+ * claims always succeed; the writes' holder is not checked).
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { inTransaction, type Migration } from "../sqlite/local_db.ts";
@@ -80,6 +81,7 @@ function toState(row: PositionRow): DeliveryState {
     last: row.last_at === null
       ? null
       : { at: row.last_at, status: row.last_status, error: row.last_error },
+    lease: null,
   };
 }
 
@@ -145,6 +147,15 @@ export class SqliteWebhookState implements WebhookStateStore {
       states: db.prepare("SELECT * FROM webhook_positions ORDER BY collection, url"),
       letters: db.prepare("SELECT * FROM webhook_dead_letters ORDER BY id"),
     };
+  }
+
+  /** One instance: the endpoint is always its own. */
+  claim(_key: EndpointKey, _holder: string): Promise<boolean> {
+    return Promise.resolve(true);
+  }
+
+  release(_key: EndpointKey, _holder: string): Promise<void> {
+    return Promise.resolve();
   }
 
   async open(key: EndpointKey, position: () => Promise<string>): Promise<DeliveryState> {

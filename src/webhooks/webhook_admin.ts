@@ -23,6 +23,8 @@ export interface EndpointReport {
   failingSince: string | null;
   nextAttempt: string | null;
   last: DeliveryState["last"];
+  /** Which instance delivers to it, until when (several instances on one store); else null. */
+  lease: DeliveryState["lease"];
   deadLetters: DeadLetter[];
 }
 
@@ -51,6 +53,7 @@ export class WebhookAdmin {
         failingSince: state?.failingSince ?? null,
         nextAttempt: state?.nextAttempt ?? null,
         last: state?.last ?? null,
+        lease: state?.lease ?? null,
         deadLetters: letters.filter((l) => l.collection === collection && l.url === url),
       });
     }

@@ -8,6 +8,14 @@
  * safety net. A refused attempt (not 2xx, no answer within `timeoutMs`, a redirect: never
  * followed) is tried again after a back-off doubling from `retryStartMs` up to `retryMaxMs`;
  * once the change has failed for `retryForMs` it is dead-lettered and delivery moves on.
+ *
+ * On a store shared by several instances, an endpoint is delivered by the holder of its
+ * lease only (`WebhookStateStore.claim`): this instance claims before it drains an endpoint,
+ * renews the claim once half the lease is gone, and leaves alone an endpoint another
+ * instance holds (the poll looks again; when that lease ends, delivery goes on here from
+ * the recorded position). Delivery stays at least once: a change whose 2xx came but whose
+ * position did not move (the instance died between) is sent again by the next holder, with
+ * the same `webhook-id`.
  */
 import { type ChangeFeed, type ItemChange } from "../store/change_feed.ts";
 import { isProblem } from "../errors/domain_error.ts";
@@ -45,8 +53,12 @@ export interface WebhookDelivererOptions {
   retryMaxMs: number;
   timeoutMs: number;
   counters?: WebhookCounters;
-  /** The safety-net poll; 5 s by default. */
+  /** The safety-net poll; 5 s by default (at most half the lease on a shared store). */
   pollMs?: number;
+  /** This instance's id, the holder of the endpoints' leases it takes; a random one if unset. */
+  holder?: string;
+  /** How long a lease lasts unless renewed (`service.cluster.leaseMs`); 30 s by default. */
+  leaseMs?: number;
 }
 
 /** Changes read from the feed per read. */
@@ -68,11 +80,17 @@ export class WebhookDeliverer {
   readonly #running = new Map<string, { again: boolean; done: Promise<void> }>();
   readonly #retryTimers = new Map<string, ReturnType<typeof setTimeout>>();
   readonly #stopping = new AbortController();
+  /** Leases this instance took, and until when (ms) they surely last: its claim's time on. */
+  readonly #held = new Map<string, { endpoint: EndpointKey; until: number }>();
+  readonly #holder: string;
+  readonly #leaseMs: number;
   #unsubscribe?: () => void;
   #poll?: ReturnType<typeof setInterval>;
 
   constructor(options: WebhookDelivererOptions) {
     this.#options = options;
+    this.#holder = options.holder ?? crypto.randomUUID();
+    this.#leaseMs = options.leaseMs ?? 30_000;
   }
 
   /** Starts delivering; call {@link wake} when the endpoints change. */
@@ -112,6 +130,13 @@ export class WebhookDeliverer {
     for (const timer of this.#retryTimers.values()) clearTimeout(timer);
     this.#retryTimers.clear();
     await Promise.all([...this.#running.values()].map((entry) => entry.done));
+    // Given back, another instance takes the endpoints over at its next poll, not a lease later.
+    await Promise.all(
+      [...this.#held.values()].map(({ endpoint }) =>
+        this.#options.state.release(endpoint, this.#holder).catch(() => {})
+      ),
+    );
+    this.#held.clear();
   }
 
   /** Delivers the endpoint's due changes until none is due or one must wait. */
@@ -126,7 +151,13 @@ export class WebhookDeliverer {
       // Read again each time: the secret may have changed, the endpoint been removed.
       const endpoint = this.#options.endpoints().find((e) => keyOf(e) === key);
       if (!endpoint) return;
+      if (!await this.#hold(key, endpoint)) return;
       const current = await state.open(endpoint, () => feed.end(endpoint.collection));
+      if (current.lease && current.lease.holder !== this.#holder) {
+        // Taken over (this instance's lease had ended): the other holder delivers now.
+        this.#held.delete(key);
+        return;
+      }
       if (this.#mustWait(key, current)) return;
       const letter = await state.queuedLetter(endpoint);
       let due: DueChange | undefined;
@@ -143,6 +174,27 @@ export class WebhookDeliverer {
       const passed = await this.#attempt(endpoint, current, due);
       if (passed && due.letter === undefined) page.shift();
     }
+  }
+
+  /**
+   * Whether this instance holds the endpoint's lease for long enough to make an attempt:
+   * claimed (or renewed) when less than half of it, or less than an attempt's timeout, is
+   * left. The state's writes renew it too; the claim here is what keeps it when they fail.
+   */
+  async #hold(key: string, endpoint: WebhookEndpoint): Promise<boolean> {
+    const margin = Math.max(this.#leaseMs / 2, this.#options.timeoutMs);
+    const held = this.#held.get(key);
+    if (held && held.until - Date.now() > margin) return true;
+    const asked = Date.now();
+    if (await this.#options.state.claim(endpoint, this.#holder)) {
+      this.#held.set(key, {
+        endpoint: { collection: endpoint.collection, url: endpoint.url },
+        until: asked + this.#leaseMs,
+      });
+      return true;
+    }
+    this.#held.delete(key);
+    return false;
   }
 
   /** The feed's changes after `position` (from what is kept when some were pruned). */
@@ -166,7 +218,7 @@ export class WebhookDeliverer {
         at: new Date().toISOString(),
         status: null,
         error: message,
-      });
+      }, this.#holder);
       return (await this.#options.feed.read(endpoint.collection, oldest, PAGE)).changes;
     }
   }
@@ -200,7 +252,7 @@ export class WebhookDeliverer {
     const outcome = await this.#post(endpoint, due.change);
     if (this.#stopping.signal.aborted) return false;
     if (outcome.error === null) {
-      await state.delivered(endpoint, due, outcome);
+      await state.delivered(endpoint, due, outcome, this.#holder);
       counters?.webhookDelivered(endpoint.collection);
       return true;
     }
@@ -208,7 +260,7 @@ export class WebhookDeliverer {
     const now = Date.parse(outcome.at);
     const since = current.failingSince === null ? now : Date.parse(current.failingSince);
     if (now - since >= retryForMs) {
-      await state.deadLettered(endpoint, due, outcome);
+      await state.deadLettered(endpoint, due, outcome, this.#holder);
       counters?.webhookDeadLettered(endpoint.collection);
       log("warn", "webhook change dead-lettered", {
         collection: endpoint.collection,
@@ -220,7 +272,7 @@ export class WebhookDeliverer {
       return true;
     }
     const wait = backoffMs(current.attempts + 1, retryStartMs, retryMaxMs);
-    await state.failed(endpoint, outcome, new Date(now + wait).toISOString());
+    await state.failed(endpoint, outcome, new Date(now + wait).toISOString(), this.#holder);
     return false;
   }
 

@@ -258,6 +258,7 @@ webhookTest(
     assert.equal(endpoint.position, changes.at(-1)!.cursor);
     assert.equal(endpoint.pending, 0);
     assert.equal(endpoint.last.status, 200);
+    assert.equal(endpoint.lease, null, "one instance delivers: no lease to show");
   },
 );
 

@@ -39,6 +39,13 @@ const ENDPOINT = z.object({
   failingSince: z.string().nullable(),
   nextAttempt: z.string().nullable().meta({ description: "When the change due is retried." }),
   last: ATTEMPT.nullable().meta({ description: "The newest attempt, of any change." }),
+  lease: z.object({
+    holder: z.string().meta({ description: "The id of the instance that delivers to it." }),
+    until: z.string().meta({ description: "When its lease ends unless renewed; past: ended." }),
+  }).nullable().meta({
+    description: "Which instance of several on a SPARQL store delivers to the endpoint; " +
+      "null on the embedded store.",
+  }),
   deadLetters: z.array(DEAD_LETTER),
 });
 
