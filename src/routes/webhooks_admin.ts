@@ -17,8 +17,7 @@ export function webhookAdminRoutes(deps: AppDeps): Hono<AppEnv> {
   const admin = (): WebhookAdmin => {
     if (deps.webhooks) return deps.webhooks;
     throw new DomainError("changes-unsupported", {
-      detail: `The ${deps.store.kind} store keeps no change feed (yet), so webhooks are not ` +
-        "delivered; they need the embedded store.",
+      detail: `The ${deps.store.kind} store keeps no change feed, so webhooks are not delivered.`,
     });
   };
 
