@@ -13,14 +13,12 @@ import {
   itemQuery,
   startTestService,
   storeBackends,
-  storeTest,
   type TestService,
   uniqueItemUri,
   withToken,
 } from "../support/service.ts";
 import { expectProblem } from "../support/problems.ts";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { HANG, newSecret, Receiver, verifySignature } from "../support/webhook_receiver.ts";
 import { setLogSink } from "../../src/log/logger.ts";
 import { parseConfigText } from "../../src/config/load.ts";
 
@@ -40,110 +38,6 @@ interface Change {
   principal: string;
 }
 
-/** One request the receiver got, and what it answered. */
-interface Received {
-  id: string;
-  timestamp: string;
-  signature: string;
-  body: string;
-  answered: number;
-}
-
-/** What `Receiver.answer` returns to leave a request unanswered. */
-const HANG = 0;
-
-/** A fresh Standard Webhooks secret: `whsec_` and 24 random bytes in base64. */
-function newSecret(): string {
-  return "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(24))));
-}
-
-/**
- * A webhook endpoint on loopback; `answer` decides each status from the change. (node:http:
- * the app under test replaces the global Response with one Deno.serve does not take.)
- */
-class Receiver {
-  readonly received: Received[] = [];
-  /** The path of every request. */
-  readonly paths: string[] = [];
-  answer: (change: Change) => number = () => 200;
-  readonly #server: Server;
-
-  private constructor(server: Server) {
-    this.#server = server;
-  }
-
-  static async start(): Promise<Receiver> {
-    const receiver: Receiver = new Receiver(createServer((request, response) => {
-      let body = "";
-      request.setEncoding("utf8");
-      request.on("data", (chunk: string) => body += chunk);
-      request.on("end", () => {
-        receiver.paths.push(request.url ?? "");
-        const answered = receiver.answer(JSON.parse(body));
-        const header = (name: string) => String(request.headers[name] ?? "");
-        receiver.received.push({
-          id: header("webhook-id"),
-          timestamp: header("webhook-timestamp"),
-          signature: header("webhook-signature"),
-          body,
-          answered,
-        });
-        if (answered === HANG) return; // no answer at all
-        const location = answered >= 300 && answered < 400 ? { Location: "/elsewhere" } : {};
-        response.writeHead(answered, location).end();
-      });
-    }));
-    await new Promise<void>((resolve) => receiver.#server.listen(0, "127.0.0.1", resolve));
-    return receiver;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/hook`;
-  }
-
-  /** The changes it accepted (answered 2xx), in arrival order. */
-  accepted(): Change[] {
-    return this.received.filter((r) => r.answered >= 200 && r.answered < 300)
-      .map((r) => JSON.parse(r.body));
-  }
-
-  async until(what: string, done: () => boolean, timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!done()) {
-      assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-
-  async close(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise((resolve) => this.#server.close(resolve));
-  }
-}
-
-/**
- * The spec's verification, written apart from the service's signing: the key is the base64
- * after `whsec_`, the signed content `${id}.${timestamp}.${body}`, and one of the
- * space-separated `v1,<base64>` signatures must be its HMAC-SHA256.
- */
-async function verifySignature(secret: string, got: Received): Promise<boolean> {
-  const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-  const key = await crypto.subtle.importKey(
-    "raw",
-    fromBase64(secret.slice("whsec_".length)),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["verify"],
-  );
-  const content = new TextEncoder().encode(`${got.id}.${got.timestamp}.${got.body}`);
-  for (const signature of got.signature.split(" ")) {
-    const [version, mac] = signature.split(",");
-    if (version !== "v1" || !mac) continue;
-    if (await crypto.subtle.verify("HMAC", key, fromBase64(mac), content)) return true;
-  }
-  return false;
-}
-
 /** The shipped file with an admin and an editor token and the demo collection's webhooks. */
 function yamlWith(webhooks: { url: string; secret: string }[]): string {
   const hooks = webhooks.map((hook) =>
@@ -161,8 +55,14 @@ function yamlWith(webhooks: { url: string; secret: string }[]): string {
   );
 }
 
-async function write(service: TestService, method: string, uri: string, title?: string) {
-  const response = await withToken(service, EDITOR)(`/api/item?${itemQuery(uri)}`, {
+async function write(
+  service: TestService,
+  method: string,
+  uri: string,
+  title?: string,
+  collection = DEMO_COLLECTION,
+) {
+  const response = await withToken(service, EDITOR)(`/api/item?${itemQuery(uri, collection)}`, {
     method,
     headers: title === undefined ? {} : { "Content-Type": "application/n-triples" },
     body: title === undefined ? undefined : `<${uri}> <${TITLE}> "${title}" .\n`,
@@ -171,9 +71,11 @@ async function write(service: TestService, method: string, uri: string, title?: 
   assert.ok(response.ok, `${method} ${uri}: ${response.status}`);
 }
 
-/** Every change of the demo collection's feed. */
-async function feed(service: TestService): Promise<Change[]> {
-  const response = await withToken(service, ADMIN)(`/api/changes?collection=${C}&limit=1000`);
+/** Every change of the demo collection's (or `collection`'s) feed. */
+async function feed(service: TestService, collection = DEMO_COLLECTION): Promise<Change[]> {
+  const response = await withToken(service, ADMIN)(
+    `/api/changes?collection=${encodeURIComponent(collection)}&limit=1000`,
+  );
   assert.equal(response.status, 200);
   return (await response.json()).changes;
 }
@@ -553,23 +455,58 @@ Deno.test({
   },
 });
 
-for (const backend of storeBackends().filter((b) => b.kind !== "embedded")) {
-  storeTest(
-    "webhooks",
-    backend,
-    "a store without a change feed delivers no webhook and says so",
-    async (service) => {
-      await expectProblem(
-        await withToken(service, ADMIN)("/api/admin/webhooks"),
-        501,
-        "changes-unsupported",
-      );
-      await expectProblem(
-        await withToken(service, ADMIN)("/api/admin/webhooks/redeliver?id=1", { method: "POST" }),
-        501,
-        "changes-unsupported",
-      );
+for (const backend of storeBackends({ allStores: true }).filter((b) => b.kind !== "embedded")) {
+  Deno.test({
+    name: `[webhooks/${backend.name}] every change once, in order, signed, after a spell of ` +
+      "500s; the delivering instance's lease shown",
+    ignore: backend.skip !== undefined,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    fn: async () => {
+      const receiver = await Receiver.start();
+      const secret = newSecret();
+      // The store is shared with other suites: a collection of this test's own.
+      const collection = `${DEMO_COLLECTION}-hooks-${crypto.randomUUID()}`;
+      const service = await startTestService({
+        yaml: yamlWith([{ url: receiver.url, secret }])
+          .replace(`uri: ${DEMO_COLLECTION}\n`, `uri: ${collection}\n`),
+        env: {
+          ...backend.env,
+          SERVICE_WEBHOOKS_RETRY_START_MS: "100",
+          SERVICE_WEBHOOKS_RETRY_MAX_MS: "400",
+        },
+      });
+      try {
+        let failUntil = 0;
+        receiver.answer = () => {
+          failUntil ||= Date.now() + 1000;
+          return Date.now() < failUntil ? 500 : 200;
+        };
+        const uris = Array.from({ length: 6 }, (_, n) => uniqueItemUri(`sparql-hook-${n}`));
+        await Promise.all(
+          uris.map((uri, n) => write(service, "PUT", uri, `Created ${n}`, collection)),
+        );
+        await write(service, "POST", uris[0], "Updated", collection);
+        await write(service, "DELETE", uris[1], undefined, collection);
+        const changes = await feed(service, collection);
+        assert.equal(changes.length, 8);
+        await receiver.until("every change", () => receiver.accepted().length >= 8, 20_000);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.deepEqual(receiver.accepted(), changes, "each change once, in the feed's order");
+        assert.ok(receiver.received.some((r) => r.answered === 500), "a spell of 500s was met");
+        for (const got of receiver.received) {
+          assert.ok(await verifySignature(secret, got), `signature of ${got.id} verifies`);
+        }
+        const [endpoint] = (await adminJson(service, "/api/admin/webhooks")).body;
+        assert.equal(endpoint.position, changes.at(-1)!.cursor);
+        assert.ok(
+          endpoint.lease?.holder,
+          `the delivering instance holds the lease: ${JSON.stringify(endpoint.lease)}`,
+        );
+      } finally {
+        await service.close();
+        await receiver.close();
+      }
     },
-    { yaml: yamlWith([]) },
-  );
+  });
 }
