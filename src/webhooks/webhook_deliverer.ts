@@ -16,6 +16,13 @@
  * the recorded position). Delivery stays at least once: a change whose 2xx came but whose
  * position did not move (the instance died between) is sent again by the next holder, with
  * the same `webhook-id`.
+ *
+ * Changes go out in runs: the feed's changes after the position are POSTed one after the
+ * other, each once the previous one was answered 2xx, and the position is written once for
+ * the run (at most {@link RUN_CHANGES} changes or {@link RUN_MS}, and before anything else is
+ * written: a failure, a stop). On a SPARQL store a state write is a request to the store, so
+ * writing it per change would bound delivery by the store's update rate; the price is that a
+ * holder that dies mid-run has its run sent again by the next one, with the same ids.
  */
 import { type ChangeFeed, type ItemChange } from "../store/change_feed.ts";
 import { isProblem } from "../errors/domain_error.ts";
@@ -63,6 +70,10 @@ export interface WebhookDelivererOptions {
 
 /** Changes read from the feed per read. */
 const PAGE = 100;
+/** Most changes POSTed between two writes of the position. */
+export const RUN_CHANGES = 50;
+/** Longest time between two writes of the position while changes go out. */
+export const RUN_MS = 250;
 
 /** The wait before attempt `failures + 1`, after `failures` failed ones. */
 export function backoffMs(failures: number, startMs: number, maxMs: number): number {
@@ -160,20 +171,77 @@ export class WebhookDeliverer {
       }
       if (this.#mustWait(key, current)) return;
       const letter = await state.queuedLetter(endpoint);
-      let due: DueChange | undefined;
       if (letter) {
-        due = { change: letter.change, letter: letter.id };
-      } else {
-        if (page.length === 0) page = await this.#read(endpoint, current.position);
-        if (page.length > 0) due = { change: page[0] };
+        await this.#attempt(endpoint, current, { change: letter.change, letter: letter.id });
+        continue;
       }
-      if (!due) {
+      if (page.length === 0) page = await this.#read(endpoint, current.position);
+      if (page.length === 0) {
         if (entry.again) continue;
         return;
       }
-      const passed = await this.#attempt(endpoint, current, due);
-      if (passed && due.letter === undefined) page.shift();
+      page = page.slice(await this.#run(key, endpoint, current, page));
     }
+  }
+
+  /**
+   * POSTs `changes` in order, from the first, while each is answered 2xx and this instance
+   * surely holds the lease, for at most a run; writes the position once for the changes
+   * delivered. A failed attempt ends the run (after the position is written): it is settled
+   * as {@link #attempt} does. Returns how many of `changes` the endpoint is done with.
+   */
+  async #run(
+    key: string,
+    endpoint: WebhookEndpoint,
+    current: DeliveryState,
+    changes: ItemChange[],
+  ): Promise<number> {
+    const { state, counters } = this.#options;
+    const started = Date.now();
+    let done = 0;
+    let last: { change: ItemChange; outcome: AttemptOutcome } | undefined;
+    const record = async () => {
+      if (!last) return;
+      const { change, outcome } = last;
+      last = undefined;
+      await state.delivered(endpoint, { change }, outcome, this.#holder);
+    };
+    try {
+      for (const change of changes) {
+        const runOver = done >= RUN_CHANGES || Date.now() - started >= RUN_MS;
+        if (done > 0 && (runOver || !this.#surelyHeld(key))) break;
+        const outcome = await this.#post(endpoint, change);
+        if (this.#stopping.signal.aborted) break;
+        if (outcome.error === null) {
+          last = { change, outcome };
+          done++;
+          counters?.webhookDelivered(endpoint.collection);
+          continue;
+        }
+        // The failure is about a change after those delivered: their position first, and
+        // the failing one starts its own count.
+        const failing = done > 0
+          ? { ...current, attempts: 0, failingSince: null, nextAttempt: null }
+          : current;
+        await record();
+        if (await this.#settleFailure(endpoint, failing, { change }, outcome)) done++;
+        break;
+      }
+    } finally {
+      await record();
+    }
+    return done;
+  }
+
+  /** Whether this instance's lease on the endpoint lasts beyond an attempt's time, by its own clock. */
+  #surelyHeld(key: string): boolean {
+    const held = this.#held.get(key);
+    return held !== undefined && held.until - Date.now() > this.#holdMargin();
+  }
+
+  /** Lease time left below which it is claimed again before an attempt. */
+  #holdMargin(): number {
+    return Math.max(this.#leaseMs / 2, this.#options.timeoutMs);
   }
 
   /**
@@ -182,9 +250,7 @@ export class WebhookDeliverer {
    * left. The state's writes renew it too; the claim here is what keeps it when they fail.
    */
   async #hold(key: string, endpoint: WebhookEndpoint): Promise<boolean> {
-    const margin = Math.max(this.#leaseMs / 2, this.#options.timeoutMs);
-    const held = this.#held.get(key);
-    if (held && held.until - Date.now() > margin) return true;
+    if (this.#surelyHeld(key)) return true;
     const asked = Date.now();
     if (await this.#options.state.claim(endpoint, this.#holder)) {
       this.#held.set(key, {
@@ -248,7 +314,7 @@ export class WebhookDeliverer {
     current: DeliveryState,
     due: DueChange,
   ): Promise<boolean> {
-    const { state, counters, retryForMs, retryStartMs, retryMaxMs } = this.#options;
+    const { state, counters } = this.#options;
     const outcome = await this.#post(endpoint, due.change);
     if (this.#stopping.signal.aborted) return false;
     if (outcome.error === null) {
@@ -256,6 +322,20 @@ export class WebhookDeliverer {
       counters?.webhookDelivered(endpoint.collection);
       return true;
     }
+    return await this.#settleFailure(endpoint, current, due, outcome);
+  }
+
+  /**
+   * A failed attempt at `due`: dead-lettered once it has failed for `retryForMs` (the
+   * endpoint is then done with it: true), else tried again after the back-off (false).
+   */
+  async #settleFailure(
+    endpoint: WebhookEndpoint,
+    current: DeliveryState,
+    due: DueChange,
+    outcome: AttemptOutcome,
+  ): Promise<boolean> {
+    const { state, counters, retryForMs, retryStartMs, retryMaxMs } = this.#options;
     counters?.webhookFailed(endpoint.collection);
     const now = Date.parse(outcome.at);
     const since = current.failingSince === null ? now : Date.parse(current.failingSince);

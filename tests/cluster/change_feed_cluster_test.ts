@@ -8,6 +8,14 @@
  * were acknowledged, no change for a refused write, and a write whose answer was lost (the
  * kill) at most once. The store and the index end equal (tests/support/cluster.ts).
  *
+ * The collection has two webhooks, receivers on loopback started by the test: one answers
+ * 200 throughout, the other 500 for its first 30 s and then 200. Each ends with every change
+ * of the feed, in the feed's order, each signature verified by the spec's algorithm written in
+ * the test (tests/support/webhook_receiver.ts). The instance killed is the one delivering the
+ * steady webhook, so another takes its deliveries over; a change arrives twice only when the
+ * killed instance had sent it but not recorded it yet (at most one run of changes), with the
+ * same `webhook-id`.
+ *
  * Fuseki only: the store part on Virtuoso is `tests/integration/sparql_change_feed_test.ts`
  * and `tests/api/change_feed_test.ts`.
  */
@@ -23,8 +31,10 @@ import {
   WriteLedger,
 } from "../support/cluster.ts";
 import { EventReader } from "../support/event_stream.ts";
+import { newSecret, Receiver, verifySignature } from "../support/webhook_receiver.ts";
 import { uniqueWord } from "../support/item_versions.ts";
 import type { ItemChange } from "../../src/store/change_feed.ts";
+import { RUN_CHANGES } from "../../src/webhooks/webhook_deliverer.ts";
 
 const engines = clusterEngines();
 const LOAD_MS = 60_000;
@@ -32,6 +42,10 @@ const WRITERS = 8;
 const MIX = { create: 4, update: 4, delete: 2 };
 /** How long the reader stays on one connection before it resumes elsewhere. */
 const SESSION_MS = 8_000;
+/** How long the flaky receiver answers 500 from its first request. */
+const FLAKY_MS = 30_000;
+/** How long the receivers may take to catch up with the feed after the load. */
+const DELIVERY_MS = 180_000;
 
 /**
  * Follows the collection's feed from the start, one session at a time on the next live
@@ -141,6 +155,20 @@ async function refuseStaleWrites(
   return refused;
 }
 
+/** The live instance holding the lease of the webhook to `url`, by its instance id. */
+async function leaseHolder(cluster: Cluster, url: string): Promise<ClusterInstance | undefined> {
+  const [first] = cluster.live();
+  const response = await fetch(`${first.url}/api/admin/webhooks`);
+  if (response.status !== 200) throw new Error(`webhooks: ${await response.text()}`);
+  const endpoints = await response.json() as { url: string; lease: { holder: string } | null }[];
+  const id = endpoints.find((endpoint) => endpoint.url === url)?.lease?.holder;
+  for (const instance of cluster.live()) {
+    const own = await Deno.readTextFile(`${instance.dataDir}/instance-id`).catch(() => "");
+    if (own.trim() === id) return instance;
+  }
+  return undefined;
+}
+
 /** The feed's name for what a ledger write did. */
 const FEED_OPERATION = { create: "created", update: "updated", delete: "deleted" } as const;
 
@@ -151,7 +179,25 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const cluster = await Cluster.create(engines!);
+    const steady = await Receiver.start();
+    const flaky = await Receiver.start();
+    let flakyUntil = 0;
+    flaky.answer = () => {
+      flakyUntil ||= Date.now() + FLAKY_MS;
+      return Date.now() < flakyUntil ? 500 : 200;
+    };
+    const secrets = { steady: newSecret(), flaky: newSecret() };
+    const cluster = await Cluster.create(engines!, {
+      webhooks: {
+        endpoints: [
+          { url: steady.url, secret: secrets.steady },
+          { url: flaky.url, secret: secrets.flaky },
+        ],
+        retryStartMs: 200,
+        retryMaxMs: 2_000,
+        timeoutMs: 1_000,
+      },
+    });
     const findings = new Findings("change-feed");
     const started = Date.now();
     try {
@@ -174,11 +220,17 @@ Deno.test({
         word: uniqueWord(),
       });
       const refusing = refuseStaleWrites(cluster, ledger, loadEnds);
-      // A third of the way in, the second instance dies; a new one takes its place.
+      // A third of the way in, the instance delivering the steady webhook dies (so another
+      // takes its deliveries over); a new one takes its place.
       await sleep(LOAD_MS / 3);
-      const victim: ClusterInstance = cluster.live()[1];
+      const holder = await leaseHolder(cluster, steady.url);
+      const victim: ClusterInstance = holder ?? cluster.live()[1];
       await cluster.kill(victim);
-      findings.measured(`killed ${victim.name} at ${Date.now() - started} ms`);
+      findings.measured(
+        `killed ${victim.name} at ${Date.now() - started} ms (${
+          holder ? "it delivered the steady webhook" : "no instance held the steady webhook"
+        })`,
+      );
       await cluster.startInstance();
       const sent = await load;
       const refused = await refusing;
@@ -247,6 +299,55 @@ Deno.test({
         "after the load",
         await verifyCluster(cluster, ledger, { history: false }),
       );
+
+      // Webhooks: each receiver ends with the feed's changes, in its order.
+      const fedCursors = follower.events.map((change) => change.cursor);
+      const waitStarted = Date.now();
+      for (const [name, receiver] of [["steady", steady], ["flaky", flaky]] as const) {
+        const firstOf = () => new Set(receiver.accepted().map((change) => change.cursor));
+        while (Date.now() - waitStarted < DELIVERY_MS && firstOf().size < fedCursors.length) {
+          await sleep(250);
+        }
+        const accepted = receiver.accepted();
+        const seen = new Set<string>();
+        const order: string[] = [];
+        for (const change of accepted) {
+          if (seen.has(change.cursor)) continue;
+          seen.add(change.cursor);
+          order.push(change.cursor);
+        }
+        const duplicates = accepted.length - order.length;
+        const refused = receiver.received.filter((r) => r.answered === 500).length;
+        findings.measured(
+          `webhook ${name}: ${order.length} of ${fedCursors.length} changes in ${
+            ((Date.now() - started) / 1000).toFixed(1)
+          } s from the start, ${duplicates} twice, ${refused} attempts answered 500`,
+        );
+        findings.check(
+          JSON.stringify(order) === JSON.stringify(fedCursors),
+          `webhook ${name} got the feed's changes in its order (${order.length} of ${fedCursors.length})`,
+        );
+        // At least once: only a run the killed holder had sent but not recorded comes again.
+        findings.check(
+          duplicates <= RUN_CHANGES,
+          `webhook ${name}: ${duplicates} changes delivered twice (at most a run: ${RUN_CHANGES})`,
+        );
+        const byId = new Map<string, string>();
+        let badSignatures = 0;
+        let idMismatch = 0;
+        for (const got of receiver.received) {
+          if (!await verifySignature(secrets[name], got)) badSignatures++;
+          const cursor = (JSON.parse(got.body) as ItemChange).cursor;
+          if ((byId.get(got.id) ?? cursor) !== cursor) idMismatch++;
+          byId.set(got.id, cursor);
+        }
+        findings.check(badSignatures === 0, `webhook ${name}: ${badSignatures} bad signatures`);
+        findings.check(idMismatch === 0, `webhook ${name}: ${idMismatch} ids on two changes`);
+      }
+      findings.check(
+        flaky.received.some((r) => r.answered === 500),
+        "the flaky receiver refused some attempts",
+      );
     } catch (error) {
       findings.check(false, `stopped early: ${error instanceof Error ? error.stack : error}`);
     } finally {
@@ -255,6 +356,8 @@ Deno.test({
         findings.done(cluster);
       } finally {
         await cluster.close();
+        await steady.close();
+        await flaky.close();
       }
     }
   },

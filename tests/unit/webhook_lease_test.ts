@@ -3,13 +3,14 @@
  * the embedded one wrapped so the test says who holds the lease (a shared store's other
  * instance), the feed a list, the receiver a local HTTP server. It claims before it delivers,
  * leaves an endpoint another instance holds alone until the lease is free, delivers from the
- * recorded position then, claims again per half lease rather than per change, stops once
- * taken over, and gives its leases back on stop.
+ * recorded position then, claims again per half lease rather than per change, writes the
+ * position once per run of changes, stops once taken over (at the end of the run it was in),
+ * and gives its leases back on stop.
  */
 import { strict as assert } from "node:assert";
 import { openLocalDatabase } from "../../src/local_database.ts";
 import { SqliteWebhookState } from "../../src/webhooks/sqlite_webhook_state.ts";
-import { WebhookDeliverer } from "../../src/webhooks/webhook_deliverer.ts";
+import { RUN_CHANGES, WebhookDeliverer } from "../../src/webhooks/webhook_deliverer.ts";
 import type { ChangeFeed, ItemChange } from "../../src/store/change_feed.ts";
 import type {
   AttemptOutcome,
@@ -57,6 +58,8 @@ class LeasedState implements WebhookStateStore {
   other: string | null = null;
   takenBy: string | null = null;
   claims = 0;
+  /** Writes of a delivered position. */
+  deliveredWrites = 0;
   released: string[] = [];
   writers = new Set<string>();
   /** Called after each delivered change is recorded. */
@@ -89,6 +92,7 @@ class LeasedState implements WebhookStateStore {
 
   async delivered(key: EndpointKey, due: DueChange, outcome: AttemptOutcome, holder: string) {
     this.writers.add(holder);
+    this.deliveredWrites++;
     await this.#inner.delivered(key, due, outcome);
     this.onDelivered();
   }
@@ -167,9 +171,9 @@ async function withDeliverer(
   }
 }
 
-async function until(what: () => boolean, ms = 5000): Promise<void> {
+async function until(what: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
-  while (!what()) {
+  while (!await what()) {
     if (Date.now() > end) throw new Error("timed out waiting");
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -184,8 +188,8 @@ Deno.test("webhook lease: an endpoint another instance holds is left alone until
     state.other = null;
     await until(() => got.length === 3);
     assert.deepEqual(got, ["1", "2", "3"], "delivered from the recorded position, in order");
-    const [after] = await state.states();
-    assert.equal(after.position, "3");
+    // The run's position is written once its last change was answered.
+    await until(async () => (await state.states())[0]?.position === "3");
     assert.deepEqual([...state.writers], [ME], "the writes name this instance");
     await deliverer.stop();
     assert.deepEqual(state.released, [`${url} ${ME}`], "given back on stop");
@@ -206,18 +210,34 @@ Deno.test("webhook lease: claimed once per half lease, not once per change", asy
   });
 });
 
-Deno.test("webhook lease: taken over by another instance, this one sends nothing more", async () => {
-  await withDeliverer(5, 60_000, async (state, deliverer, got) => {
+Deno.test("webhook lease: taken over by another instance, this one sends nothing after its run", async () => {
+  await withDeliverer(RUN_CHANGES + 20, 60_000, async (state, deliverer, got) => {
     state.onDelivered = () => {
       // The lease ended meanwhile and instance-b took the endpoint.
       state.takenBy = state.other = "instance-b";
     };
     deliverer.start();
-    await until(() => got.length === 1);
+    await until(() => got.length >= 1 && state.deliveredWrites === 1);
+    const sent = got.length;
+    assert.ok(sent <= RUN_CHANGES, `at most one run: ${sent}`);
     const claims = state.claims;
     await until(() => state.claims >= claims + 3); // polls come and go
-    assert.deepEqual(got, ["1"]);
+    assert.equal(got.length, sent, "nothing more once the run's write showed the takeover");
     await deliverer.stop();
     assert.deepEqual(state.released, [], "nothing held is given back");
+  });
+});
+
+Deno.test("webhook runs: the position is written once per run of changes, not per change", async () => {
+  const count = RUN_CHANGES * 4;
+  await withDeliverer(count, 60_000, async (state, deliverer, got) => {
+    deliverer.start();
+    await until(() => got.length === count);
+    await until(async () => (await state.states())[0]?.position === String(count));
+    assert.deepEqual(got, Array.from({ length: count }, (_, i) => String(i + 1)));
+    assert.ok(
+      state.deliveredWrites < count / 5,
+      `${state.deliveredWrites} position writes for ${count} changes`,
+    );
   });
 });
