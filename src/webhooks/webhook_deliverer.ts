@@ -70,10 +70,10 @@ export interface WebhookDelivererOptions {
 
 /** Changes read from the feed per read. */
 const PAGE = 100;
-/** Most changes POSTed between two writes of the position. */
-export const RUN_CHANGES = 50;
+/** Most changes POSTed between two writes of the position: a page of the feed. */
+export const RUN_CHANGES = PAGE;
 /** Longest time between two writes of the position while changes go out. */
-export const RUN_MS = 250;
+export const RUN_MS = 500;
 
 /** The wait before attempt `failures + 1`, after `failures` failed ones. */
 export function backoffMs(failures: number, startMs: number, maxMs: number): number {
@@ -361,11 +361,11 @@ export class WebhookDeliverer {
     const started = new Date();
     const at = started.toISOString();
     const body = JSON.stringify(change);
-    const id = await webhookMessageId(endpoint.collection, endpoint.url, change.cursor);
+    const id = webhookMessageId(endpoint.collection, endpoint.url, change.cursor);
     try {
       const response = await fetch(endpoint.url, {
         method: "POST",
-        headers: await webhookHeaders(endpoint.secret, id, body, started),
+        headers: webhookHeaders(endpoint.secret, id, body, started),
         body,
         redirect: "manual",
         signal: AbortSignal.any([
