@@ -21,6 +21,9 @@ import turtleScript from "./static/turtle.js" with { type: "bytes" };
 import homePage from "./static/page-home.js" with { type: "bytes" };
 import collectionPage from "./static/page-collection.js" with { type: "bytes" };
 import collectionAdmin from "./static/collection-admin.js" with { type: "bytes" };
+import collectionChanges from "./static/collection-changes.js" with { type: "bytes" };
+import eventStream from "./static/event-stream.js" with { type: "bytes" };
+import eventStreamParser from "./static/event-stream-parser.js" with { type: "bytes" };
 import itemPage from "./static/page-item.js" with { type: "bytes" };
 import itemHistory from "./static/item-history.js" with { type: "bytes" };
 import itemHistoryApi from "./static/item-history-api.js" with { type: "bytes" };
@@ -64,6 +67,9 @@ const FILES: Record<string, [Uint8Array, string]> = {
   "page-home.js": [homePage, JS],
   "page-collection.js": [collectionPage, JS],
   "collection-admin.js": [collectionAdmin, JS],
+  "collection-changes.js": [collectionChanges, JS],
+  "event-stream.js": [eventStream, JS],
+  "event-stream-parser.js": [eventStreamParser, JS],
   "page-item.js": [itemPage, JS],
   "item-history.js": [itemHistory, JS],
   "item-history-api.js": [itemHistoryApi, JS],

@@ -46,6 +46,11 @@ export const PAGES = {
 <p id="summary" role="status"></p>
 <div id="items"></div>
 <nav id="pager" class="pager" aria-label="Pages"></nav>
+<section id="changes-section" aria-labelledby="changes-title">
+<h2 id="changes-title">Recent changes</h2>
+<p id="changes-state" role="status"></p>
+<div id="changes"></div>
+</section>
 <section id="import-section" aria-labelledby="import-title" data-needs-admin>
 <h2 id="import-title">Import items</h2>
 <form id="import-form" class="stacked-form">
