@@ -36,6 +36,7 @@ import sparqlTable from "./static/sparql-table.js" with { type: "bytes" };
 import jobsPage from "./static/page-jobs.js" with { type: "bytes" };
 import jobPage from "./static/page-job.js" with { type: "bytes" };
 import toolsPage from "./static/page-tools.js" with { type: "bytes" };
+import toolsWebhooks from "./static/tools-webhooks.js" with { type: "bytes" };
 import apiPage from "./static/page-api.js" with { type: "bytes" };
 
 /** One embedded file. */
@@ -82,6 +83,7 @@ const FILES: Record<string, [Uint8Array, string]> = {
   "page-jobs.js": [jobsPage, JS],
   "page-job.js": [jobPage, JS],
   "page-tools.js": [toolsPage, JS],
+  "tools-webhooks.js": [toolsWebhooks, JS],
   "page-api.js": [apiPage, JS],
 };
 

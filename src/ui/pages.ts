@@ -228,6 +228,14 @@ editor (Tab indents inside it).</p>
 <pre id="shacl-preview" class="code" tabindex="0" aria-label="Generated shapes"></pre>
 </div>
 </section>
+<section id="webhooks-section" aria-labelledby="webhooks-title" data-needs-admin>
+<h2 id="webhooks-title">Webhooks</h2>
+<p>Each collection's webhook endpoints: where delivery stands, and the changes given up on (dead letters), which can be sent again.</p>
+<div class="buttons"><button type="button" id="webhooks-refresh">Refresh</button></div>
+<p id="webhooks-status" role="status"></p>
+<div id="webhook-endpoints"></div>
+<div id="webhook-dead-letters"></div>
+</section>
 <section aria-labelledby="settings-title">
 <h2 id="settings-title">Effective settings</h2>
 <p>The configuration in force, secrets shown as ******.</p>
