@@ -3,7 +3,8 @@
  * store: the collection page lists the newest changes (item labels, newest on top) and shows
  * an item written, updated and deleted over HTTP without reloading; hidden, the page closes
  * its stream and, shown again, resumes it by `Last-Event-ID` with exactly the change it
- * missed; a token without read on the collection is told it gets no feed. The tools page
+ * missed; when the service restarts, the page says it is reconnecting and resumes the same
+ * way; a token without read on the collection is told it gets no feed. The tools page
  * lists a webhook endpoint whose receiver (on loopback, here) answers 500 and the change it
  * dead-lettered; once the receiver answers 200, Redeliver shows it queued, then gone, and the
  * receiver got it. On the SPARQL store (no webhooks yet) the tools page shows the API's
@@ -12,7 +13,7 @@
  */
 import { strict as assert } from "node:assert";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from "node:net";
 import type { Page } from "playwright-core";
 import {
   DEMO_COLLECTION,
@@ -68,6 +69,33 @@ async function startReceiver() {
     await new Promise((resolve) => server.close(resolve));
   };
   return { receiver, close };
+}
+
+/** A TCP proxy on loopback to `port` whose open connections `cut()` breaks, as a network does. */
+async function startProxy(port: number) {
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((client) => {
+    const upstream = connect(port, "127.0.0.1");
+    client.pipe(upstream);
+    upstream.pipe(client);
+    for (const [socket, other] of [[client, upstream], [upstream, client]]) {
+      sockets.add(socket);
+      socket.on("error", () => {});
+      socket.on("close", () => {
+        sockets.delete(socket);
+        other.destroy();
+      });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    cut: () => sockets.forEach((socket) => socket.destroy()),
+    close: async () => {
+      sockets.forEach((socket) => socket.destroy());
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
 
 /** The shipped file: three tokens, the demo collection read by its editor only, a webhook. */
@@ -140,8 +168,8 @@ function setHidden(page: Page, hidden: boolean): Promise<void> {
   })()`);
 }
 
-const collectionPage = (service: TestService) =>
-  `${service.url}/ui/collection?${new URLSearchParams({ collection: DEMO_COLLECTION })}`;
+const collectionPage = (base: string) =>
+  `${base}/ui/collection?${new URLSearchParams({ collection: DEMO_COLLECTION })}`;
 
 Deno.test({
   name:
@@ -163,6 +191,8 @@ Deno.test({
         SERVICE_WEBHOOKS_RETRY_MAX_MS: "100",
       },
     });
+    // The editor's page goes through a proxy that can cut its connections.
+    const proxy = await startProxy(Number(new URL(service.url).port));
     const userDataDir = await Deno.makeTempDir({ prefix: "rcs-chromium-" });
     const foreign: string[] = [];
     const problems: string[] = [];
@@ -183,7 +213,7 @@ Deno.test({
       });
 
       await t.step("the page opens on the newest changes, labelled, and goes live", async () => {
-        await signIn(editor, collectionPage(service), EDITOR);
+        await signIn(editor, collectionPage(proxy.url), EDITOR);
         await editor.locator("#changes-state[data-state=live]").waitFor();
         await waitForNewest(editor, "updated The older item, again");
         assert.deepEqual(await changeRows(editor), [
@@ -239,10 +269,25 @@ Deno.test({
         },
       );
 
+      await t.step("a dropped connection reconnects and resumes by Last-Event-ID", async () => {
+        const lastSeen = await editor.locator("#changes-table tbody tr").first()
+          .getAttribute("data-cursor");
+        // The connection breaks (the proxy cuts it): the page says so and connects again.
+        proxy.cut();
+        await editor.locator("#changes-state[data-state=reconnecting]", {
+          hasText: /^Connection lost: reconnecting in \d+ s…$/,
+        }).waitFor();
+        await write(service, "DELETE", live);
+        await waitForNewest(editor, "deleted Live item");
+        assert.equal((await changeRows(editor)).length, 7, "each change once");
+        assert.equal(streams.at(-1), lastSeen, "resumed after the last change seen");
+        await editor.locator("#changes-state[data-state=live]").waitFor();
+      });
+
       await t.step("a token without read on the collection is told it gets no feed", async () => {
         const outsider = await context.newPage();
         watchProblems(outsider, problems);
-        await signIn(outsider, collectionPage(service), OUTSIDER);
+        await signIn(outsider, collectionPage(service.url), OUTSIDER);
         await outsider.locator("#changes-state[data-state=stopped]").waitFor();
         assert.match(
           await outsider.locator("#changes-state").innerText(),
@@ -282,7 +327,7 @@ Deno.test({
 
         // The receiver takes its time, so the letter is seen queued before it is delivered.
         receiver.status = 200;
-        receiver.delayMs = 700;
+        receiver.delayMs = 500;
         const accepted = receiver.accepted.length;
         await admin.getByRole("button", { name: /^Redeliver change \S+ to / }).click();
         await admin.locator("#webhook-dead-letters-table .state.queued", { hasText: "queued" })
@@ -322,12 +367,18 @@ Deno.test({
 
       assert.deepEqual(foreign, [], "requests that left the machine");
       // The first 401 of each tab, the role probe's 403, the outsider's 404s (a collection it
-      // may not read is not found) and the SPARQL store's 501.
-      assert.deepEqual(problems.filter((p) => !/status of (40[134]|501)/.test(p)), []);
+      // may not read is not found), the SPARQL store's 501 and the stream the proxy cut.
+      assert.deepEqual(
+        problems.filter((p) =>
+          !/status of (40[134]|501)|net::ERR_INCOMPLETE_CHUNKED_ENCODING/.test(p)
+        ),
+        [],
+      );
     } finally {
       await context.close();
       await Promise.all([service.close(), onSparql?.then((sparql) => sparql.close())]);
       await closeReceiver();
+      await proxy.close();
       await Deno.remove(userDataDir, { recursive: true }).catch(() => {});
     }
   },
