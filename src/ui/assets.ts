@@ -37,6 +37,7 @@ import jobsPage from "./static/page-jobs.js" with { type: "bytes" };
 import jobPage from "./static/page-job.js" with { type: "bytes" };
 import toolsPage from "./static/page-tools.js" with { type: "bytes" };
 import toolsWebhooks from "./static/tools-webhooks.js" with { type: "bytes" };
+import webhookColumns from "./static/webhook-columns.js" with { type: "bytes" };
 import apiPage from "./static/page-api.js" with { type: "bytes" };
 
 /** One embedded file. */
@@ -84,6 +85,7 @@ const FILES: Record<string, [Uint8Array, string]> = {
   "page-job.js": [jobPage, JS],
   "page-tools.js": [toolsPage, JS],
   "tools-webhooks.js": [toolsWebhooks, JS],
+  "webhook-columns.js": [webhookColumns, JS],
   "page-api.js": [apiPage, JS],
 };
 

@@ -2,7 +2,7 @@
  * The tools page's webhooks (admin): every endpoint's delivery as `GET /api/admin/webhooks`
  * answers it, and its dead letters with a Redeliver button each
  * (`POST /api/admin/webhooks/redeliver?id=`). An endpoint's row shows the fields the answer
- * has, known ones first, so a field added to the API shows up instead of breaking the page.
+ * has (webhook-columns.js), so a field added to the API shows up instead of breaking the page.
  * While something is in motion (an endpoint failing, a dead letter queued) the lists are
  * read again every {@link REFRESH_MS}.
  */
@@ -19,29 +19,9 @@ import {
   timeElement,
   withQuery,
 } from "./workbench.js";
+import { endpointColumns } from "./webhook-columns.js";
 
 const REFRESH_MS = 1000;
-
-/** Headings of the endpoint fields the page knows, in the order shown. */
-const ENDPOINT_FIELDS = {
-  collection: "Collection",
-  url: "URL",
-  position: "Position",
-  pending: "Pending",
-  attempts: "Attempts",
-  failingSince: "Failing since",
-  nextAttempt: "Next attempt",
-  last: "Last attempt",
-};
-
-/** Not columns: listed apart. */
-const NOT_SHOWN = new Set(["deadLetters"]);
-
-/** `leaseUntil` → "Lease until": a heading for a field the page does not know. */
-function headingOf(field) {
-  const words = field.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
 
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
 
@@ -82,15 +62,13 @@ function endpointCell(field, endpoint) {
 }
 
 function endpointTable(endpoints) {
-  const present = new Set(endpoints.flatMap((endpoint) => Object.keys(endpoint)));
-  const fields = [
-    ...Object.keys(ENDPOINT_FIELDS).filter((field) => present.has(field)),
-    ...[...present].filter((field) => !(field in ENDPOINT_FIELDS) && !NOT_SHOWN.has(field)),
-  ];
+  const columns = endpointColumns(endpoints);
   return dataTable(
     "Endpoints",
-    fields.map((field) => ENDPOINT_FIELDS[field] ?? headingOf(field)),
-    endpoints.map((endpoint) => el("tr", {}, fields.map((field) => endpointCell(field, endpoint)))),
+    columns.map((column) => column.heading),
+    endpoints.map((endpoint) =>
+      el("tr", {}, columns.map((column) => endpointCell(column.field, endpoint)))
+    ),
     { id: "webhook-endpoints-table" },
   );
 }
