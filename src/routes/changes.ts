@@ -30,13 +30,17 @@ export function changeRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   handle(app, changeFeed, async (c) => {
-    const { collection, after, limit } = readQuery(c, changeFeed);
+    const { collection, after, limit, tail } = readQuery(c, changeFeed);
     deps.catalog.require(collection);
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_CHANGES_PER_PAGE) {
-      throw new DomainError("invalid-parameter", {
-        detail: `limit must be an integer from 1 to ${MAX_CHANGES_PER_PAGE}.`,
-        errors: [{ path: "limit", message: `out of range: ${limit}` }],
-      });
+    checkCount("limit", limit);
+    if (tail !== undefined) {
+      checkCount("tail", tail);
+      if (after !== undefined) {
+        throw new DomainError("invalid-parameter", {
+          detail: "tail starts before the newest changes, after at a cursor: give one of them.",
+          errors: [{ path: "tail", message: "not with after" }],
+        });
+      }
     }
     const feed = deps.store.changes;
     if (!feed) {
@@ -54,12 +58,16 @@ export function changeRoutes(deps: AppDeps): Hono<AppEnv> {
         detail: `The change feed is available as ${JSON_TYPE} or ${EVENT_STREAM}.`,
       });
     }
+    // A tail's start is a cursor only the store can compute (cursors are opaque).
+    const start = (resume: string | undefined) =>
+      resume ?? (tail === undefined ? undefined : feed.beforeNewest(collection, tail));
     if (type === JSON_TYPE) {
-      const page = await feed.read(collection, after, limit);
+      const page = await feed.read(collection, await start(after), limit);
       c.header("Vary", "Accept");
       return c.json({ collection, changes: page.changes, next: page.next });
     }
-    const from = after ?? c.req.header("last-event-id") ?? undefined;
+    // A reconnecting client's Last-Event-ID wins over `tail`: it resumes, never repeats.
+    const from = await start(after ?? c.req.header("last-event-id") ?? undefined);
     // The first read answers a bad or expired cursor as a plain problem, before the stream.
     const first = await feed.read(collection, from, limit);
     return c.body(eventStream(feed, collection, first.changes, first.next, limit), 200, {
@@ -71,6 +79,16 @@ export function changeRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   return app;
+}
+
+/** `limit` and `tail`: 1 to {@link MAX_CHANGES_PER_PAGE}, else `invalid-parameter` naming it. */
+function checkCount(name: string, value: number): void {
+  if (!Number.isInteger(value) || value < 1 || value > MAX_CHANGES_PER_PAGE) {
+    throw new DomainError("invalid-parameter", {
+      detail: `${name} must be an integer from 1 to ${MAX_CHANGES_PER_PAGE}.`,
+      errors: [{ path: name, message: `out of range: ${value}` }],
+    });
+  }
 }
 
 const encoder = new TextEncoder();

@@ -64,6 +64,13 @@ export interface ChangeFeed {
    * when it has none): `read` after it answers only changes committed later.
    */
   end(collection: string): Promise<string>;
+  /**
+   * The cursor just before the collection's `count` newest changes readers may see (the
+   * oldest kept position when it has fewer): `read` after it answers those changes. What
+   * `GET /api/changes?tail=` starts from; a store computes it because cursors are opaque
+   * (global sequence numbers on one store, per-collection numbers on another).
+   */
+  beforeNewest(collection: string, count: number): Promise<string>;
   /** Removes the changes committed before `before`; returns how many. */
   prune(before: Date): Promise<number>;
 }

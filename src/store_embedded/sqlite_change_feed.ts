@@ -109,6 +109,11 @@ export class SqliteChangeFeed implements ChangeFeed {
       lastOf: db.prepare(
         "SELECT MAX(seq) AS seq FROM item_changes WHERE collection = ? AND seq <= ?",
       ),
+      // The (count + 1)th newest visible change: the cursor before the `count` newest.
+      beforeNewest: db.prepare(
+        `SELECT seq FROM item_changes WHERE collection = ? AND seq <= ?
+         ORDER BY seq DESC LIMIT 1 OFFSET ?`,
+      ),
       oldChunk: db.prepare(
         `SELECT collection, MAX(seq) AS through FROM (
            SELECT seq, collection FROM item_changes WHERE time < ? ORDER BY seq LIMIT ?
@@ -174,6 +179,16 @@ export class SqliteChangeFeed implements ChangeFeed {
       | { pruned_through: number }
       | undefined)?.pruned_through ?? 0;
     return Promise.resolve(String(Math.max(last ?? 0, horizon)));
+  }
+
+  beforeNewest(collection: string, count: number): Promise<string> {
+    const before = (this.#statements.beforeNewest.get(collection, this.#durable, count) as
+      | { seq: number }
+      | undefined)?.seq ?? 0;
+    const horizon = (this.#statements.horizon.get(collection) as
+      | { pruned_through: number }
+      | undefined)?.pruned_through ?? 0;
+    return Promise.resolve(String(Math.max(before, horizon)));
   }
 
   subscribe(listener: () => void): () => void {

@@ -159,6 +159,12 @@ export class SparqlChangeFeed implements ChangeFeed {
     return String(Math.max(head.count, head.prunedThrough));
   }
 
+  /** Numbers run 1, 2, 3 … per collection: the number `count` below the head's. */
+  async beforeNewest(collection: string, count: number): Promise<string> {
+    const head = await this.#head(collection);
+    return String(Math.max(head.count - count, head.prunedThrough));
+  }
+
   subscribe(listener: () => void): () => void {
     this.#listeners.add(listener);
     if (this.#listeners.size === 1) this.#schedulePoll();

@@ -21,6 +21,9 @@ import turtleScript from "./static/turtle.js" with { type: "bytes" };
 import homePage from "./static/page-home.js" with { type: "bytes" };
 import collectionPage from "./static/page-collection.js" with { type: "bytes" };
 import collectionAdmin from "./static/collection-admin.js" with { type: "bytes" };
+import collectionChanges from "./static/collection-changes.js" with { type: "bytes" };
+import eventStream from "./static/event-stream.js" with { type: "bytes" };
+import eventStreamParser from "./static/event-stream-parser.js" with { type: "bytes" };
 import itemPage from "./static/page-item.js" with { type: "bytes" };
 import itemHistory from "./static/item-history.js" with { type: "bytes" };
 import itemHistoryApi from "./static/item-history-api.js" with { type: "bytes" };
@@ -33,6 +36,8 @@ import sparqlTable from "./static/sparql-table.js" with { type: "bytes" };
 import jobsPage from "./static/page-jobs.js" with { type: "bytes" };
 import jobPage from "./static/page-job.js" with { type: "bytes" };
 import toolsPage from "./static/page-tools.js" with { type: "bytes" };
+import toolsWebhooks from "./static/tools-webhooks.js" with { type: "bytes" };
+import webhookColumns from "./static/webhook-columns.js" with { type: "bytes" };
 import apiPage from "./static/page-api.js" with { type: "bytes" };
 
 /** One embedded file. */
@@ -64,6 +69,9 @@ const FILES: Record<string, [Uint8Array, string]> = {
   "page-home.js": [homePage, JS],
   "page-collection.js": [collectionPage, JS],
   "collection-admin.js": [collectionAdmin, JS],
+  "collection-changes.js": [collectionChanges, JS],
+  "event-stream.js": [eventStream, JS],
+  "event-stream-parser.js": [eventStreamParser, JS],
   "page-item.js": [itemPage, JS],
   "item-history.js": [itemHistory, JS],
   "item-history-api.js": [itemHistoryApi, JS],
@@ -76,6 +84,8 @@ const FILES: Record<string, [Uint8Array, string]> = {
   "page-jobs.js": [jobsPage, JS],
   "page-job.js": [jobPage, JS],
   "page-tools.js": [toolsPage, JS],
+  "tools-webhooks.js": [toolsWebhooks, JS],
+  "webhook-columns.js": [webhookColumns, JS],
   "page-api.js": [apiPage, JS],
 };
 

@@ -46,6 +46,11 @@ export const PAGES = {
 <p id="summary" role="status"></p>
 <div id="items"></div>
 <nav id="pager" class="pager" aria-label="Pages"></nav>
+<section id="changes-section" aria-labelledby="changes-title">
+<h2 id="changes-title">Recent changes</h2>
+<p id="changes-state" role="status"></p>
+<div id="changes"></div>
+</section>
 <section id="import-section" aria-labelledby="import-title" data-needs-admin>
 <h2 id="import-title">Import items</h2>
 <form id="import-form" class="stacked-form">
@@ -222,6 +227,14 @@ editor (Tab indents inside it).</p>
 <button type="button" id="shacl-download">Download shapes.ttl</button>
 <pre id="shacl-preview" class="code" tabindex="0" aria-label="Generated shapes"></pre>
 </div>
+</section>
+<section id="webhooks-section" aria-labelledby="webhooks-title" data-needs-admin>
+<h2 id="webhooks-title">Webhooks</h2>
+<p>Each collection's webhook endpoints: where delivery stands, and the changes given up on (dead letters), which can be sent again.</p>
+<div class="buttons"><button type="button" id="webhooks-refresh">Refresh</button></div>
+<p id="webhooks-status" role="status"></p>
+<div id="webhook-endpoints"></div>
+<div id="webhook-dead-letters"></div>
 </section>
 <section aria-labelledby="settings-title">
 <h2 id="settings-title">Effective settings</h2>

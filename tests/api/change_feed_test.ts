@@ -2,7 +2,8 @@
  * The change feed over real HTTP (docs/api.md, Change feed; issue 42): every committed write
  * of a collection's items once, in commit order, with its ETag and principal; none for a
  * refused write; paged by opaque cursors; live as Server-Sent Events that resume by
- * `Last-Event-ID`; an expired cursor answered 410 with the oldest valid one.
+ * `Last-Event-ID`; `tail=N` starting before the newest N changes; an expired cursor answered
+ * 410 with the oldest valid one.
  *
  * On every store: the embedded one, Fuseki and Virtuoso (whose demo collection other suites
  * write to at the same time, so each test looks at its own items' changes).
@@ -162,10 +163,22 @@ for (const backend of FEED_BACKENDS) {
     async (service) => {
       const reader = as(service, READER);
       for (
-        const [query, path] of [["&after=abc", "after"], ["&after=-1", "after"], [
-          "&limit=0",
-          "limit",
-        ], ["&limit=1001", "limit"]]
+        const [query, path] of [
+          ["&after=abc", "after"],
+          ["&after=-1", "after"],
+          [
+            "&limit=0",
+            "limit",
+          ],
+          ["&limit=1001", "limit"],
+          ["&tail=0", "tail"],
+          ["&tail=1001", "tail"],
+          [
+            "&tail=x",
+            "tail",
+          ],
+          ["&tail=2&after=0", "tail"],
+        ]
       ) {
         const problem = await expectProblem(
           await reader(`/api/changes?collection=${C}${query}`),
@@ -249,6 +262,61 @@ for (const backend of FEED_BACKENDS) {
           seen[3].cursor,
         ]);
         assert.deepEqual(got.slice(2).map((change) => change.etag), missed.map((m) => m.etag));
+      } finally {
+        await again.close();
+      }
+    },
+    { yaml: YAML },
+  );
+
+  storeTest(
+    "change-feed",
+    backend,
+    "tail=N starts before the newest N changes: as a page, and as a live stream Last-Event-ID resumes",
+    async (service) => {
+      const editor = as(service, EDITOR);
+      const reader = as(service, READER);
+      const uri = uniqueItemUri("feed-tail");
+      const etags: (string | undefined)[] = [];
+      etags.push((await write(editor, "PUT", uri, "Tail 1")).etag);
+      for (let n = 2; n <= 5; n++) etags.push((await write(editor, "POST", uri, `Tail ${n}`)).etag);
+      const all = (await readAll(reader)).filter((change) => change.item === uri);
+      assert.deepEqual(all.map((change) => change.etag), etags);
+
+      // The newest two, oldest first; next continues after the newest.
+      const two = await page(reader, "&tail=2");
+      assert.deepEqual(two.changes, all.slice(3));
+      assert.equal(two.next, all[4].cursor);
+      // More than the feed holds: from the oldest kept change, as without a cursor.
+      assert.deepEqual((await page(reader, "&tail=1000")).changes, all);
+      // A tail longer than a page: its first page, and `next` goes on through it.
+      const first = await page(reader, "&tail=4&limit=3");
+      assert.deepEqual(first.changes, all.slice(1, 4));
+      assert.deepEqual((await page(reader, `&after=${first.next}`)).changes, all.slice(4));
+
+      // Live: the newest two, then what is written next.
+      const stream = await reader(`/api/changes?collection=${C}&tail=2`, {
+        headers: { Accept: "text/event-stream" },
+      });
+      assert.equal(stream.status, 200);
+      const events = new EventReader(stream);
+      try {
+        const got: string[] = [];
+        for (let n = 0; n < 2; n++) got.push((await events.next())!.id!);
+        assert.deepEqual(got, [all[3].cursor, all[4].cursor]);
+        const sixth = await write(editor, "POST", uri, "Tail 6");
+        const live = JSON.parse((await events.next())!.data!) as Change;
+        assert.equal(live.etag, sixth.etag);
+      } finally {
+        await events.close();
+      }
+      // A reconnect sends the same URL with Last-Event-ID: it resumes there, not at the tail.
+      const resumed = await reader(`/api/changes?collection=${C}&tail=1`, {
+        headers: { Accept: "text/event-stream", "Last-Event-ID": all[1].cursor },
+      });
+      const again = new EventReader(resumed);
+      try {
+        assert.equal((await again.next())!.id, all[2].cursor);
       } finally {
         await again.close();
       }

@@ -31,7 +31,8 @@ export const changeFeed = defineContract({
   description: "Every committed write of the collection's items, oldest first, in commit " +
     "order, each with an opaque cursor: `after=` the last one read continues. JSON pages by " +
     "default; `Accept: text/event-stream` streams the same changes as Server-Sent Events " +
-    "(each event's `id` its cursor; `Last-Event-ID` resumes), live.",
+    "(each event's `id` its cursor; `Last-Event-ID` resumes), live. `tail=N` starts " +
+    "with the newest N changes (a live view that shows the recent past first).",
   tags: ["Change feed"],
   access: "authenticated",
   collectionRight: "read",
@@ -42,6 +43,11 @@ export const changeFeed = defineContract({
         "event stream, `Last-Event-ID` counts when `after` is absent.",
     ),
     limit: integerParam(`Most changes per page (1 to ${MAX_CHANGES_PER_PAGE}).`, 100),
+    tail: integerParam(
+      `Start before the collection's newest N changes (1 to ${MAX_CHANGES_PER_PAGE}) instead of ` +
+        "the oldest kept; not with `after`. For the event stream, `Last-Event-ID` wins.",
+      undefined,
+    ),
   }),
   responses: {
     200: {
@@ -55,8 +61,8 @@ export const changeFeed = defineContract({
     },
   },
   problems: {
-    400: `${BAD_PARAMETERS} A cursor this feed never gave, or \`limit\` out of range, is ` +
-      "`invalid-parameter`.",
+    400: `${BAD_PARAMETERS} A cursor this feed never gave, \`limit\` or \`tail\` out of range, ` +
+      "or `tail` with `after`, is `invalid-parameter`.",
     404: "No such collection.",
     406: "`Accept` allows neither JSON nor an event stream (`not-acceptable`).",
     410: "The changes after the cursor are no longer kept (`cursor-expired`); `oldest` is the " +

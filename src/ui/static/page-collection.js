@@ -1,8 +1,10 @@
 /**
  * `/ui/collection?collection=…`: the collection's items, as the search index lists them,
- * a page at a time, narrowed by a full-text filter and a type.
+ * a page at a time, narrowed by a full-text filter and a type; and its recent changes, live
+ * (collection-changes.js).
  */
 import { wireImportForm, wireNewCollectionForm } from "./collection-admin.js";
+import { showRecentChanges } from "./collection-changes.js";
 import {
   apiJson,
   applyRole,
@@ -151,3 +153,6 @@ if (await applyRole()) {
   );
 }
 await showItems();
+// After the items: their first call has asked for a token if one is needed.
+if (collection) showRecentChanges(collection);
+else document.getElementById("changes-section").hidden = true;

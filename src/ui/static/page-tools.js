@@ -1,9 +1,11 @@
 /**
  * `/ui/tools` (admin): SHACL shapes generated from an uploaded RDF file (previewed with
- * highlighting, downloadable), and the effective settings.
+ * highlighting, downloadable), webhook delivery and its dead letters (tools-webhooks.js), and
+ * the effective settings.
  */
 import { api, applyRole, ensureOk, errorBox, saveBlob, show, withQuery } from "./workbench.js";
 import { highlightTurtle } from "./turtle.js";
+import { showWebhooks } from "./tools-webhooks.js";
 
 let shapes = "";
 
@@ -52,7 +54,9 @@ document.getElementById("settings-button").addEventListener("click", async () =>
   }
 });
 
-if (!await applyRole()) {
+if (await applyRole()) {
+  await showWebhooks();
+} else {
   show(
     document.getElementById("shacl-status"),
     errorBox("The tools need the admin role; this token has a weaker one."),
