@@ -46,6 +46,7 @@ function listFeed(count: number): ChangeFeed {
     },
     subscribe: () => () => {},
     end: () => Promise.resolve(String(count)),
+    beforeNewest: (_collection, newest) => Promise.resolve(String(Math.max(0, count - newest))),
     prune: () => Promise.resolve(0),
   };
 }
