@@ -2,7 +2,9 @@
  * SIGKILL during a stream of acknowledged writes: after a restart every acknowledged write
  * is there, whole, and no item is half-written; its change feed (issue 42), followed live
  * before the kill and resumed by `Last-Event-ID` after the restart, has each committed write
- * exactly once and nothing for one that did not commit. 32 concurrent writers keep group commit
+ * exactly once and nothing for one that did not commit; the collection's webhook, a receiver on
+ * loopback, ends with the same changes in the same order (a run cut by the kill may come twice,
+ * with the same `webhook-id`), each signature verified. 32 concurrent writers keep group commit
  * busy (src/store/group_commit.ts): at the kill, groups are queued, committed and waiting
  * for their fsync, or being fsynced.
  */
@@ -11,6 +13,10 @@ import { startServiceProcess } from "../support/process.ts";
 import { DEMO_COLLECTION, itemQuery } from "../support/service.ts";
 import { EventReader } from "../support/event_stream.ts";
 import type { ItemChange } from "../../src/store/change_feed.ts";
+import { RUN_CHANGES } from "../../src/webhooks/webhook_deliverer.ts";
+import { newSecret, Receiver, verifySignature } from "../support/webhook_receiver.ts";
+
+const SHIPPED = Deno.readTextFileSync(new URL("../../customer.yml", import.meta.url));
 
 const TRIPLES_PER_ITEM = 50;
 const WRITERS = 32;
@@ -98,8 +104,20 @@ Deno.test({
   sanitizeOps: false,
   fn: async () => {
     const dataDir = await Deno.makeTempDir({ prefix: "rcs-kill-" });
+    const receiver = await Receiver.start();
+    const secret = newSecret();
+    const yamlPath = `${dataDir}.yml`;
+    await Deno.writeTextFile(
+      yamlPath,
+      SHIPPED.replace(
+        "        itemUriTemplate: https://data.example.org/id/document/{uuid}\n",
+        "        itemUriTemplate: https://data.example.org/id/document/{uuid}\n" +
+          `        webhooks:\n          - { url: "${receiver.url}", secret: "${secret}" }\n`,
+      ),
+    );
+    const env = { SERVICE_DATA_DIR: dataDir, CUSTOMER_YML: yamlPath };
     try {
-      const first = await startServiceProcess({ SERVICE_DATA_DIR: dataDir });
+      const first = await startServiceProcess(env);
       const fed: ItemChange[] = [];
       // Ends with the kill (the stream is cut); a long idle wait never ends it first.
       const following = follow(first.url, fed, 120_000);
@@ -135,7 +153,7 @@ Deno.test({
       // Every writer had a write in flight: the kill fell on a busy group commit.
       assert.ok(attempted.size - acknowledged.size >= WRITERS / 2, "writes in flight at the kill");
 
-      const second = await startServiceProcess({ SERVICE_DATA_DIR: dataDir });
+      const second = await startServiceProcess(env);
       try {
         for (const uri of acknowledged) {
           assert.equal(await countTriples(second.url, uri), TRIPLES_PER_ITEM, `${uri} lost`);
@@ -178,17 +196,33 @@ Deno.test({
             `${uri}: the feed of a write in flight at the kill`,
           );
         }
+        // The webhook: every change of the feed, in its order, each signature the spec's.
+        const deadline = Date.now() + 30_000;
+        const firsts = () => new Set(receiver.accepted().map((change) => change.cursor));
+        while (firsts().size < fed.length && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const order = [...firsts()];
+        assert.deepEqual(order, fed.map((change) => change.cursor), "the webhook got the feed");
+        const repeated = receiver.accepted().length - order.length;
+        assert.ok(repeated <= RUN_CHANGES, `${repeated} sent twice: at most the run the kill cut`);
+        for (const got of receiver.received) {
+          assert.ok(await verifySignature(secret, got), `signature of ${got.id}`);
+        }
         console.log(
           `acknowledged ${acknowledged.size}, in flight at the kill ${
             attempted.size - acknowledged.size
           } (${inFlightWhole} of them committed whole); feed: ${seenBeforeKill} changes before ` +
-            `the kill, ${fed.length - seenBeforeKill} after resuming`,
+            `the kill, ${fed.length - seenBeforeKill} after resuming; webhook: ` +
+            `${receiver.accepted().length} accepted`,
         );
       } finally {
         await second.stop();
       }
     } finally {
+      await receiver.close();
       await Deno.remove(dataDir, { recursive: true });
+      await Deno.remove(yamlPath).catch(() => {});
     }
   },
 });
