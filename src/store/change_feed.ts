@@ -39,6 +39,27 @@ export interface ItemChange {
   principal: string;
 }
 
+/** What a write adds to its collection's feed (the store gives it its cursor). */
+export interface ChangeWrite {
+  collection: string;
+  uri: string;
+  operation: ChangeOperation;
+  /** The item's hash after the write; null for a delete. */
+  etag: string | null;
+  principal: string;
+  time: string;
+}
+
+/**
+ * The number a cursor of a store whose cursors are decimal numbers stands for (both stores'
+ * are), or undefined when it is not one.
+ */
+export function cursorNumber(cursor: string): number | undefined {
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(cursor)) return undefined;
+  const n = Number(cursor);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
 /** A page of a collection's feed, oldest first. */
 export interface ChangePage {
   changes: ItemChange[];

@@ -16,7 +16,9 @@ import {
   type ChangeFeed,
   type ChangeOperation,
   type ChangePage,
+  type ChangeWrite,
   cursorExpired,
+  cursorNumber,
   invalidCursor,
   type ItemChange,
 } from "../store/change_feed.ts";
@@ -42,16 +44,6 @@ export const ITEM_CHANGES_MIGRATION: Migration = {
    );`,
 };
 
-/** What a write adds to the feed. */
-export interface ChangeWrite {
-  collection: string;
-  uri: string;
-  operation: ChangeOperation;
-  etag: string | null;
-  principal: string;
-  time: string;
-}
-
 interface ChangeRow {
   seq: number;
   collection: string;
@@ -75,13 +67,6 @@ function toChange(row: ChangeRow): ItemChange {
     etag: row.etag,
     principal: row.principal,
   };
-}
-
-/** A cursor's sequence number, or undefined when it is not one this feed gives. */
-function sequenceOf(cursor: string): number | undefined {
-  if (!/^(0|[1-9][0-9]{0,15})$/.test(cursor)) return undefined;
-  const seq = Number(cursor);
-  return Number.isSafeInteger(seq) ? seq : undefined;
 }
 
 /** The SQLite change feed; writes join the caller's transaction. */
@@ -150,7 +135,7 @@ export class SqliteChangeFeed implements ChangeFeed {
   }
 
   read(collection: string, after: string | undefined, limit: number): Promise<ChangePage> {
-    const from = after === undefined ? undefined : sequenceOf(after);
+    const from = after === undefined ? undefined : cursorNumber(after);
     if (after !== undefined && from === undefined) throw invalidCursor("after", after);
     const horizon = (this.#statements.horizon.get(collection) as
       | { pruned_through: number }

@@ -32,7 +32,9 @@ import {
   type ChangeFeed,
   type ChangeOperation,
   type ChangePage,
+  type ChangeWrite,
   cursorExpired,
+  cursorNumber,
   invalidCursor,
   type ItemChange,
 } from "../store/change_feed.ts";
@@ -50,17 +52,6 @@ const PRUNE_CHUNK = 150;
 /** How often other instances' changes are looked for while a reader listens. */
 export const CHANGE_POLL_MS = 250;
 
-/** What a write adds to the feed. */
-export interface SparqlChangeWrite {
-  collection: string;
-  uri: string;
-  operation: ChangeOperation;
-  /** The item's hash after the write; null for a delete. */
-  etag: string | null;
-  principal: string;
-  time: string;
-}
-
 /** The collection's feed head, as SPARQL. */
 function headOf(collection: string): string {
   return iriToSparql(`${HEAD_PREFIX}${encodeURIComponent(collection)}`);
@@ -69,13 +60,6 @@ function headOf(collection: string): string {
 /** The prefix of the collection's change IRIs; the number follows. */
 function changePrefix(collection: string): string {
   return `${CHANGE_PREFIX}${encodeURIComponent(collection)}:`;
-}
-
-/** A cursor's number, or undefined when it is not one this feed gives. */
-function numberOf(cursor: string): number | undefined {
-  if (!/^(0|[1-9][0-9]{0,15})$/.test(cursor)) return undefined;
-  const n = Number(cursor);
-  return Number.isSafeInteger(n) ? n : undefined;
 }
 
 /** The field each change predicate holds. */
@@ -113,7 +97,7 @@ export class SparqlChangeFeed implements ChangeFeed {
    * `receipt`: nothing happens unless the receipt is there. A missing head is a branch of
    * the WHERE that counts from 0, so one operation makes both.
    */
-  operations(receipt: string, change: SparqlChangeWrite): string[] {
+  operations(receipt: string, change: ChangeWrite): string[] {
     const meta = this.#context.meta;
     const head = headOf(change.collection);
     return [
@@ -142,7 +126,7 @@ export class SparqlChangeFeed implements ChangeFeed {
   }
 
   async read(collection: string, after: string | undefined, limit: number): Promise<ChangePage> {
-    const from = after === undefined ? undefined : numberOf(after);
+    const from = after === undefined ? undefined : cursorNumber(after);
     if (after !== undefined && from === undefined) throw invalidCursor("after", after);
     const head = await this.#head(collection);
     if (from !== undefined && from < head.prunedThrough) {
