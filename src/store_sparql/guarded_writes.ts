@@ -36,11 +36,14 @@ const CONFIRM_BACKOFF_MS = 250;
 /** A write with less of its time budget left than this is not sent (it could not finish). */
 const MIN_REQUEST_MS = 100;
 /**
- * Most bytes of written-out triples in one group's request, whatever `groupCommit.maxBytes`
- * says: Virtuoso refuses requests of much more than 1,400 triples (a refused group is sent
- * again write by write, which is correct but slow).
+ * Most bytes of a group's request, whatever `groupCommit.maxBytes` says: Virtuoso refuses
+ * requests of much more than 1,400 triples (a refused group is sent again write by write,
+ * which is correct but slow). A write's text is mostly its operations, not its triples: a
+ * write of a one-triple item is about 8.5 KB (record, receipt, outbox entry, version and
+ * change), 28 triples; so 96 KB hold about 11 such writes (300 triples), or 7 of 50-triple
+ * items (about 540), well below the refusal.
  */
-const MAX_GROUP_BYTES = 64 << 10;
+const MAX_GROUP_BYTES = 96 << 10;
 /** The receipts query's answer for a group of a few hundred writes is far below this. */
 const MAX_RECEIPTS_BYTES = 4 << 20;
 
