@@ -398,6 +398,24 @@ for (const pair of PAIRS) {
       headers: as.bob,
     });
     assert.equal(restored.status, 204, await restored.text());
+
+    // The change feed needs what reading the collection needs, as JSON and as a stream.
+    const feedOf = (collection: string, headers: Record<string, string>, accept?: string) =>
+      s.fetch(`/api/changes?collection=${encodeURIComponent(collection)}`, {
+        headers: { ...headers, ...(accept ? { Accept: accept } : {}) },
+      });
+    await expectProblem(await feedOf(B, as.alice), 404, "collection-not-found");
+    await expectProblem(
+      await feedOf(B, as.alice, "text/event-stream"),
+      404,
+      "collection-not-found",
+    );
+    await expectProblem(await feedOf(A, as.carol), 404, "collection-not-found");
+    const feedA = await feedOf(A, as.alice);
+    assert.equal(feedA.status, 200, await feedA.clone().text());
+    const { changes } = await feedA.json() as { changes: { collection: string; item: string }[] };
+    assert.ok(changes.some((change) => change.item === itemOf(A, 3)), "bob's write is in A's feed");
+    assert.ok(changes.every((change) => change.collection === A), "only A's changes");
   });
 
   accessTest(
