@@ -698,7 +698,7 @@ export interface WriteLoadResult {
  * store must hold. Deletes and updates pick items whose existence and hash are known.
  */
 export async function runWriteLoad(
-  cluster: Cluster,
+  cluster: Pick<Cluster, "itemUri" | "itemPath">,
   ledger: WriteLedger,
   options: WriteLoadOptions,
 ): Promise<WriteLoadResult> {
