@@ -106,7 +106,6 @@ export class WebhookDeliverer {
 
   /** Starts delivering; call {@link wake} when the endpoints change. */
   start(): void {
-    this.#unsubscribe = this.#options.feed.subscribe(() => this.wake());
     this.#poll = setInterval(() => this.wake(), this.#options.pollMs ?? 5000);
     this.wake();
   }
@@ -114,7 +113,9 @@ export class WebhookDeliverer {
   /** Looks for work on every endpoint now. */
   wake(): void {
     if (this.#stopping.signal.aborted) return;
-    for (const endpoint of this.#options.endpoints()) {
+    const endpoints = this.#options.endpoints();
+    this.#listen(endpoints.length > 0);
+    for (const endpoint of endpoints) {
       const key = keyOf(endpoint);
       const running = this.#running.get(key);
       if (running) {
@@ -133,10 +134,25 @@ export class WebhookDeliverer {
     }
   }
 
+  /**
+   * Follows the feed's commits only while some endpoint is configured: on a SPARQL store a
+   * subscription polls the store (`sparql_change_feed.ts`), which no instance without
+   * webhooks should pay for.
+   */
+  #listen(wanted: boolean): void {
+    if (wanted && !this.#unsubscribe) {
+      this.#unsubscribe = this.#options.feed.subscribe(() => this.wake());
+    } else if (!wanted && this.#unsubscribe) {
+      this.#unsubscribe();
+      this.#unsubscribe = undefined;
+    }
+  }
+
   /** Stops: attempts in flight are cut, their change stays due. */
   async stop(): Promise<void> {
     this.#stopping.abort();
     this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
     clearInterval(this.#poll);
     for (const timer of this.#retryTimers.values()) clearTimeout(timer);
     this.#retryTimers.clear();
