@@ -71,7 +71,7 @@ export const BUILT_IN_CUSTOMER_YML = `service:
     failures: \${SERVICE_FAIL_FAST_FAILURES:${D.failFast.failures}}
     probeIntervalMs: \${SERVICE_FAIL_FAST_PROBE_MS:${D.failFast.probeIntervalMs}}
   cluster:
-    leaseMs: \${SERVICE_CLUSTER_LEASE_MS:${D.cluster.leaseMs}}   # claims on shared work (outbox entries, jobs)
+    leaseMs: \${SERVICE_CLUSTER_LEASE_MS:${D.cluster.leaseMs}}   # claims on shared work (outbox entries, jobs, webhook endpoints)
   changes:            # the change feed, GET /api/changes
     retentionMs: \${SERVICE_CHANGES_RETENTION_MS:${D.changes.retentionMs}}   # older changes are pruned: their cursors answer 410
   webhooks:           # delivery of the change feed to collections' webhooks
