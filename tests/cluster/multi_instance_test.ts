@@ -221,7 +221,7 @@ clusterTest(
     const ledger = new WriteLedger();
     const [a, b] = await startWarmCluster(cluster, ledger);
     const word = uniqueWord();
-    await seed(cluster, ledger, findings, 1000, word);
+    await seed(cluster, ledger, findings, 600, word);
     const stop = new AbortController();
     const loading = runWriteLoad(cluster, ledger, {
       targets: urls(cluster),
