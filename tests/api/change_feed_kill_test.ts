@@ -13,15 +13,14 @@ import { strict as assert } from "node:assert";
 import { runWriteLoad, sleep, WriteLedger } from "../support/cluster.ts";
 import {
   auditFeed,
-  auditWebhook,
   FeedFollower,
   type FeedSite,
   refuseStaleWrites,
+  startScenarioReceivers,
 } from "../support/feed_scenario.ts";
 import { uniqueWord } from "../support/item_versions.ts";
 import { type ServiceProcess, startServiceProcess } from "../support/process.ts";
 import { DEMO_COLLECTION } from "../support/service.ts";
-import { newSecret, Receiver } from "../support/webhook_receiver.ts";
 
 const LOAD_MS = 60_000;
 const WRITERS = 8;
@@ -37,14 +36,8 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const steady = await Receiver.start();
-    const flaky = await Receiver.start();
-    let flakyUntil = 0;
-    flaky.answer = () => {
-      flakyUntil ||= Date.now() + FLAKY_MS;
-      return Date.now() < flakyUntil ? 500 : 200;
-    };
-    const secrets = { steady: newSecret(), flaky: newSecret() };
+    const receivers = await startScenarioReceivers(FLAKY_MS);
+    const { steady, flaky, secrets } = receivers;
     const dataDir = await Deno.makeTempDir({ prefix: "rcs-feed-kill-" });
     const yamlPath = `${dataDir}.yml`;
     await Deno.writeTextFile(
@@ -122,23 +115,13 @@ Deno.test({
       const fed = auditFeed(follower.events, ledger, DEMO_COLLECTION);
       log.push(...fed.measured);
       assert.deepEqual(fed.problems, []);
-      const deadline = Date.now() + DELIVERY_MS;
-      for (
-        const [name, receiver, secret] of [
-          ["steady", steady, secrets.steady],
-          ["flaky", flaky, secrets.flaky],
-        ] as const
-      ) {
-        const verdict = await auditWebhook(name, receiver, secret, follower.events, deadline);
-        log.push(...verdict.measured);
-        assert.deepEqual(verdict.problems, []);
-      }
-      assert.ok(flaky.received.some((r) => r.answered === 500), "the flaky receiver refused some");
+      const hooks = await receivers.audit(follower.events, Date.now() + DELIVERY_MS);
+      log.push(...hooks.measured);
+      assert.deepEqual(hooks.problems, []);
     } finally {
       console.log(log.join("\n"));
       await service?.stop();
-      await steady.close();
-      await flaky.close();
+      await receivers.close();
       await Deno.remove(dataDir, { recursive: true });
       await Deno.remove(yamlPath).catch(() => {});
     }

@@ -30,14 +30,13 @@ import {
   verifyCluster,
   WriteLedger,
 } from "../support/cluster.ts";
-import { newSecret, Receiver } from "../support/webhook_receiver.ts";
 import { uniqueWord } from "../support/item_versions.ts";
 import {
   auditFeed,
-  auditWebhook,
   FeedFollower,
   type FeedSite,
   refuseStaleWrites,
+  startScenarioReceivers,
 } from "../support/feed_scenario.ts";
 
 const engines = clusterEngines();
@@ -72,14 +71,8 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const steady = await Receiver.start();
-    const flaky = await Receiver.start();
-    let flakyUntil = 0;
-    flaky.answer = () => {
-      flakyUntil ||= Date.now() + FLAKY_MS;
-      return Date.now() < flakyUntil ? 500 : 200;
-    };
-    const secrets = { steady: newSecret(), flaky: newSecret() };
+    const receivers = await startScenarioReceivers(FLAKY_MS);
+    const { steady, flaky, secrets } = receivers;
     const cluster = await Cluster.create(engines!, {
       webhooks: {
         endpoints: [
@@ -158,23 +151,11 @@ Deno.test({
       );
 
       // Webhooks: each receiver ends with the feed's changes, in its order.
-      const deadline = Date.now() + DELIVERY_MS;
-      for (
-        const [name, receiver, secret] of [
-          ["steady", steady, secrets.steady],
-          ["flaky", flaky, secrets.flaky],
-        ] as const
-      ) {
-        const verdict = await auditWebhook(name, receiver, secret, follower.events, deadline);
-        for (const line of verdict.measured) {
-          findings.measured(`${line} (${((Date.now() - started) / 1000).toFixed(1)} s in)`);
-        }
-        for (const problem of verdict.problems) findings.check(false, problem);
+      const hooks = await receivers.audit(follower.events, Date.now() + DELIVERY_MS);
+      for (const line of hooks.measured) {
+        findings.measured(`${line} (${((Date.now() - started) / 1000).toFixed(1)} s in)`);
       }
-      findings.check(
-        flaky.received.some((r) => r.answered === 500),
-        "the flaky receiver refused some attempts",
-      );
+      for (const problem of hooks.problems) findings.check(false, problem);
     } catch (error) {
       findings.check(false, `stopped early: ${error instanceof Error ? error.stack : error}`);
     } finally {
@@ -183,8 +164,7 @@ Deno.test({
         findings.done(cluster);
       } finally {
         await cluster.close();
-        await steady.close();
-        await flaky.close();
+        await receivers.close();
       }
     }
   },

@@ -9,7 +9,7 @@ import type { ItemChange } from "../../src/store/change_feed.ts";
 import { RUN_CHANGES } from "../../src/webhooks/webhook_deliverer.ts";
 import { sleep, type WriteLedger } from "./cluster.ts";
 import { EventReader } from "./event_stream.ts";
-import { type Receiver, verifySignature } from "./webhook_receiver.ts";
+import { newSecret, Receiver, verifySignature } from "./webhook_receiver.ts";
 
 /** Where the scenario runs: the instances that are up now, and the collection's item paths. */
 export interface FeedSite {
@@ -240,5 +240,47 @@ export async function auditWebhook(
       `webhook ${name}: ${order.length} of ${fedCursors.length} changes, ${duplicates} twice, ` +
       `${refused} attempts answered 500`,
     ],
+  };
+}
+
+/** The scenario's two webhook endpoints: one answers 200 throughout, one 500 at first. */
+export interface ScenarioReceivers {
+  steady: Receiver;
+  flaky: Receiver;
+  secrets: { steady: string; flaky: string };
+  /** The verdicts of both once they have the feed's changes or `deadline` passed. */
+  audit(feed: ItemChange[], deadline: number): Promise<Verdict>;
+  close(): Promise<void>;
+}
+
+/** Starts both receivers; the flaky one answers 500 for `flakyMs` from its first request. */
+export async function startScenarioReceivers(flakyMs: number): Promise<ScenarioReceivers> {
+  const steady = await Receiver.start();
+  const flaky = await Receiver.start();
+  let flakyUntil = 0;
+  flaky.answer = () => {
+    flakyUntil ||= Date.now() + flakyMs;
+    return Date.now() < flakyUntil ? 500 : 200;
+  };
+  const secrets = { steady: newSecret(), flaky: newSecret() };
+  return {
+    steady,
+    flaky,
+    secrets,
+    audit: async (feed, deadline) => {
+      const verdicts = [
+        await auditWebhook("steady", steady, secrets.steady, feed, deadline),
+        await auditWebhook("flaky", flaky, secrets.flaky, feed, deadline),
+      ];
+      const problems = verdicts.flatMap((verdict) => verdict.problems);
+      if (!flaky.received.some((r) => r.answered === 500)) {
+        problems.push("the flaky receiver refused no attempt");
+      }
+      return { problems, measured: verdicts.flatMap((verdict) => verdict.measured) };
+    },
+    close: async () => {
+      await steady.close();
+      await flaky.close();
+    },
   };
 }
