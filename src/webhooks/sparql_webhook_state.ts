@@ -47,11 +47,33 @@ const MAX_LETTERS_BYTES = 256 << 20;
 /** Reads of an endpoint's state after creating it, before giving up (see `open`). */
 const OPEN_READS = 4;
 
-/** The variables an endpoint's state is read into, and the pattern that binds them. */
-const STATE_VARIABLES = "?collection ?url ?position ?attempts ?failingSince ?nextAttempt " +
-  "?last ?holder ?until";
-const LETTER_VARIABLES = "?letter ?id ?change ?state ?letterAttempts ?deadAt ?letterLast " +
-  "?created ?collection ?url";
+/**
+ * The field each predicate of an endpoint's or a letter's node holds. Nodes are read as their
+ * plain triples and put together here: a star of a pattern per field is a query Virtuoso's
+ * cost estimate can refuse outright ("estimated execution time … exceeds the limit"), seen
+ * for the endpoints' listing under the suites.
+ */
+const STATE_FIELDS: Record<string, string> = {
+  [`${METADATA_NAMESPACE}hookCollection`]: "collection",
+  [`${METADATA_NAMESPACE}hookUrl`]: "url",
+  [`${METADATA_NAMESPACE}hookPosition`]: "position",
+  [`${METADATA_NAMESPACE}hookAttempts`]: "attempts",
+  [`${METADATA_NAMESPACE}hookFailingSince`]: "failingSince",
+  [`${METADATA_NAMESPACE}hookNextAttempt`]: "nextAttempt",
+  [`${METADATA_NAMESPACE}hookLast`]: "last",
+  [`${METADATA_NAMESPACE}hookHolder`]: "holder",
+  [`${METADATA_NAMESPACE}hookLeaseUntil`]: "until",
+};
+const LETTER_FIELDS: Record<string, string> = {
+  [`${METADATA_NAMESPACE}letterOf`]: "endpoint",
+  [`${METADATA_NAMESPACE}letterId`]: "id",
+  [`${METADATA_NAMESPACE}letterChange`]: "change",
+  [`${METADATA_NAMESPACE}letterState`]: "state",
+  [`${METADATA_NAMESPACE}letterAttempts`]: "letterAttempts",
+  [`${METADATA_NAMESPACE}letterDeadAt`]: "deadAt",
+  [`${METADATA_NAMESPACE}letterLast`]: "letterLast",
+  [`${METADATA_NAMESPACE}letterCreated`]: "created",
+};
 
 /** The delivery state in `metadataGraph`; a lease lasts `leaseMs` from its last renewal. */
 export class SparqlWebhookState implements WebhookStateStore {
@@ -136,13 +158,10 @@ export class SparqlWebhookState implements WebhookStateStore {
 
   async queuedLetter(key: EndpointKey): Promise<DeadLetter | undefined> {
     const endpoint = await endpointIri(key);
-    const rows = await selectRows(
-      this.#client,
-      `${PROLOGUE}SELECT ${LETTER_VARIABLES} WHERE {
-        VALUES ?endpoint { ${endpoint} } ${this.#letterPattern()} FILTER(?state = "queued") }
-      ORDER BY ?created ?id LIMIT 1`,
-    );
-    return rows.map(toLetter)[0];
+    const letters = await this.#letters(`?letter rcs:letterOf ${endpoint}`);
+    return letters.filter((letter) => value(letter, "state") === "queued").map((letter) =>
+      toLetter(letter, key)
+    )[0];
   }
 
   async delivered(
@@ -252,12 +271,10 @@ export class SparqlWebhookState implements WebhookStateStore {
         ?letter rcs:letterId ${integerLiteral(id)} ; rcs:letterState ?state } }`,
       { idempotent: true },
     );
-    const rows = await selectRows(
-      this.#client,
-      `${PROLOGUE}SELECT ${LETTER_VARIABLES} WHERE {
-        ${this.#letterPattern()} FILTER(?id = ${integerLiteral(id)}) }`,
-    );
-    return rows.map(toLetter)[0];
+    const [letter] = await this.#letters(`?letter rcs:letterId ${integerLiteral(id)}`);
+    if (!letter) return undefined;
+    const endpoints = await this.#states(iriToSparql(value(letter, "endpoint")));
+    return endpoints.length === 0 ? undefined : toLetter(letter, endpoints[0]);
   }
 
   states(): Promise<DeliveryState[]> {
@@ -265,37 +282,74 @@ export class SparqlWebhookState implements WebhookStateStore {
   }
 
   async deadLetters(): Promise<DeadLetter[]> {
-    const rows = await selectRows(
-      this.#client,
-      `${PROLOGUE}SELECT ${LETTER_VARIABLES} WHERE { ${this.#letterPattern()} }
-      ORDER BY ?created ?id`,
+    const letters = await this.#letters("?letter rcs:letterOf ?anyEndpoint");
+    const endpoints = new Map<string, EndpointKey>();
+    for (const [node, state] of await this.#stateNodes()) endpoints.set(node, state);
+    return letters.flatMap((letter) => {
+      const key = endpoints.get(value(letter, "endpoint"));
+      return key ? [toLetter(letter, key)] : [];
+    });
+  }
+
+  /** Every endpoint's state, or `endpoint`'s alone, by collection and URL. */
+  async #states(endpoint?: string): Promise<DeliveryState[]> {
+    return [...(await this.#stateNodes(endpoint)).values()]
+      .sort((a, b) => a.collection.localeCompare(b.collection) || a.url.localeCompare(b.url));
+  }
+
+  /** The endpoints' states by node IRI, read as plain triples (see {@link STATE_FIELDS}). */
+  async #stateNodes(endpoint?: string): Promise<Map<string, DeliveryState>> {
+    const bind = endpoint === undefined ? "" : `VALUES ?node { ${endpoint} }`;
+    const nodes = await this.#nodes(
+      `${bind} ?node rcs:hookCollection ?anyCollection`,
+      STATE_FIELDS,
+      1 << 20,
+    );
+    const states = new Map<string, DeliveryState>();
+    for (const [node, fields] of nodes) {
+      if (Object.values(STATE_FIELDS).every((field) => fields.has(field))) {
+        states.set(node, toState(fields));
+      }
+    }
+    return states;
+  }
+
+  /** The letters `pattern` (binding `?letter`) finds, oldest first, as their fields. */
+  async #letters(pattern: string): Promise<SparqlRow[]> {
+    const nodes = await this.#nodes(
+      pattern.replaceAll("?letter", "?node"),
+      LETTER_FIELDS,
       MAX_LETTERS_BYTES,
     );
-    return rows.map(toLetter);
+    return [...nodes.values()]
+      .filter((fields) => Object.values(LETTER_FIELDS).every((field) => fields.has(field)))
+      .sort((a, b) =>
+        value(a, "created").localeCompare(value(b, "created")) ||
+        Number(value(a, "id")) - Number(value(b, "id"))
+      );
   }
 
-  /** Every endpoint's state, or `endpoint`'s alone. */
-  async #states(endpoint?: string): Promise<DeliveryState[]> {
-    const bind = endpoint === undefined ? "" : `VALUES ?endpoint { ${endpoint} }`;
+  /** The triples of the nodes `?node` that `pattern` finds, as fields by `names`. */
+  async #nodes(
+    pattern: string,
+    names: Record<string, string>,
+    maxBytes: number,
+  ): Promise<Map<string, SparqlRow>> {
     const rows = await selectRows(
       this.#client,
-      `${PROLOGUE}SELECT ${STATE_VARIABLES} WHERE { ${bind} GRAPH ${this.#meta} {
-        ?endpoint rcs:hookCollection ?collection ; rcs:hookUrl ?url ;
-          rcs:hookPosition ?position ; rcs:hookAttempts ?attempts ;
-          rcs:hookFailingSince ?failingSince ; rcs:hookNextAttempt ?nextAttempt ;
-          rcs:hookLast ?last ; rcs:hookHolder ?holder ; rcs:hookLeaseUntil ?until } }
-      ORDER BY ?collection ?url`,
+      `${PROLOGUE}SELECT ?node ?p ?o WHERE { GRAPH ${this.#meta} { ${pattern} . ?node ?p ?o } }`,
+      maxBytes,
     );
-    return rows.map(toState);
-  }
-
-  /** Binds a letter's facts and its endpoint's collection and URL (to `?endpoint`, if bound). */
-  #letterPattern(): string {
-    return `GRAPH ${this.#meta} {
-      ?letter rcs:letterOf ?endpoint ; rcs:letterId ?id ; rcs:letterChange ?change ;
-        rcs:letterState ?state ; rcs:letterAttempts ?letterAttempts ; rcs:letterDeadAt ?deadAt ;
-        rcs:letterLast ?letterLast ; rcs:letterCreated ?created .
-      ?endpoint rcs:hookCollection ?collection ; rcs:hookUrl ?url }`;
+    const nodes = new Map<string, SparqlRow>();
+    for (const row of rows) {
+      const field = names[row.get("p")?.value ?? ""];
+      const node = row.get("node")?.value;
+      if (field === undefined || node === undefined) continue;
+      let fields = nodes.get(node);
+      if (!fields) nodes.set(node, fields = new Map());
+      fields.set(field, row.get("o")!);
+    }
+    return nodes;
   }
 
   /** An update that gives the endpoint an ended lease of nobody, when it has no lease yet. */
@@ -412,11 +466,11 @@ function toState(row: SparqlRow): DeliveryState {
   };
 }
 
-function toLetter(row: SparqlRow): DeadLetter {
+function toLetter(row: SparqlRow, endpoint: EndpointKey): DeadLetter {
   return {
     id: Number(value(row, "id")),
-    collection: value(row, "collection"),
-    url: value(row, "url"),
+    collection: endpoint.collection,
+    url: endpoint.url,
     change: JSON.parse(value(row, "change")),
     state: value(row, "state") as DeadLetter["state"],
     attempts: Number(value(row, "letterAttempts")),

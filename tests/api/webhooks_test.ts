@@ -510,7 +510,9 @@ for (const backend of storeBackends({ allStores: true }).filter((b) => b.kind !=
         for (const got of receiver.received) {
           assert.ok(await verifySignature(secret, got), `signature of ${got.id} verifies`);
         }
-        const [endpoint] = (await adminJson(service, "/api/admin/webhooks")).body;
+        const report = await adminJson(service, "/api/admin/webhooks");
+        assert.equal(report.status, 200, report.text);
+        const [endpoint] = report.body;
         assert.equal(endpoint.position, changes.at(-1)!.cursor);
         assert.ok(
           endpoint.lease?.holder,
