@@ -133,12 +133,16 @@ export interface StoreSnapshot {
 /**
  * The collection's item count, triple count and latest modification, read behind the
  * service's back (the SQLite file read-only, or the SPARQL endpoint directly), plus the
- * number of indexing jobs as the API lists them.
+ * number of indexing jobs on this run's workspace or collection as the API lists them.
  */
 export async function storeSnapshot(service: HostileService): Promise<StoreSnapshot> {
   const jobsResponse = await service.fetch("/api/admin/index/jobs?limit=1000");
   assert.equal(jobsResponse.status, 200);
-  const jobs = (await jobsResponse.json() as unknown[]).length;
+  // Only this run's jobs: on a shared Fuseki the list holds every test file's jobs, and
+  // another file starting one between two snapshots says nothing about this request.
+  const ours = new Set([service.workspace, service.collection]);
+  const jobs = (await jobsResponse.json() as { scope: { uri: string } }[])
+    .filter((job) => ours.has(job.scope.uri)).length;
   if (service.backend === "embedded") {
     const db = new DatabaseSync(join(service.dataDir, LOCAL_DB_FILE), { readOnly: true });
     try {
