@@ -72,6 +72,7 @@ export class ItemWrites {
    * no collection holds is one update and one receipt query, as before.
    */
   async createItem(write: ItemWrite): Promise<ItemRecord> {
+    await this.#changes.headReady(write.collection);
     let body = await graphBody(this.#context, write, this.#blankNodePrefix());
     const now = new Date().toISOString();
     const outcome = await this.#createAs(write, write.uri, body, now);
@@ -141,6 +142,7 @@ export class ItemWrites {
   }
 
   async replaceItem(write: ItemWrite, condition: WriteCondition = {}): Promise<ItemRecord> {
+    await this.#changes.headReady(write.collection);
     const body = await graphBody(this.#context, write, this.#blankNodePrefix());
     const now = new Date().toISOString();
     const receipt = newReceipt();
@@ -182,6 +184,7 @@ export class ItemWrites {
     condition: WriteCondition = {},
     origin: DeleteOrigin = {},
   ): Promise<void> {
+    await this.#changes.headReady(collection);
     const receipt = newReceipt();
     const guard = this.#presentGuard(collection, uri, condition);
     const time = new Date().toISOString();

@@ -86,6 +86,8 @@ export class SparqlChangeFeed implements ChangeFeed {
   #poll?: ReturnType<typeof setTimeout>;
   /** The heads' counts as last polled, to tell when another instance wrote. */
   #seen = "";
+  /** The collections whose head exists (or is being made): {@link headReady}. */
+  readonly #headsReady = new Map<string, Promise<void>>();
 
   constructor(context: StoreContext, pollMs = CHANGE_POLL_MS) {
     this.#context = context;
@@ -94,8 +96,8 @@ export class SparqlChangeFeed implements ChangeFeed {
 
   /**
    * The operation that adds `change` for a guarded request, after the operation that leaves
-   * `receipt`: nothing happens unless the receipt is there. A missing head is a branch of
-   * the WHERE that counts from 0, so one operation makes both.
+   * `receipt`: nothing happens unless the receipt is there. The head exists
+   * ({@link headReady}); were it missing, a branch of the WHERE counts from 0.
    */
   operations(receipt: string, change: ChangeWrite): string[] {
     const meta = this.#context.meta;
@@ -118,6 +120,31 @@ export class SparqlChangeFeed implements ChangeFeed {
         stringToSparql(changePrefix(change.collection))
       }, STR(?rcsChangeNumber))) AS ?rcsChange) }`,
     ];
+  }
+
+  /**
+   * Creates the collection's head at 0 unless it exists, once per collection and process,
+   * before the first write to it that this instance sends. Then every write's operation
+   * updates an existing head: on Virtuoso, two first writes from two instances each found no
+   * head to lock, and both took number 1. Two instances creating it at once write the same
+   * triple, and a head is never removed, so once made it stays made.
+   */
+  headReady(collection: string): Promise<void> {
+    let ready = this.#headsReady.get(collection);
+    if (ready === undefined) {
+      const meta = this.#context.meta;
+      const head = headOf(collection);
+      ready = this.#context.client.update(
+        `${PROLOGUE}INSERT { GRAPH ${meta} { ${head} rcs:changeCount 0 } }
+         WHERE { ${whenAbsent(`GRAPH ${meta} { ${head} rcs:changeCount ?rcsAnyChange }`)} }`,
+        { idempotent: true },
+      ).catch((error) => {
+        this.#headsReady.delete(collection);
+        throw error;
+      });
+      this.#headsReady.set(collection, ready);
+    }
+    return ready;
   }
 
   /** Writes of this instance were applied: listeners look at once. */

@@ -4,7 +4,8 @@
  * (three instances' worth of group commits) write at once, and the feed numbers every applied
  * write exactly once, 1, 2, 3, … with no gap and no number twice, each item's changes in the
  * order of its versions, none for a refused write; pruning raises the horizon and an older
- * cursor is told expired.
+ * cursor is told expired. First writes to a fresh collection from three instances at once
+ * take a number each.
  */
 import { strict as assert } from "node:assert";
 import { DataFactory } from "n3";
@@ -117,6 +118,46 @@ sparqlStoreTests(
       await stores[2].replaceItem(await write(collection, items[1], "after pruning"));
       const [after] = (await stores[0].changes.read(collection, String(expected), 10)).changes;
       assert.equal(after.cursor, String(expected + 1));
+    } finally {
+      for (const store of stores) await store.close();
+      await dropGraphsStartingWith(endpoints, run);
+    }
+  },
+);
+
+sparqlStoreTests(
+  "first writes to a new collection from three instances at once: numbered once each",
+  async (endpoints, target) => {
+    const run = `urn:rcs-test:changes:${crypto.randomUUID()}:`;
+    const config = {
+      metadataGraph: `${run}meta`,
+      graphTemplate: `${run}{item}`,
+      queryDefaultGraph: target.unionDefaultGraph,
+    };
+    const stores = await Promise.all([0, 1, 2].map(() => openCheckedStore(endpoints, config)));
+    try {
+      // Several fresh collections, so that more than one first write races on each head.
+      for (let round = 0; round < 4; round++) {
+        const collection = `${run}collection/${round}`;
+        const created = await Promise.all(stores.flatMap((store, s) =>
+          [0, 1].map(async (n) => {
+            const uri = `${run}item/${round}/${s}/${n}`;
+            await store.createItem(await write(collection, uri, `s${s} n${n}`));
+            return uri;
+          })
+        ));
+        const changes = await readAll(stores[0], collection);
+        assert.deepEqual(
+          changes.map((change) => change.cursor),
+          created.map((_, n) => String(n + 1)),
+          "numbered 1, 2, 3, … once each",
+        );
+        assert.deepEqual(
+          changes.map((change) => change.item).sort(),
+          [...created].sort(),
+          "each create once",
+        );
+      }
     } finally {
       for (const store of stores) await store.close();
       await dropGraphsStartingWith(endpoints, run);
