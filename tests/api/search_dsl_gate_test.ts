@@ -65,6 +65,19 @@ function post(service: TestService, body: string, role: keyof typeof TOKENS = "e
   });
 }
 
+/**
+ * An allowed expensive query's answer. Fast on the near-empty index, but a node that is cold
+ * or shares the cores with the parallel suites can pass the 300 ms timeout the first time:
+ * a 504 is asked again, twice at most (a refusal, 400, is final).
+ */
+async function allowedAnswer(service: TestService, body: string): Promise<Response> {
+  for (let attempt = 1;; attempt++) {
+    const answer = await post(service, body);
+    if (answer.status !== 504 || attempt === 3) return answer;
+    await answer.body?.cancel();
+  }
+}
+
 // deno-lint-ignore no-explicit-any -- OpenSearch's answers, read field by field
 async function opensearch(path: string, method = "GET", body?: unknown): Promise<any> {
   const response = await fetch(`${OPENSEARCH}${path}`, {
@@ -178,12 +191,11 @@ test("expensive queries when enabled; a slower query than the timeout answers 50
         regexp: { uri: { value: ".*a.*b.*c.*d.*e.*f.*g.*", max_determinized_states: 10000 } },
       },
     });
-    const cheap = await post(service, regexp);
-    assert.equal(cheap.status, 200, await cheap.clone().text());
-    await cheap.body?.cancel();
-    const leading = await post(service, JSON.stringify({ query: { wildcard: { uri: "*x" } } }));
-    assert.equal(leading.status, 200);
-    await leading.body?.cancel();
+    for (const allowed of [regexp, JSON.stringify({ query: { wildcard: { uri: "*x" } } })]) {
+      const answer = await allowedAnswer(service, allowed);
+      assert.equal(answer.status, 200, await answer.clone().text());
+      await answer.body?.cancel();
+    }
 
     // 200,000 distinct long terms (hex: no "g") make the regexp try every one of them.
     const alias = service.services.deps.searchIndexes(DEMO_COLLECTION).ref.indexName;
