@@ -189,35 +189,62 @@ export class SparqlChangeFeed implements ChangeFeed {
   }
 
   /**
-   * Removes the changes stamped before `before`, per collection up to the newest such one (a
-   * change stamped later than one after it, by another instance's clock, goes with the older
-   * ones: the horizon never passes a kept change), a chunk per update, each raising the head's
-   * `rcs:changesPrunedThrough` in the same request.
+   * Removes the changes stamped before `before`, per collection from its oldest kept change
+   * up to the first one stamped at or after `before` (a change another instance's clock
+   * stamped earlier than one before it waits for a later pass: the horizon never passes a
+   * kept change). Each collection's oldest changes are read by name, a chunk at a time, so a
+   * pass costs what it removes, not the whole feed; each chunk goes in one update that also
+   * raises the head's `rcs:changesPrunedThrough`.
    */
   async prune(before: Date): Promise<number> {
-    const meta = this.#context.meta;
-    const rows = await selectRows(
-      this.#context.client,
-      `SELECT ?head (MAX(?n) AS ?through) WHERE { GRAPH ${meta} {
-         ?change rcs:changeOf ?head ; rcs:changeNumber ?n ; rcs:changeTime ?time }
-         FILTER(STR(?time) < ${stringToSparql(before.toISOString())}) } GROUP BY ?head`,
-      MAX_HEADS_BYTES,
-    );
+    const cutoff = before.toISOString();
     let removed = 0;
-    for (const row of rows) {
-      const headIri = row.get("head")?.value;
-      const through = Number(row.get("through")?.value);
-      if (!headIri?.startsWith(HEAD_PREFIX) || !Number.isSafeInteger(through)) continue;
-      const collection = decodeURIComponent(headIri.slice(HEAD_PREFIX.length));
-      let from = (await this.#head(collection)).prunedThrough;
-      while (from < through) {
-        const to = Math.min(through, from + PRUNE_CHUNK);
+    for (const [collection, head] of await this.#heads()) {
+      let from = head.prunedThrough;
+      while (from < head.count) {
+        const to = await this.#stampedBefore(collection, from, head.count, cutoff);
+        if (to === from) break;
         await this.#pruneRange(collection, from, to);
         removed += to - from;
         from = to;
       }
     }
     return removed;
+  }
+
+  /**
+   * The last of the changes numbered `from + 1` onwards (at most a chunk, none past `count`)
+   * that are all stamped before `cutoff`; `from` when the first is not (or is missing).
+   */
+  async #stampedBefore(
+    collection: string,
+    from: number,
+    count: number,
+    cutoff: string,
+  ): Promise<number> {
+    const to = Math.min(count, from + PRUNE_CHUNK);
+    const rows = await selectRows(
+      this.#context.client,
+      `SELECT ?change ?time WHERE { VALUES ?change { ${this.#names(collection, from, to)} }
+         GRAPH ${this.#context.meta} { ?change rcs:changeTime ?time } }`,
+      MAX_PAGE_BYTES,
+    );
+    const prefix = changePrefix(collection);
+    const times = new Map<number, string>();
+    for (const row of rows) {
+      const name = row.get("change")?.value;
+      const time = row.get("time")?.value;
+      if (name !== undefined && time !== undefined) {
+        times.set(Number(name.slice(prefix.length)), time);
+      }
+    }
+    let through = from;
+    while (through < to) {
+      const time = times.get(through + 1);
+      if (time === undefined || time >= cutoff) break;
+      through++;
+    }
+    return through;
   }
 
   /** Removes the changes numbered `from + 1` to `to` and raises the horizon to `to`. */
@@ -246,6 +273,27 @@ export class SparqlChangeFeed implements ChangeFeed {
     return names.join(" ");
   }
 
+  /** Every collection's head: one small query, two facts per collection. */
+  async #heads(): Promise<Map<string, Head>> {
+    const rows = await selectRows(
+      this.#context.client,
+      `SELECT ?head ?count ?pruned WHERE {
+         { GRAPH ${this.#context.meta} { ?head rcs:changeCount ?count } }
+         UNION { GRAPH ${this.#context.meta} { ?head rcs:changesPrunedThrough ?pruned } } }`,
+      MAX_HEADS_BYTES,
+    );
+    const heads = new Map<string, Head>();
+    for (const row of rows) {
+      const iri = row.get("head")?.value;
+      if (!iri?.startsWith(HEAD_PREFIX)) continue;
+      const collection = decodeURIComponent(iri.slice(HEAD_PREFIX.length));
+      const head = heads.get(collection) ?? { count: 0, prunedThrough: 0 };
+      mergeHeadRow(head, row);
+      heads.set(collection, head);
+    }
+    return heads;
+  }
+
   /** The collection's head; zeros before its first change. */
   async #head(collection: string): Promise<Head> {
     const head = headOf(collection);
@@ -258,15 +306,9 @@ export class SparqlChangeFeed implements ChangeFeed {
          UNION { GRAPH ${meta} { ${head} rcs:changesPrunedThrough ?pruned } } }`,
       MAX_HEADS_BYTES,
     );
-    let count = 0;
-    let prunedThrough = 0;
-    for (const row of rows) {
-      const c = row.get("count")?.value;
-      const p = row.get("pruned")?.value;
-      if (c !== undefined) count = Math.max(count, Number(c));
-      if (p !== undefined) prunedThrough = Math.max(prunedThrough, Number(p));
-    }
-    return { count, prunedThrough };
+    const merged = { count: 0, prunedThrough: 0 };
+    for (const row of rows) mergeHeadRow(merged, row);
+    return merged;
   }
 
   /**
@@ -339,4 +381,15 @@ export class SparqlChangeFeed implements ChangeFeed {
   #tell(): void {
     for (const listener of this.#listeners) listener();
   }
+}
+
+/**
+ * Adds one answer row's fact to a head: `count` or `pruned`, each the largest seen (two
+ * instances that pruned at once may each have written theirs).
+ */
+function mergeHeadRow(head: Head, row: SparqlRow): void {
+  const count = row.get("count")?.value;
+  const pruned = row.get("pruned")?.value;
+  if (count !== undefined) head.count = Math.max(head.count, Number(count));
+  if (pruned !== undefined) head.prunedThrough = Math.max(head.prunedThrough, Number(pruned));
 }

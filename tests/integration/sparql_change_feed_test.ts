@@ -164,3 +164,44 @@ sparqlStoreTests(
     }
   },
 );
+
+sparqlStoreTests(
+  "pruning takes the changes stamped before the cutoff, chunk by chunk, and stops at the first one after it",
+  async (endpoints, target) => {
+    const run = `urn:rcs-test:changes:${crypto.randomUUID()}:`;
+    const collection = `${run}collection`;
+    const store = await openCheckedStore(endpoints, {
+      metadataGraph: `${run}meta`,
+      graphTemplate: `${run}{item}`,
+      queryDefaultGraph: target.unionDefaultGraph,
+    });
+    try {
+      // More than one pruning chunk (150) of old changes, then a few after the cutoff.
+      const OLD = 170;
+      await Promise.all(
+        Array.from(
+          { length: OLD },
+          async (_, n) => store.createItem(await write(collection, `${run}old/${n}`, `old ${n}`)),
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const cutoff = new Date();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let n = 0; n < 3; n++) {
+        await store.createItem(await write(collection, `${run}new/${n}`, `new ${n}`));
+      }
+      assert.equal(await store.changes.prune(cutoff), OLD);
+      assert.equal(await store.changes.prune(cutoff), 0, "a second pass has nothing to remove");
+      await assert.rejects(store.changes.read(collection, "1", 10), (error: unknown) => {
+        assert.equal(problemOf(error)?.slug, "cursor-expired");
+        return true;
+      });
+      const kept = await readAll(store, collection);
+      assert.deepEqual(kept.map((change) => change.cursor), ["171", "172", "173"]);
+      assert.ok(kept.every((change) => change.item.startsWith(`${run}new/`)));
+    } finally {
+      await store.close();
+      await dropGraphsStartingWith(endpoints, run);
+    }
+  },
+);
