@@ -323,6 +323,11 @@ Deno.test("SPARQL client policy: auth header, retries for reads (also after a de
     assert.equal(seen.length, 3, "a read is tried 1 + retries times");
     assert.ok(seen.every((r) => r.authorization === basicAuthorization("svc", "pw")));
 
+    // The collection's feed head is made once, before its first write
+    // (sparql_change_feed.ts): made here, so that what follows counts the write's requests.
+    answer = () => new Response(null, { status: 204 });
+    await store.changes.headReady(`${RUN}/c`);
+    answer = () => new Response("down", { status: 503 });
     seen.length = 0;
     const write = { collection: `${RUN}/c`, uri: `${RUN}/i`, quads: [], hash: "h" };
     await assertProblem(store.createItem(write), 503, "store-unavailable");
@@ -359,17 +364,21 @@ Deno.test("SPARQL client policy: auth header, retries for reads (also after a de
 
     // Deadlocked again and again (a store under a steady write load): past the first few
     // tries, a guarded update is tried for as long as its timeout lasts, not a fixed count.
-    seen.length = 0;
-    deadlocks = 7;
-    answer = (path) => {
-      if (path === "/update" && deadlocks-- > 0) {
-        return new Response("Virtuoso 40001 Error SR172: Transaction deadlocked", { status: 500 });
-      }
-      if (path === "/update") return new Response("");
-      return Response.json({ head: { vars: [] }, results: { bindings: [] } });
-    };
     {
       await using patient = openStore({ retries: 2, timeoutMs: 20_000 }, fake);
+      answer = () => new Response(null, { status: 204 });
+      await patient.store.changes.headReady(`${RUN}/c`); // its own store: its own first write
+      seen.length = 0;
+      deadlocks = 7;
+      answer = (path) => {
+        if (path === "/update" && deadlocks-- > 0) {
+          return new Response("Virtuoso 40001 Error SR172: Transaction deadlocked", {
+            status: 500,
+          });
+        }
+        if (path === "/update") return new Response("");
+        return Response.json({ head: { vars: [] }, results: { bindings: [] } });
+      };
       await assertProblem(patient.store.createItem(write), 409, "item-exists");
     }
     assert.deepEqual(
