@@ -18,6 +18,7 @@ import { benchHash } from "./hash_bench.ts";
 import { benchShaclGeneration } from "./shacl_generation.ts";
 import { benchIndexing, formatIndexingBench } from "./indexing_bench.ts";
 import { benchSparql, formatSparqlBench } from "./sparql_bench.ts";
+import { benchTextAnchor } from "./text_anchor_bench.ts";
 import { benchMixedLoad, mixedLoadOptionsFromEnv } from "./load_mixed.ts";
 import { benchCluster, DEFAULT_CLUSTER_BENCH, formatClusterBench } from "./cluster_bench.ts";
 import { benchImport, formatImportBench } from "./import_bench.ts";
@@ -50,6 +51,10 @@ const scenarios: Record<string, () => Promise<void>> = {
     const result = await benchSparql();
     if (!result) console.log("(skipped: set SERVICE_SPARQL_QUERY_URL, _UPDATE_URL, _GSP_URL)");
     else console.log(formatSparqlBench(result).join("\n"));
+  },
+  anchor: async () => {
+    console.log("\n## New-item PUT against Fuseki with a full-text index of its own (issue 44)\n");
+    for (const line of await benchTextAnchor()) console.log(line);
   },
   shacl: async () => {
     console.log("\n## SHACL generation\n");

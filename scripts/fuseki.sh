@@ -19,6 +19,9 @@
 #                       default graph, and the stored default graph only by the name
 #                       urn:x-arq:DefaultGraph (TDB2 only: the in-memory dataset ignores it).
 #                       The recommended dataset for the service, see docs/backends.md
+#   FUSEKI_CONFIG       when set, the server's datasets come from this Fuseki configuration
+#                       (assembler) file instead (FUSEKI_DATASET, FUSEKI_TDB2_DIR and
+#                       FUSEKI_UNION_DEFAULT_GRAPH do not apply): a bench's jena-text dataset
 #   FUSEKI_PASSWD_FILE  when set, HTTP basic auth for every endpoint, users from this file
 #                       (lines of "user: password")
 #   FUSEKI_RUN_DIR      pid file and log ($RCS_CACHE_DIR/fuseki/run-$FUSEKI_PORT), so that
@@ -60,13 +63,17 @@ start() {
     jsvc_die "port $PORT is already in use by another program; set FUSEKI_PORT"
   fi
 
-  local args=(--localhost --port="$PORT" --ping --update)
-  if [ -n "${FUSEKI_TDB2_DIR:-}" ]; then
+  local args=(--localhost --port="$PORT" --ping)
+  if [ -n "${FUSEKI_CONFIG:-}" ]; then
+    [ -r "$FUSEKI_CONFIG" ] || jsvc_die "FUSEKI_CONFIG '$FUSEKI_CONFIG' is not readable"
+    args+=(--config="$FUSEKI_CONFIG")
+  elif [ -n "${FUSEKI_TDB2_DIR:-}" ]; then
     mkdir -p "$FUSEKI_TDB2_DIR"
     args+=(--tdb2 --loc="$FUSEKI_TDB2_DIR")
   else
     args+=(--mem)
   fi
+  [ -n "${FUSEKI_CONFIG:-}" ] || args+=(--update)
   if [ "${FUSEKI_UNION_DEFAULT_GRAPH:-}" = "true" ]; then
     [ -n "${FUSEKI_TDB2_DIR:-}" ] ||
       jsvc_die "FUSEKI_UNION_DEFAULT_GRAPH needs FUSEKI_TDB2_DIR: the in-memory dataset has no union default graph"
@@ -76,7 +83,7 @@ start() {
     [ -r "$FUSEKI_PASSWD_FILE" ] || jsvc_die "FUSEKI_PASSWD_FILE '$FUSEKI_PASSWD_FILE' is not readable"
     args+=(--passwd="$FUSEKI_PASSWD_FILE" --auth=basic)
   fi
-  args+=("/$DATASET")
+  [ -n "${FUSEKI_CONFIG:-}" ] || args+=("/$DATASET")
 
   mkdir -p "$RUN_DIR"
   : >"$LOG_FILE"
