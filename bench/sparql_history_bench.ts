@@ -7,7 +7,8 @@
  *   written 200 times through the store;
  * - throughput: updates of 50-triple items through the service over HTTP (in this process,
  *   its store isolated as the API tests' are), 16 clients each rewriting an item of its own,
- *   in `rounds` rounds of `seconds` that alternate the version's operations on and off.
+ *   and `PUT`s of new 50-triple items, in `rounds` rounds of `seconds` that alternate the
+ *   version's operations on and off.
  *
  * `deno run -A bench/sparql_history_bench.ts [seconds=5] [rounds=4]`; prints markdown lines.
  */
@@ -85,8 +86,8 @@ async function growth(): Promise<string[]> {
 
 /**
  * Updates of 50-triple items through the service (HTTP, on the SPARQL store, in graphs of
- * its own), {@link WRITERS} clients each rewriting an item of its own, in rounds that
- * alternate the version's operations on and off (the same code, the same store, the same
+ * its own), {@link WRITERS} clients each rewriting an item of its own, and `PUT`s of new
+ * items by as many clients, in rounds that alternate the version's operations on and off (the same code, the same store, the same
  * moment of a shared machine): what writing the version costs a write.
  */
 async function serviceThroughput(rounds: number): Promise<string[]> {
@@ -100,7 +101,7 @@ async function serviceThroughput(rounds: number): Promise<string[]> {
   });
   const history = service.services.deps.store.history as SparqlItemHistory;
   const operations = history.operations.bind(history);
-  const results: Record<string, LoadResult[]> = { with: [], without: [] };
+  const results: Record<string, LoadResult[]> = {};
   try {
     const uri = (writer: number) => `https://data.example.org/id/bench/service-writer-${writer}`;
     for (let w = 0; w < WRITERS; w++) {
@@ -119,31 +120,51 @@ async function serviceThroughput(rounds: number): Promise<string[]> {
         body: fiftyTripleItem(uri(worker)).replace(" with some words", ` round ${n}`),
       },
     });
+    let created = 0;
+    const create: RequestFactory = (worker) => {
+      const item = `https://data.example.org/id/bench/service-new-${worker}-${created++}`;
+      return {
+        url: `${service.url}/api/item?${itemQuery(item)}`,
+        init: {
+          method: "PUT",
+          headers: { "Content-Type": "application/n-triples" },
+          body: fiftyTripleItem(item),
+        },
+      };
+    };
     for (let round = 0; round < rounds; round++) {
-      for (const side of ["with", "without"] as const) {
-        history.operations = side === "with" ? operations : () => [];
-        results[side].push(
-          await runLoad(update, { concurrency: WRITERS, durationMs: seconds * 1000 }),
-        );
+      for (const [kind, load] of [["POST", update], ["PUT", create]] as const) {
+        for (const side of ["with", "without"] as const) {
+          history.operations = side === "with" ? operations : () => [];
+          (results[`${kind} ${side}`] ??= []).push(
+            await runLoad(load, { concurrency: WRITERS, durationMs: seconds * 1000 }),
+          );
+        }
       }
     }
   } finally {
     history.operations = operations;
     await service.close();
   }
-  const line = (side: string) => {
-    const runs = results[side];
+  const line = (kind: string, side: string) => {
+    const runs = results[`${kind} ${side}`];
     const mean = runs.reduce((sum, run) => sum + run.perSecond, 0) / runs.length;
     const errors = runs.reduce(
       (sum, run) => sum + run.errors + Object.keys(run.statuses).length,
       0,
     );
-    return `| POST /api/item, 50 triples, ${WRITERS} clients, ${seconds} s × ${rounds} (${side} ` +
+    const what = kind === "POST" ? "POST /api/item (update)" : "PUT /api/item (new item)";
+    return `| ${what}, 50 triples, ${WRITERS} clients, ${seconds} s × ${rounds} (${side} ` +
       `versions) | ${runs.map((run) => run.perSecond.toFixed(1)).join(", ")} writes/s ` +
       `(mean ${mean.toFixed(1)}), p50 ${runs.map((run) => run.p50Ms.toFixed(0)).join(", ")} ms` +
       `${errors ? `, ${errors} errors` : ""} |`;
   };
-  return [line("with"), line("without")];
+  return [
+    line("POST", "with"),
+    line("POST", "without"),
+    line("PUT", "with"),
+    line("PUT", "without"),
+  ];
 }
 
 try {
