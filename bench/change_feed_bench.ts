@@ -15,7 +15,7 @@
  * prints markdown lines.
  */
 import { type LoadResult, type RequestFactory, runLoad } from "./lib/load.ts";
-import { fiftyTripleItem } from "./items_bench.ts";
+import { putFiftyTriples } from "./items_bench.ts";
 import type { SqliteChangeFeed } from "../src/store_embedded/sqlite_change_feed.ts";
 import type { SparqlChangeFeed } from "../src/store_sparql/sparql_change_feed.ts";
 import { EventReader } from "../tests/support/event_stream.ts";
@@ -49,14 +49,10 @@ function feedSwitch(service: TestService): FeedSwitch {
 
 const put = (service: TestService, label: string): RequestFactory => (worker, n) => {
   const uri = `https://data.example.org/id/bench/feed-${label}-${worker}-${n}`;
-  return {
-    url: `${service.url}/api/item?collection=${C}&item=${encodeURIComponent(uri)}`,
-    init: {
-      method: "PUT",
-      headers: { "Content-Type": "application/n-triples" },
-      body: fiftyTripleItem(uri),
-    },
-  };
+  return putFiftyTriples(
+    `${service.url}/api/item?collection=${C}&item=${encodeURIComponent(uri)}`,
+    uri,
+  );
 };
 
 async function throughput(service: TestService, store: string): Promise<string[]> {

@@ -36,6 +36,18 @@ export function fiftyTripleItem(uri: string): string {
   return lines.join("\n") + "\n";
 }
 
+/** A `PUT` of {@link fiftyTripleItem}`(uri)` as N-Triples to `url`. */
+export function putFiftyTriples(url: string, uri: string): { url: string; init: RequestInit } {
+  return {
+    url,
+    init: {
+      method: "PUT",
+      headers: { "Content-Type": "application/n-triples" },
+      body: fiftyTripleItem(uri),
+    },
+  };
+}
+
 /** The bare HTTP stack (`baseline_server.ts`) serving these bodies, as its own process. */
 export async function startBaseline(turtle: string, jsonld: string) {
   const dir = await Deno.makeTempDir();

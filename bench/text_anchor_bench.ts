@@ -19,7 +19,7 @@
  */
 import { type LoadResult, type RequestFactory, runLoad } from "./lib/load.ts";
 import { CpuMeter } from "./lib/process_cpu.ts";
-import { fiftyTripleItem, loadAverage } from "./items_bench.ts";
+import { fiftyTripleItem, loadAverage, putFiftyTriples } from "./items_bench.ts";
 import { startServiceProcess } from "../tests/support/process.ts";
 import { DEMO_COLLECTION } from "../tests/support/service.ts";
 import { freePort } from "../tests/support/ports.ts";
@@ -143,72 +143,38 @@ export async function benchTextAnchor(
   const newItem = (worker: number) =>
     `https://data.example.org/id/document/anchor-${run}-${worker}-${created++}`;
   try {
+    const fusekiSide = (label: string, dataset: string): Side => ({
+      label,
+      put: (worker) => {
+        const uri = newItem(worker);
+        return putFiftyTriples(
+          `${fusekiRoot}/${dataset}/data?graph=${encodeURIComponent(uri)}`,
+          uri,
+        );
+      },
+      meter: () => new CpuMeter([fusekiPid]),
+      cpu: ([all], writes) => `Fuseki ${ms(all, writes)}`,
+    });
     const sides: Side[] = [
       {
         label: "embedded `PUT /api/item` (stored and indexed for search)",
         put: (worker) => {
           const uri = newItem(worker);
-          return {
-            url: `${service.url}/api/item?collection=${C}&item=${encodeURIComponent(uri)}`,
-            init: {
-              method: "PUT",
-              headers: { "Content-Type": "application/n-triples" },
-              body: fiftyTripleItem(uri),
-            },
-          };
+          return putFiftyTriples(
+            `${service.url}/api/item?collection=${C}&item=${encodeURIComponent(uri)}`,
+            uri,
+          );
         },
         meter: () => new CpuMeter([service.pid, { pid: service.pid, thread: service.pid }]),
         cpu: ([all, thread], writes) =>
           `service ${ms(all, writes)} (request thread ${ms(thread, writes)})`,
       },
-      {
-        label: "Fuseki + jena-text Graph Store `PUT` (TDB2 and Lucene on disk)",
-        put: (worker) => {
-          const uri = newItem(worker);
-          return {
-            url: `${fuseki}/data?graph=${encodeURIComponent(uri)}`,
-            init: {
-              method: "PUT",
-              headers: { "Content-Type": "application/n-triples" },
-              body: fiftyTripleItem(uri),
-            },
-          };
-        },
-        meter: () => new CpuMeter([fusekiPid]),
-        cpu: ([all], writes) => `Fuseki ${ms(all, writes)}`,
-      },
-      {
-        label: "Fuseki + jena-text Graph Store `PUT`, dataset and Lucene in memory (not durable)",
-        put: (worker) => {
-          const uri = newItem(worker);
-          return {
-            url: `${fusekiRoot}/memory/data?graph=${encodeURIComponent(uri)}`,
-            init: {
-              method: "PUT",
-              headers: { "Content-Type": "application/n-triples" },
-              body: fiftyTripleItem(uri),
-            },
-          };
-        },
-        meter: () => new CpuMeter([fusekiPid]),
-        cpu: ([all], writes) => `Fuseki ${ms(all, writes)}`,
-      },
-      {
-        label: "Fuseki Graph Store `PUT`, TDB2 alone (no text index; for reference)",
-        put: (worker) => {
-          const uri = newItem(worker);
-          return {
-            url: `${fusekiRoot}/plain/data?graph=${encodeURIComponent(uri)}`,
-            init: {
-              method: "PUT",
-              headers: { "Content-Type": "application/n-triples" },
-              body: fiftyTripleItem(uri),
-            },
-          };
-        },
-        meter: () => new CpuMeter([fusekiPid]),
-        cpu: ([all], writes) => `Fuseki ${ms(all, writes)}`,
-      },
+      fusekiSide("Fuseki + jena-text Graph Store `PUT` (TDB2 and Lucene on disk)", "ds"),
+      fusekiSide(
+        "Fuseki + jena-text Graph Store `PUT`, dataset and Lucene in memory (not durable)",
+        "memory",
+      ),
+      fusekiSide("Fuseki Graph Store `PUT`, TDB2 alone (no text index; for reference)", "plain"),
     ];
     for (const side of sides) {
       await runLoad(side.put, { concurrency: clients, durationMs: WARMUP_MS });
