@@ -23,6 +23,7 @@
  * Other instances' changes are learnt by polling the heads (one small query) while some
  * reader listens; this instance's own are told at once.
  */
+import { nodeFields } from "../sparql_protocol/node_fields.ts";
 import { selectRows } from "../sparql_protocol/bounded_queries.ts";
 import { whenAbsent } from "../sparql_protocol/portable_sparql.ts";
 import type { SparqlRow } from "../sparql_protocol/results_json.ts";
@@ -322,19 +323,11 @@ export class SparqlChangeFeed implements ChangeFeed {
          GRAPH ${this.#context.meta} { ?change ?p ?o } }`,
       MAX_PAGE_BYTES,
     );
-    const nodes = new Map<number, SparqlRow>();
-    for (const row of rows) {
-      const field = FIELD_OF[row.get("p")?.value ?? ""];
-      const name = row.get("change")?.value;
-      if (field === undefined || name === undefined) continue;
-      const n = Number(name.slice(changePrefix(collection).length));
-      let fields = nodes.get(n);
-      if (!fields) nodes.set(n, fields = new Map());
-      fields.set(field, row.get("o")!);
-    }
+    const nodes = nodeFields(rows, "change", FIELD_OF);
+    const prefix = changePrefix(collection);
     const changes: ItemChange[] = [];
     for (let n = from + 1; n <= to; n++) {
-      const fields = nodes.get(n);
+      const fields = nodes.get(`${prefix}${n}`);
       if (!fields?.has("item")) break;
       const etag = fields.get("etag")?.value ?? "";
       changes.push({

@@ -29,6 +29,7 @@
  * answers `?t` for a stored `""`).
  */
 import { Buffer } from "node:buffer";
+import { nodeFields } from "../sparql_protocol/node_fields.ts";
 import { selectRows } from "../sparql_protocol/bounded_queries.ts";
 import { whenAbsent } from "../sparql_protocol/portable_sparql.ts";
 import type { SparqlRow } from "../sparql_protocol/results_json.ts";
@@ -290,16 +291,7 @@ export class SparqlItemHistory implements ItemHistory {
          FILTER(?p != rcs:content) } }`,
       MAX_VERSION_TRIPLES_BYTES,
     );
-    const nodes = new Map<string, SparqlRow>();
-    for (const row of rows) {
-      const field = FIELD_OF[row.get("p")?.value ?? ""];
-      const node = row.get("v")?.value;
-      if (field === undefined || node === undefined) continue;
-      let fields = nodes.get(node);
-      if (!fields) nodes.set(node, fields = new Map());
-      fields.set(field, row.get("o")!);
-    }
-    return [...nodes.values()].filter((fields) => fields.has("n"))
+    return [...nodeFields(rows, "v", FIELD_OF).values()].filter((fields) => fields.has("n"))
       .map((fields) => toVersion(collection, uri, fields))
       .filter(keep)
       .sort((a, b) => b.version - a.version)

@@ -26,6 +26,7 @@
  */
 import type { SparqlHttpClient } from "../sparql_protocol/client.ts";
 import { integerLiteral, iriToSparql, stringToSparql } from "../sparql_protocol/terms.ts";
+import { nodeFields } from "../sparql_protocol/node_fields.ts";
 import { selectRows } from "../sparql_protocol/bounded_queries.ts";
 import { whenAbsent } from "../sparql_protocol/portable_sparql.ts";
 import { METADATA_NAMESPACE, PROLOGUE } from "../sparql_protocol/service_vocabulary.ts";
@@ -48,10 +49,9 @@ const MAX_LETTERS_BYTES = 256 << 20;
 const OPEN_READS = 4;
 
 /**
- * The field each predicate of an endpoint's or a letter's node holds. Nodes are read as their
- * plain triples and put together here: a star of a pattern per field is a query Virtuoso's
- * cost estimate can refuse outright ("estimated execution time … exceeds the limit"), seen
- * for the endpoints' listing under the suites.
+ * The field each predicate of an endpoint's or a letter's node holds (read as the nodes'
+ * plain triples, `node_fields.ts`: Virtuoso's cost estimate refused the endpoints' listing
+ * as a star of patterns under the suites).
  */
 const STATE_FIELDS: Record<string, string> = {
   [`${METADATA_NAMESPACE}hookCollection`]: "collection",
@@ -340,16 +340,7 @@ export class SparqlWebhookState implements WebhookStateStore {
       `${PROLOGUE}SELECT ?node ?p ?o WHERE { GRAPH ${this.#meta} { ${pattern} . ?node ?p ?o } }`,
       maxBytes,
     );
-    const nodes = new Map<string, SparqlRow>();
-    for (const row of rows) {
-      const field = names[row.get("p")?.value ?? ""];
-      const node = row.get("node")?.value;
-      if (field === undefined || node === undefined) continue;
-      let fields = nodes.get(node);
-      if (!fields) nodes.set(node, fields = new Map());
-      fields.set(field, row.get("o")!);
-    }
-    return nodes;
+    return nodeFields(rows, "node", names);
   }
 
   /** An update that gives the endpoint an ended lease of nobody, when it has no lease yet. */
