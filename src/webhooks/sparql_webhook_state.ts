@@ -158,10 +158,12 @@ export class SparqlWebhookState implements WebhookStateStore {
 
   async queuedLetter(key: EndpointKey): Promise<DeadLetter | undefined> {
     const endpoint = await endpointIri(key);
-    const letters = await this.#letters(`?letter rcs:letterOf ${endpoint}`);
-    return letters.filter((letter) => value(letter, "state") === "queued").map((letter) =>
-      toLetter(letter, key)
-    )[0];
+    // Only the queued ones are read: an endpoint may keep many dead letters, and this is
+    // asked at every delivery run.
+    const [letter] = await this.#letters(
+      `?letter rcs:letterOf ${endpoint} ; rcs:letterState "queued"`,
+    );
+    return letter && toLetter(letter, key);
   }
 
   async delivered(
